@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Suites start real HTTP servers and open real database files; two cores.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
