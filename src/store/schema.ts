@@ -1,0 +1,284 @@
+/**
+ * The one schema definition of ivsync. The knex migrations, the DuckDB DDL and
+ * docs/schema.md are all generated from it, so the three targets cannot drift.
+ *
+ * Column names are the analyst's contract (design.md "Tables"): snake_case,
+ * flattened from the item's JSON path. Times are stored twice, `*_at` as ISO
+ * 8601 text (UTC, microseconds) and `*_epoch` as a real number of seconds.
+ */
+
+export type ColumnType = 'text' | 'real' | 'integer' | 'boolean' | 'json';
+
+export interface ColumnDef {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** Defaults to true; primary key columns are never null. */
+  readonly nullable?: boolean;
+  readonly description: string;
+  /** JSON path in a v1.4 item the value comes from, when it comes from the item. */
+  readonly v14?: string;
+  /** JSON path in a v2 item the value comes from, when it comes from the item. */
+  readonly v2?: string;
+}
+
+export interface IndexDef {
+  readonly columns: readonly string[];
+  readonly unique?: boolean;
+}
+
+export interface TableDef {
+  readonly name: string;
+  readonly description: string;
+  readonly columns: readonly ColumnDef[];
+  readonly primaryKey: readonly string[];
+  readonly indexes?: readonly IndexDef[];
+}
+
+export interface ViewDef {
+  readonly name: string;
+  readonly description: string;
+  /** Portable SQL (SQLite, DuckDB and PostgreSQL all accept it). */
+  readonly sql: string;
+}
+
+const col = (
+  name: string,
+  type: ColumnType,
+  description: string,
+  paths: { v14?: string; v2?: string; nullable?: boolean } = {},
+): ColumnDef => ({ name, type, description, ...paths });
+
+/** Columns every session table shares, in contract order around the resource-specific ones. */
+const sessionHead = (): ColumnDef[] => [
+  col('service_id', 'text', 'Identifier of the session at the service.', { v14: 'service_id', v2: 'service_id', nullable: false }),
+  col('account', 'text', 'Name of the configured account whose token saw the row (`default` with one account).', { nullable: false }),
+  col('api_version', 'text', "Interface of the observation that wrote the row: '1.4' or '2'.", { nullable: false }),
+];
+
+const ownerColumns = (): ColumnDef[] => [
+  col('organization_name', 'text', 'Owning organization (v1.4).', { v14: 'owner.organization.name' }),
+  col('username', 'text', 'Owning user (v1.4).', { v14: 'owner.user.username' }),
+  col('organization_id', 'text', 'Owning organization id (v2).', { v2: 'owner.organization_id' }),
+  col('user_id', 'text', 'Owning user id (v2).', { v2: 'owner.user_id' }),
+];
+
+const sessionTail = (): ColumnDef[] => [
+  col('created_at', 'text', 'When the session was created, ISO 8601 UTC with microseconds.', { v14: 'timestamp.display', v2: 'timestamp.created_at' }),
+  col('created_epoch', 'real', 'When the session was created, Unix epoch seconds (the crawl windows are on this).', { v14: 'timestamp.epoch', v2: 'timestamp.created_at (computed)' }),
+  col('last_updated_at', 'text', 'Last change at the service, when the service says (v2 only).', { v2: 'timestamp.last_updated_at' }),
+  col('update_counter', 'integer', 'Highest webhook update_counter applied to the row; null until a webhook delivered the session.', { v14: 'items[].update_counter (webhook deliveries)' }),
+  col('first_seen_at', 'text', 'When ivsync first stored the session.', { nullable: false }),
+  col('last_synced_at', 'text', 'When ivsync last saw the session (a page, a GET or a webhook).', { nullable: false }),
+  col('missing_since', 'text', 'Set when a complete pass over the session\'s window no longer returned it (ownership moved, access removed); null while it is returned.'),
+  col('source', 'text', "How the stored observation arrived: 'search', 'lookup', 'get' or 'webhook'.", { nullable: false }),
+  col('raw', 'json', 'The item exactly as received, so nothing the service sends is ever lost.', { v14: '(whole item)', v2: '(whole item)', nullable: false }),
+];
+
+export const TABLES: readonly TableDef[] = [
+  {
+    name: 'authentications',
+    description: 'One row per authentication session (activity.name = authentication), v1.4 and v2 observations merged; newer never loses to older.',
+    primaryKey: ['service_id'],
+    indexes: [{ columns: ['account', 'created_epoch'] }, { columns: ['customer_item_id'] }, { columns: ['result_final'] }],
+    columns: [
+      ...sessionHead(),
+      col('form_factor', 'text', 'microscopic, free_camera, lightbox, ...', { v14: 'activity.form_factor', v2: 'activity.form_factor' }),
+      col('product_category', 'text', 'luxury, deprecated, ...', { v14: 'activity.product_category', v2: 'activity.product_category' }),
+      col('product_group', 'text', 'bags, rings, ...', { v14: 'activity.product_group', v2: 'activity.product_group' }),
+      col('brand_id', 'text', 'Machine identifier of the brand.', { v14: 'properties.brand.id', v2: 'properties.brand (string) or properties.brand.id' }),
+      col('brand_display', 'text', 'Display name of the brand (language of Accept-Language).', { v14: 'properties.brand.display', v2: 'properties.brand.name' }),
+      col('material_id', 'text', 'Machine identifier of the material.', { v14: 'properties.material.id', v2: 'properties.material (string) or properties.material.id' }),
+      col('material_display', 'text', 'Display name of the material.', { v14: 'properties.material.display', v2: 'properties.material.name' }),
+      col('result_id', 'text', 'authentic, unidentified, ...', { v14: 'status.result.id', v2: 'status.result.id' }),
+      col('result_display', 'text', 'Display string of the result.', { v14: 'status.result.display', v2: 'status.result.display' }),
+      col('result_final', 'boolean', 'Whether the result is final; non-final sessions are refreshed by sync.', { v14: 'status.result.final', v2: 'status.result.final' }),
+      col('initial_result_id', 'text', 'First result of the session (v2).', { v2: 'status.initial_result.id' }),
+      col('flag', 'text', 'Session flag; null when none.', { v14: 'status.flag', v2: 'status.flag' }),
+      col('retake_required', 'boolean', 'Whether the service asks for a retake (v2).', { v2: 'status.retake.retake_required' }),
+      col('customer_item_id', 'text', "The caller's own item identifier (order id, SKU).", { v14: 'text_fields.customer_item_id', v2: 'properties.customer_item_id' }),
+      col('identifier', 'text', 'Item identifier, e.g. a code printed on the item.', { v14: 'text_fields.identifier', v2: 'text_fields.identifier' }),
+      col('style_code', 'text', 'Style code text field.', { v14: 'text_fields.style_code', v2: 'text_fields.style_code' }),
+      col('us_size', 'text', 'US size text field.', { v14: 'text_fields.us_size', v2: 'text_fields.us_size' }),
+      ...ownerColumns(),
+      col('certificate_id', 'text', 'Certificate id (v2).', { v2: 'certificate.certificate_id' }),
+      col('certificate_preview', 'text', 'Shareable preview URL of the certificate.', { v14: 'certificate.preview' }),
+      col('certificate_site', 'text', 'Certificate page URL.', { v14: 'certificate.site' }),
+      ...sessionTail(),
+    ],
+  },
+  {
+    name: 'fingerprints',
+    description: 'One row per fingerprint session (register or compare), v1.4 and v2 merged. A compare session whose parent the account may not read has parent_accessible = false.',
+    primaryKey: ['service_id'],
+    indexes: [{ columns: ['account', 'created_epoch'] }, { columns: ['parent_service_id'] }, { columns: ['result_final'] }],
+    columns: [
+      ...sessionHead(),
+      col('mode', 'text', 'register or compare.', { v14: 'activity.mode', v2: 'activity.mode' }),
+      col('form_factor', 'text', 'e.g. microscopic.', { v14: 'activity.form_factor', v2: 'activity.form_factor' }),
+      col('result_id', 'text', 'match, registered, verified, ...', { v14: 'status.result.id', v2: 'status.result.id' }),
+      col('result_display', 'text', 'Display string of the result.', { v14: 'status.result.display', v2: 'status.result.display' }),
+      col('result_final', 'boolean', 'Whether the result is final.', { v14: 'status.result.final', v2: 'status.result.final' }),
+      col('flag', 'text', 'Session flag; null when none.', { v14: 'status.flag', v2: 'status.flag' }),
+      col('customer_item_id', 'text', "The caller's own item identifier.", { v14: 'text_fields.customer_item_id', v2: 'properties.customer_item_id' }),
+      col('parent_service_id', 'text', 'The registration a compare session was compared against.', { v14: 'fingerprint_parent.service_id', v2: 'fingerprint_parent.service_id' }),
+      col('parent_customer_item_id', 'text', "The parent's customer item id.", { v14: 'fingerprint_parent.text_fields.customer_item_id' }),
+      col('parent_relationship_type', 'text', 'How the session relates to its parent (v2).', { v2: 'fingerprint_parent.relationship_type' }),
+      col('parent_accessible', 'boolean', 'False when the service answered with an empty fingerprint_parent and the warning fingerprint_parent_not_authorized; null for sessions without a parent.', { v14: 'fingerprint_parent, warnings[].code' }),
+      ...ownerColumns(),
+      ...sessionTail(),
+    ],
+  },
+  {
+    name: 'session_text_fields',
+    description: 'Every text field of a session (authentications and fingerprints), one row per key.',
+    primaryKey: ['service_id', 'key'],
+    columns: [
+      col('service_id', 'text', 'The session.', { nullable: false }),
+      col('key', 'text', 'Text field name.', { v14: 'text_fields.<key>', v2: 'text_fields.<key>', nullable: false }),
+      col('value', 'text', 'Text field value (non-strings as JSON).', { v14: 'text_fields.<key>', v2: 'text_fields.<key>' }),
+    ],
+  },
+  {
+    name: 'session_images',
+    description: 'Images of a session. v1.4 photo URLs are temporary (one hour).',
+    primaryKey: ['service_id', 'name'],
+    columns: [
+      col('service_id', 'text', 'The session.', { nullable: false }),
+      col('name', 'text', 'Image name (v2 key) or photo_<n> for v1.4 photos.', { v14: 'images.photos[n]', v2: 'images.<name>', nullable: false }),
+      col('url', 'text', 'Image URL when given.', { v14: 'images.photos[n] (string or .url)', v2: 'images.<name>.url' }),
+      col('metadata', 'json', 'The image entry beyond its URL (v2 metadata map).', { v2: 'images.<name>.metadata' }),
+    ],
+  },
+  {
+    name: 'session_warnings',
+    description: 'Warnings the service attached to a session (partial data is not an error).',
+    primaryKey: ['service_id', 'code'],
+    columns: [
+      col('service_id', 'text', 'The session.', { nullable: false }),
+      col('code', 'text', 'e.g. fingerprint_parent_not_authorized.', { v14: 'warnings[].code', v2: 'warnings[].code', nullable: false }),
+      col('message', 'text', 'Human-readable text.', { v14: 'warnings[].message', v2: 'warnings[].message' }),
+      col('seen_at', 'text', 'When the warning was last seen.', { nullable: false }),
+    ],
+  },
+  {
+    name: 'sync_windows',
+    description: 'Crawl checkpoints: one row per epoch window per account, resource and interface. A page\'s rows and its window\'s checkpoint are written in one transaction.',
+    primaryKey: ['account', 'resource', 'api_version', 'window_start'],
+    columns: [
+      col('account', 'text', 'Configured account name.', { nullable: false }),
+      col('resource', 'text', "'authentications' or 'fingerprints'.", { nullable: false }),
+      col('api_version', 'text', "'1.4' or '2'.", { nullable: false }),
+      col('window_start', 'integer', 'Window start, epoch seconds (inclusive).', { nullable: false }),
+      col('window_end', 'integer', 'Window end, epoch seconds (exclusive).', { nullable: false }),
+      col('status', 'text', "'pending', 'running', 'done', 'sealed' (all final and older than the overlap: never fetched again) or 'failed'.", { nullable: false }),
+      col('cursor', 'text', 'next_cursor of the last committed page of the current pass; null before the first page and after the last.'),
+      col('pages', 'integer', 'Pages committed in the current pass.', { nullable: false }),
+      col('items', 'integer', 'Items committed in the current pass.', { nullable: false }),
+      col('attempts', 'integer', 'Passes started over the window.', { nullable: false }),
+      col('error', 'text', 'Last error of the window, if it failed.'),
+      col('updated_at', 'text', 'When the row last changed.', { nullable: false }),
+      col('pass_from', 'integer', 'Start of the range the current pass requests (a sync may pass over part of a window).'),
+      col('pass_to', 'integer', 'End of the range the current pass requests.'),
+      col('pass_started_at', 'text', 'When the current pass began; sessions of a complete pass not seen since then are marked missing.'),
+      col('synced_to', 'integer', 'Upper bound of the range that the last complete pass covered; the high-water mark is the largest.'),
+    ],
+  },
+  {
+    name: 'sync_runs',
+    description: 'One row per command run (backfill, sync, webhook serve, ...).',
+    primaryKey: ['id'],
+    columns: [
+      col('id', 'text', 'Run id (also in every log line of the run).', { nullable: false }),
+      col('command', 'text', 'backfill, sync, ...', { nullable: false }),
+      col('started_at', 'text', 'When the run started.', { nullable: false }),
+      col('finished_at', 'text', 'When the run ended; null while running or after a crash.'),
+      col('status', 'text', "'running', 'succeeded', 'failed' or 'interrupted'.", { nullable: false }),
+      col('requests', 'integer', 'Requests sent by the run.', { nullable: false }),
+      col('items_written', 'integer', 'Items written by the run.', { nullable: false }),
+      col('error', 'text', 'One-line error of a failed run.'),
+      col('account', 'text', 'Account the run synced; null for all.'),
+    ],
+  },
+  {
+    name: 'webhook_deliveries',
+    description: 'The inbox of verified webhook deliveries, written with their items in one transaction before the 200 is sent.',
+    primaryKey: ['id'],
+    columns: [
+      col('id', 'text', 'Delivery id (hash of webhook uuid and body: a replay has the same id).', { nullable: false }),
+      col('webhook_uuid', 'text', 'Webhook that delivered.', { v14: 'webhook_uuid' }),
+      col('channel', 'text', 'Channel of the webhook.', { v14: 'channel' }),
+      col('received_at', 'text', 'When the delivery was received.', { nullable: false }),
+      col('signature_ok', 'boolean', 'Whether the signature verified (only verified deliveries are stored).', { nullable: false }),
+      col('items', 'integer', 'Items in the delivery.', { nullable: false }),
+      col('applied', 'integer', 'Items applied (newer than the stored row).', { nullable: false }),
+      col('body', 'json', 'The delivery body as received.', { nullable: false }),
+    ],
+  },
+  {
+    name: 'webhooks',
+    description: 'Mirror of the account\'s active webhooks (management routes).',
+    primaryKey: ['webhook_uuid'],
+    columns: [
+      col('webhook_uuid', 'text', 'Webhook id.', { v14: 'webhook_uuid', v2: 'webhook_uuid', nullable: false }),
+      col('account', 'text', 'Configured account name.', { nullable: false }),
+      col('channel', 'text', 'Channel.', { v14: 'channel', v2: 'channel' }),
+      col('endpoint_url', 'text', 'Delivery URL.', { v14: 'endpoint.value', v2: 'endpoint.value' }),
+      col('filters', 'json', 'Filters as given.', { v14: 'filters', v2: 'filters' }),
+      col('created_at', 'text', 'Creation time.', { v14: 'create_timestamp.display', v2: 'create_timestamp.display' }),
+      col('created_epoch', 'real', 'Creation time, epoch seconds.', { v14: 'create_timestamp.epoch', v2: 'create_timestamp.epoch' }),
+      col('organization_name', 'text', 'Owning organization.', { v14: 'webhook_owner.organization.name' }),
+      col('username', 'text', 'Owning user.', { v14: 'webhook_owner.user.username' }),
+      col('active', 'boolean', 'False once deactivated.', { nullable: false }),
+      col('last_synced_at', 'text', 'When the mirror last saw it.', { nullable: false }),
+      col('raw', 'json', 'The webhook object as received.', { nullable: false }),
+    ],
+  },
+  {
+    name: 'domains',
+    description: 'Mirror of the domains registered to the organization for webhook use.',
+    primaryKey: ['domain_uuid'],
+    columns: [
+      col('domain_uuid', 'text', 'Domain id.', { v14: 'domain_uuid', v2: 'domain_uuid', nullable: false }),
+      col('account', 'text', 'Configured account name.', { nullable: false }),
+      col('domain_name', 'text', 'Domain name.', { v14: 'domain_name', v2: 'domain_name' }),
+      col('organization_name', 'text', 'Owning organization.', { v14: 'domain_owner.organization.name' }),
+      col('username', 'text', 'Owning user.', { v14: 'domain_owner.user.username' }),
+      col('created_at', 'text', 'Registration time.', { v14: 'create_timestamp.display', v2: 'create_timestamp.display' }),
+      col('created_epoch', 'real', 'Registration time, epoch seconds.', { v14: 'create_timestamp.epoch', v2: 'create_timestamp.epoch' }),
+      col('last_synced_at', 'text', 'When the mirror last saw it.', { nullable: false }),
+      col('raw', 'json', 'The domain object as received.', { nullable: false }),
+    ],
+  },
+  {
+    name: 'sync_leases',
+    description: 'Who syncs what now: one row per lease (e.g. an account into this target), with a heartbeat; a stale lease is taken over.',
+    primaryKey: ['name'],
+    columns: [
+      col('name', 'text', 'What the lease guards, e.g. account:default.', { nullable: false }),
+      col('holder', 'text', 'host:pid:run of the process that holds it.', { nullable: false }),
+      col('acquired_at', 'text', 'When the holder took it.', { nullable: false }),
+      col('heartbeat_at', 'text', 'Last heartbeat of the holder.', { nullable: false }),
+    ],
+  },
+  {
+    name: 'rejected_items',
+    description: 'Items that could not be normalized: kept aside with the reason, never fatal to a run, never silently dropped.',
+    primaryKey: ['id'],
+    indexes: [{ columns: ['resource', 'service_id'] }],
+    columns: [
+      col('id', 'text', 'Hash of resource, reason and raw item (the same bad item stored twice is one row).', { nullable: false }),
+      col('resource', 'text', "'authentications', 'fingerprints', ...", { nullable: false }),
+      col('service_id', 'text', 'service_id when one could be read.'),
+      col('reason', 'text', 'Why the item was rejected (the JSON path and what was expected).', { nullable: false }),
+      col('raw', 'json', 'The item as received.', { nullable: false }),
+      col('seen_at', 'text', 'When it was last seen.', { nullable: false }),
+      col('account', 'text', 'Configured account name.'),
+    ],
+  },
+];
+
+export function table(name: string): TableDef {
+  const found = TABLES.find((t) => t.name === name);
+  if (!found) throw new Error(`no table ${name} in the schema`);
+  return found;
+}
