@@ -33,6 +33,14 @@ export interface Sink {
   commitPage(page: PageCommit): Promise<CommitResult>;
 
   /**
+   * Group commit: several pages (of any windows) and their checkpoints in ONE
+   * transaction, each with the semantics of commitPage, applied in order.
+   * The crawler uses it when pages arrive faster than single transactions
+   * commit; bulk loads use it to amortize the commit.
+   */
+  commitPages(pages: readonly PageCommit[]): Promise<CommitResult>;
+
+  /**
    * Merges sessions that arrived outside a window pass (a GET refresh, a
    * lookup) in one transaction.
    */
