@@ -1,0 +1,32 @@
+import type { Argv } from 'yargs';
+import type { Config } from '../config/config.js';
+import type { ConfigFlags } from '../config/load-config.js';
+import type { CliIo } from './runtime.js';
+
+/** Global options every command accepts (design.md "Command line"). */
+export interface GlobalArgs extends ConfigFlags {
+  account?: string | undefined;
+}
+
+export interface CommandContext<A> {
+  args: A & GlobalArgs;
+  io: CliIo;
+  /** Loads the configuration from flags, env and file (once per run). */
+  config: () => Config;
+}
+
+/**
+ * A command as data: yargs' name, description and options, and a `run` that
+ * returns the exit code. Only cli/main.ts turns an exit code into process.exit.
+ */
+export interface CliCommand<A = Record<string, unknown>> {
+  command: string | readonly string[];
+  describe: string;
+  builder?: (yargs: Argv<GlobalArgs>) => Argv<GlobalArgs>;
+  run?: (ctx: CommandContext<A>) => Promise<number>;
+  /** Sub-commands (webhooks create|list|...). */
+  subcommands?: ReadonlyArray<CliCommand<never>>;
+}
+
+/** Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 3 } as const;

@@ -1,0 +1,14 @@
+import { EXIT, type CliCommand } from '../command.js';
+import { openTarget } from '../runtime.js';
+
+export const migrateCommand: CliCommand = {
+  command: 'migrate',
+  describe: 'apply the migrations to the target (every other command does it too)',
+  run: async ({ io, config: load }) => {
+    const config = load();
+    const sink = await openTarget(config);
+    await sink.close();
+    io.stdout.write(config.json ? `${JSON.stringify({ migrated: true, dialect: sink.dialect })}\n` : `target is up to date (${sink.dialect})\n`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,65 @@
+import { UserError } from '../../errors.js';
+import { startSimulator } from '../../simulator/index.js';
+import { EXIT, type CliCommand } from '../command.js';
+
+interface SimulateArgs {
+  port: number;
+  host: string;
+  sessions: number;
+  seed: number;
+  latency?: string;
+  faults?: string;
+  'range-semantics'?: string;
+}
+
+function parseLatency(text: string | undefined): number | [number, number] | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  if (!m) throw new UserError('BAD_LATENCY', `--latency must be MS or MIN-MAX in milliseconds, got '${text}'`);
+  return m[2] === undefined ? Number(m[1]) : [Number(m[1]), Number(m[2])];
+}
+
+function parseSemantics(text: string | undefined): { start: 'inclusive' | 'exclusive'; end: 'inclusive' | 'exclusive' } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(inclusive|exclusive),(inclusive|exclusive)$/.exec(text);
+  if (!m) throw new UserError('BAD_RANGE', `--range-semantics must be START,END with inclusive|exclusive, got '${text}'`);
+  return { start: m[1] as 'inclusive' | 'exclusive', end: m[2] as 'inclusive' | 'exclusive' };
+}
+
+export const simulateCommand: CliCommand<SimulateArgs> = {
+  command: 'simulate',
+  describe: 'start the built-in fake of the service (token test-token unless --token is given)',
+  builder: (yargs) =>
+    yargs
+      .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0: any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+      .option('sessions', { type: 'number', default: 1000, describe: 'sessions the token owns' })
+      .option('seed', { type: 'number', default: 1, describe: 'seed of the generated world' })
+      .option('latency', { type: 'string', describe: 'added latency: MS or MIN-MAX' })
+      .option('faults', { type: 'string', describe: 'fault injection, e.g. 500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.01' })
+      .option('range-semantics', { type: 'string', describe: 'how range edges compare: START,END each inclusive|exclusive (default inclusive,exclusive)' }),
+  run: async ({ args, io }) => {
+    const token = args.token ?? io.env.IVS_API_TOKEN ?? 'test-token';
+    const latency = parseLatency(args.latency);
+    const rangeSemantics = parseSemantics(args['range-semantics']);
+    const sim = await startSimulator({
+      host: args.host,
+      port: args.port,
+      seed: args.seed,
+      sessions: args.sessions,
+      tokens: { [token]: 'alice' },
+      ...(args.rate !== undefined ? { rate: args.rate } : {}),
+      ...(latency !== undefined ? { latencyMs: latency } : {}),
+      ...(args.faults !== undefined ? { faults: args.faults } : {}),
+      ...(rangeSemantics ? { rangeSemantics } : {}),
+    });
+    const info = { url: sim.url, sessions: args.sessions, seed: args.seed };
+    io.stdout.write(args.json ? `${JSON.stringify(info)}\n` : `simulator listening on ${sim.url} (${args.sessions} sessions, seed ${args.seed}); stop with Ctrl-C\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await sim.close();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,56 @@
+import type { StatusReport } from '../../store/sink.js';
+import { EXIT, type CliCommand } from '../command.js';
+import { openTarget } from '../runtime.js';
+
+function iso(epoch: number | null): string {
+  return epoch === null ? '-' : new Date(epoch * 1000).toISOString();
+}
+
+/** Renders rows as an aligned plain-text table. */
+export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export function renderStatus(report: StatusReport, nowEpoch: number): string {
+  const parts: string[] = [];
+  parts.push('Tables\n' + renderTable(['table', 'rows'], Object.entries(report.tables)));
+  parts.push(
+    'Checkpoints\n' +
+      renderTable(
+        ['account', 'resource', 'api', 'synced to', 'lag (s)'],
+        report.highWaterMarks.map((h) => [h.account, h.resource, h.apiVersion, iso(h.syncedTo), h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo)]),
+      ),
+  );
+  parts.push('Windows\n' + renderTable(['account', 'resource', 'api', 'status', 'windows', 'items'], report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items])));
+  parts.push(
+    `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} fingerprints\n` +
+      `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
+      `Rejected items: ${report.rejected}\n`,
+  );
+  parts.push(
+    'Last runs\n' +
+      renderTable(
+        ['run', 'command', 'started', 'finished', 'status', 'requests', 'items', 'error'],
+        report.lastRuns.map((r) => [r.id, r.command, r.startedAt, r.finishedAt, r.status, r.requests, r.itemsWritten, r.error]),
+      ),
+  );
+  return parts.join('\n');
+}
+
+export const statusCommand: CliCommand = {
+  command: 'status',
+  describe: 'checkpoints, counts per table, last runs, pending windows, non-final sessions (--json for scripts)',
+  run: async ({ io, config: load }) => {
+    const config = load();
+    const sink = await openTarget(config);
+    try {
+      const report = await sink.status();
+      io.stdout.write(config.json ? `${JSON.stringify(report)}\n` : renderStatus(report, io.clock() / 1000));
+    } finally {
+      await sink.close();
+    }
+    return EXIT.ok;
+  },
+};

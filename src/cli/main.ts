@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+import { runCli } from './cli.js';
+
+// The only place that touches the process: signals, streams, exit code.
+const controller = new AbortController();
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  signals++;
+  if (signals === 1) {
+    process.stderr.write(`ivsync: ${signal}: finishing the pages in flight (again to stop at once)\n`);
+    controller.abort();
+  } else {
+    process.exit(130);
+  }
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  signal: controller.signal,
+  clock: Date.now,
+});
+process.exitCode = code;
+// Keep-alive sockets and timers must not hold a finished command open.
+setTimeout(() => process.exit(code), 200).unref();

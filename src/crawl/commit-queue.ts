@@ -1,0 +1,69 @@
+import type { CommitResult, PageCommit, Sink } from '../store/sink.js';
+
+interface Waiting {
+  page: PageCommit;
+  resolve: (result: CommitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit. Pages that arrive while a transaction is committing wait and
+ * then commit together in the next one, each still with its own checkpoint, so
+ * many concurrent windows cost one transaction rather than one each. A page's
+ * promise settles only after its transaction committed: the crawler asks for
+ * the next page only then (state advances only after the sink committed).
+ */
+export class CommitQueue {
+  readonly #sink: Pick<Sink, 'commitPages' | 'commitPage'>;
+  readonly #maxPages: number;
+  #waiting: Waiting[] = [];
+  #draining = false;
+
+  /** @param maxPages most pages in one transaction. @default 64 */
+  constructor(sink: Pick<Sink, 'commitPages' | 'commitPage'>, maxPages = 64) {
+    this.#sink = sink;
+    this.#maxPages = maxPages;
+  }
+
+  commit(page: PageCommit): Promise<CommitResult> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ page, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#waiting.length > 0) {
+        const group = this.#waiting.splice(0, this.#maxPages);
+        if (group.length === 1) {
+          await this.#one(group[0]!);
+          continue;
+        }
+        try {
+          await this.#sink.commitPages(group.map((w) => w.page));
+          // Per-page figures are not needed by callers of a group; report the page's own size.
+          for (const w of group) w.resolve(pageResult(w.page));
+        } catch {
+          // One bad page must not fail its neighbours: commit them one by one.
+          for (const w of group) await this.#one(w);
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #one(w: Waiting): Promise<void> {
+    try {
+      w.resolve(await this.#sink.commitPage(w.page));
+    } catch (error) {
+      w.reject(error);
+    }
+  }
+}
+
+function pageResult(page: PageCommit): CommitResult {
+  return { written: page.batch.sessions.length, stale: 0, rejected: page.batch.rejected.length, missing: 0 };
+}

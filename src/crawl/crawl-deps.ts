@@ -1,0 +1,28 @@
+import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../normalize/rows.js';
+
+/** The part of the API client the crawl uses. */
+export interface CrawlClient {
+  readonly apiVersion: ApiVersion;
+  pages(
+    resource: Resource,
+    request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
+    options?: { priority?: number },
+  ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[] }>;
+  get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[] } | null>;
+}
+
+/** The normalizer, as the crawl calls it. */
+export type Normalize = (
+  resource: Resource,
+  apiVersion: ApiVersion,
+  items: readonly unknown[],
+  ctx: ObservationContext,
+) => NormalizedBatch;
+
+/** What the crawl reports as it goes (progress bars, logs, metrics). */
+export type CrawlEvent =
+  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number }
+  | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
+  | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
+  | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }
+  | { type: 'refresh'; account: string; resource: Resource; repaged: number; fetched: number; cost: number; naiveCost: number };

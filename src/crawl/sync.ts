@@ -1,0 +1,131 @@
+import PQueue from 'p-queue';
+import type { ResourceName } from '../config/config.js';
+import { UserError } from '../errors.js';
+import type { NormalizedBatch } from '../normalize/rows.js';
+import { toIsoMicros } from '../normalize/time.js';
+import type { CrawlAccount, CrawlContext } from './crawl-context.js';
+import { Crawler, type CrawlOutcome } from './crawler.js';
+import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
+import { missingWindows } from './windows.js';
+
+/** Request priorities inside one bucket: fresh data first, then refreshes, then long backfills. */
+export const PRIORITY = { incremental: 3, refresh: 2, backfill: 1 } as const;
+
+export interface SyncOptions {
+  resources: readonly ResourceName[];
+  /** Where to start when the target holds no checkpoint yet (epoch seconds). */
+  since?: number | undefined;
+}
+
+export interface SyncOutcome {
+  account: string;
+  resource: ResourceName;
+  /** The range the incremental pass covered. */
+  from: number;
+  to: number;
+  incremental: CrawlOutcome;
+  refresh: { repaged: number; fetched: number; gone: number; cost: number; naiveCost: number };
+  sealed: number;
+}
+
+/**
+ * Incremental sync of every account and resource: pages from the high-water
+ * mark minus the overlap to now, refreshes sessions whose result is not final
+ * the cheaper way, and seals windows that can no longer change.
+ */
+export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
+  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(ctx, account, resource, options)));
+  return Promise.all(runs);
+}
+
+function crawler(ctx: CrawlContext, account: CrawlAccount, priority: number): Crawler {
+  return new Crawler(
+    { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
+    {
+      account: account.name,
+      apiVersion: account.client.apiVersion,
+      concurrency: ctx.crawl.concurrency,
+      splitAfterPages: ctx.crawl.splitAfterPages,
+      priority,
+    },
+  );
+}
+
+async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: ResourceName, options: SyncOptions): Promise<SyncOutcome> {
+  const { sink } = ctx;
+  const now = ctx.clock() / 1000;
+  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
+  const hwm = await sink.highWaterMark(account.name, resource, account.client.apiVersion);
+  const since = options.since ?? ctx.crawl.since;
+  if (hwm === null && since === undefined) {
+    throw new UserError(
+      'NEEDS_SINCE',
+      `the first sync of account '${account.name}' (${resource}) needs --since T (or crawl.since in the config): the target has no checkpoint to continue from`,
+    );
+  }
+  // With no checkpoint the run starts at --since; afterwards at the mark minus the overlap,
+  // so that sessions uploaded late with past timestamps are still found.
+  const from = hwm === null ? since! : Math.min(hwm - ctx.crawl.overlapSeconds, since ?? Infinity);
+
+  const query = { ...scope, from, to: Math.ceil(now) + 1 };
+  await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
+  const tasks = planIncremental(await sink.listWindows(query), from, now);
+  const incremental = await crawler(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
+  if (incremental.interrupted) {
+    return { account: account.name, resource, from, to: now, incremental, refresh: { repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0 }, sealed: 0 };
+  }
+
+  const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
+  const refresh = await refreshNonFinal(ctx, account, resource, passed, now);
+
+  let sealed = 0;
+  if (!ctx.signal.aborted) {
+    const nonFinal = await sink.nonFinalSessions(account.name, resource);
+    const stamp = toIsoMicros(ctx.clock() / 1000);
+    for (const window of planSeal(await sink.listWindows(scope), nonFinal, now, ctx.crawl.overlapSeconds)) {
+      await sink.markWindow(window, 'sealed', null, stamp);
+      sealed++;
+    }
+  }
+  return { account: account.name, resource, from, to: now, incremental, refresh, sealed };
+}
+
+async function refreshNonFinal(
+  ctx: CrawlContext,
+  account: CrawlAccount,
+  resource: ResourceName,
+  passed: ReadonlyArray<readonly [number, number]>,
+  now: number,
+): Promise<SyncOutcome['refresh']> {
+  const { sink } = ctx;
+  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
+  const nonFinal = await sink.nonFinalSessions(account.name, resource);
+  const plan = planRefresh(nonFinal, await sink.listWindows(scope), passed, now);
+  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost });
+
+  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
+  const repaging = crawler(ctx, account, PRIORITY.refresh).run(tasks);
+
+  let gone = 0;
+  const gets = new PQueue({ concurrency: ctx.crawl.concurrency });
+  const fetching = gets.addAll(
+    plan.get.map((serviceId) => async () => {
+      if (ctx.signal.aborted) return;
+      const fetched = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh });
+      const stamp = toIsoMicros(ctx.clock() / 1000);
+      if (fetched === null) {
+        gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
+        return;
+      }
+      const batch: NormalizedBatch = ctx.normalize(resource, account.client.apiVersion, [fetched.item], {
+        account: account.name,
+        source: 'get',
+        observedAt: stamp,
+        responseWarnings: fetched.warnings,
+      });
+      await sink.mergeBatch(batch, stamp);
+    }),
+  );
+  await Promise.all([repaging, fetching]);
+  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost };
+}
