@@ -20,7 +20,11 @@ export interface AccountConfig {
 }
 
 export interface CrawlConfig {
-  /** Size of the epoch windows the history is split into, in seconds. @default 86400 (one day) */
+  /**
+   * Size of the epoch windows the history is split into, in seconds. A window
+   * costs at least one request, so sparse histories want large windows; dense
+   * windows are split further while paging. @default 604800 (one week)
+   */
   readonly windowSeconds: number;
   /** Windows paged at once per account: enough to keep the bucket full at 1 s latency. @default 24 */
   readonly concurrency: number;

@@ -201,7 +201,7 @@ export function loadConfig(sources: ConfigSources): Config {
     configFile: path,
     accounts: Object.freeze(accounts),
     crawl: Object.freeze({
-      windowSeconds: file.crawl?.windowSeconds ?? 86_400,
+      windowSeconds: file.crawl?.windowSeconds ?? 604_800,
       concurrency: file.crawl?.concurrency ?? 24,
       overlapSeconds: file.crawl?.overlapSeconds ?? 86_400,
       since: sinceText === undefined ? undefined : parseTime(sinceText, '--since'),

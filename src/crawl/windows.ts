@@ -24,16 +24,24 @@ export interface Scope {
 }
 
 /**
- * The windows to insert so that [from, to] is covered: every grid cell that no
- * existing window starts. A split cell keeps a window at its grid start, so a
- * cell is either wholly represented or absent.
+ * The windows to insert so that [from, to] is covered: the parts of every
+ * grid cell that no existing window covers. Usually a whole cell; after the
+ * window size was changed, the gaps between the windows of the old size.
  */
 export function missingWindows(scope: Scope, from: number, to: number, size: number, existing: readonly WindowState[]): WindowSpec[] {
-  const starts = new Set(existing.map((w) => w.windowStart));
-  const covered = (a: number, b: number) => existing.some((w) => w.windowStart < b && w.windowEnd > a);
-  return gridCells(from, to, size)
-    .filter(([a, b]) => !starts.has(a) && !covered(a, b))
-    .map(([a, b]) => ({ ...scope, windowStart: a, windowEnd: b }));
+  const sorted = [...existing].sort((a, b) => a.windowStart - b.windowStart);
+  const gaps: WindowSpec[] = [];
+  for (const [a, b] of gridCells(from, to, size)) {
+    let cursor = a;
+    for (const w of sorted) {
+      if (w.windowEnd <= cursor || w.windowStart >= b) continue;
+      if (w.windowStart > cursor) gaps.push({ ...scope, windowStart: cursor, windowEnd: w.windowStart });
+      cursor = Math.max(cursor, w.windowEnd);
+      if (cursor >= b) break;
+    }
+    if (cursor < b) gaps.push({ ...scope, windowStart: cursor, windowEnd: b });
+  }
+  return gaps;
 }
 
 /**
@@ -64,7 +72,8 @@ export function splitRemainder(
   // An item exactly on the end edge can come back (see requestRange): clamp.
   const keepFrom = Math.min(Math.floor(oldest) + 1, windowEnd);
   const width = keepFrom - windowStart;
-  if (width < 2 || parts < 2) return null;
+  // Everything seen so far sits in the window's last second: nothing to hand over yet.
+  if (width < 2 || parts < 2 || keepFrom >= windowEnd) return null;
   const n = Math.min(parts, width);
   const ranges: Array<[number, number]> = [];
   for (let i = 0; i < n; i++) {

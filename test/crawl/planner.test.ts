@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { WindowState } from '../../src/store/sink.js';
+import { planBackfill, planIncremental, planRefresh, planSeal } from '../../src/crawl/planner.js';
+
+function w(windowStart: number, windowEnd: number, patch: Partial<WindowState> = {}): WindowState {
+  return {
+    account: 'default',
+    resource: 'authentications',
+    apiVersion: '1.4',
+    windowStart,
+    windowEnd,
+    status: 'done',
+    cursor: null,
+    pages: 1,
+    items: 10,
+    attempts: 1,
+    error: null,
+    updatedAt: 'x',
+    passFrom: windowStart,
+    passTo: windowEnd,
+    passStartedAt: 'x',
+    syncedTo: windowEnd,
+    ...patch,
+  };
+}
+
+describe('planBackfill', () => {
+  it('skips done and sealed windows, resumes running ones from their cursor, restarts failed ones', () => {
+    const tasks = planBackfill(
+      [
+        w(0, 100),
+        w(100, 200, { status: 'sealed' }),
+        w(200, 300, { status: 'running', cursor: 'c1', passFrom: 200, passTo: 300 }),
+        w(300, 400, { status: 'failed' }),
+        w(400, 500, { status: 'pending', passFrom: null, passTo: null }),
+      ],
+      10_000,
+    );
+    expect(tasks.map((t) => [t.window.windowStart, t.passFrom, t.passTo, t.resume])).toEqual([
+      [200, 200, 300, true],
+      [300, 300, 400, false],
+      [400, 400, 500, false],
+    ]);
+  });
+  it('never asks for the future', () => {
+    const [task] = planBackfill([w(0, 100, { status: 'pending' })], 42.5);
+    expect(task?.passTo).toBe(43);
+  });
+});
+
+describe('planIncremental', () => {
+  it('passes over [from, now) only, in windows not sealed', () => {
+    const tasks = planIncremental([w(0, 100, { status: 'sealed' }), w(100, 200), w(200, 300, { status: 'pending' })], 150, 250);
+    expect(tasks.map((t) => [t.window.windowStart, t.passFrom, t.passTo, t.resume])).toEqual([
+      [100, 150, 200, false],
+      [200, 200, 250, false],
+    ]);
+  });
+  it('resumes an interrupted pass only when it covers what is needed now', () => {
+    const stale = w(200, 300, { status: 'running', cursor: 'c', passFrom: 200, passTo: 240 });
+    const fresh = w(300, 400, { status: 'running', cursor: 'c', passFrom: 300, passTo: 400 });
+    expect(planIncremental([stale, fresh], 200, 500).map((t) => t.resume)).toEqual([false, true]);
+  });
+});
+
+describe('planRefresh', () => {
+  const windows = [w(0, 100, { items: 100 }), w(100, 200, { items: 2000 }), w(200, 300, { items: 30 })];
+  const nonFinal = (n: number, epoch: number) => Array.from({ length: n }, (_, i) => ({ serviceId: `s${epoch}-${i}`, createdEpoch: epoch }));
+
+  it.each([
+    // [non-final in window 0 (100 items = 4 pages), expect repage?]
+    [3, false],
+    [4, false],
+    [5, true],
+  ])('%s non-final sessions in a 4-page window: repage = %s', (n, repage) => {
+    const plan = planRefresh(nonFinal(n, 50), windows, [], 1000);
+    expect(plan.repage.length > 0).toBe(repage);
+    expect(plan.cost).toBe(repage ? 4 : n);
+    expect(plan.naiveCost).toBe(n);
+  });
+  it('GETs sessions outside any window and skips those this run already passed', () => {
+    const plan = planRefresh([...nonFinal(2, 5000), ...nonFinal(3, 250)], windows, [[200, 300]], 1000);
+    expect(plan.get).toEqual(['s5000-0', 's5000-1']);
+    expect(plan.naiveCost).toBe(2);
+  });
+  it('prefers GETs in a dense window', () => {
+    const plan = planRefresh(nonFinal(10, 150), windows, [], 1000);
+    expect(plan.repage).toEqual([]);
+    expect(plan.get).toHaveLength(10);
+  });
+});
+
+describe('planSeal', () => {
+  it('seals complete windows older than the overlap with no non-final session', () => {
+    const windows = [w(0, 100), w(100, 200), w(200, 300), w(300, 400, { syncedTo: 350 }), w(400, 500, { status: 'running' })];
+    const sealed = planSeal(windows, [{ serviceId: 'a', createdEpoch: 150 }], 1000, 550);
+    expect(sealed.map((x) => x.windowStart)).toEqual([0, 200]);
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { WindowState } from '../../src/store/sink.js';
+import { gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
+
+const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };
+
+function state(windowStart: number, windowEnd: number): WindowState {
+  return {
+    ...scope,
+    windowStart,
+    windowEnd,
+    status: 'done',
+    cursor: null,
+    pages: 1,
+    items: 1,
+    attempts: 1,
+    error: null,
+    updatedAt: '2026-01-01T00:00:00.000000Z',
+    passFrom: windowStart,
+    passTo: windowEnd,
+    passStartedAt: '2026-01-01T00:00:00.000000Z',
+    syncedTo: windowEnd,
+  };
+}
+
+describe('gridCells', () => {
+  it.each([
+    [0, 99, 100, [[0, 100]]],
+    [50, 150, 100, [[0, 100], [100, 200]]],
+    [100, 100, 100, [[100, 200]]],
+    [99.5, 200, 100, [[0, 100], [100, 200], [200, 300]]],
+  ])('cells holding [%s, %s] of size %s', (from, to, size, expected) => {
+    expect(gridCells(from, to, size)).toEqual(expected);
+  });
+});
+
+describe('missingWindows', () => {
+  it('inserts every cell of an empty target', () => {
+    expect(missingWindows(scope, 0, 250, 100, []).map((w) => [w.windowStart, w.windowEnd])).toEqual([
+      [0, 100],
+      [100, 200],
+      [200, 300],
+    ]);
+  });
+  it('leaves cells that exist, and split cells, alone', () => {
+    const existing = [state(0, 40), state(40, 70), state(70, 100), state(200, 300)];
+    expect(missingWindows(scope, 0, 250, 100, existing).map((w) => [w.windowStart, w.windowEnd])).toEqual([[100, 200]]);
+  });
+  it('fills the gaps between windows of another size', () => {
+    const existing = [state(0, 10), state(20, 30)];
+    expect(missingWindows(scope, 0, 50, 100, existing).map((w) => [w.windowStart, w.windowEnd])).toEqual([
+      [10, 20],
+      [30, 100],
+    ]);
+  });
+});
+
+describe('requestRange', () => {
+  // An item at epoch e must be inside the requested range under every reading of its edges.
+  const readings = [
+    ['inclusive', 'inclusive'],
+    ['inclusive', 'exclusive'],
+    ['exclusive', 'inclusive'],
+    ['exclusive', 'exclusive'],
+  ] as const;
+  const inside = (e: number, r: { start: number; end: number }, [s, t]: readonly [string, string]) =>
+    (s === 'inclusive' ? e >= r.start : e > r.start) && (t === 'inclusive' ? e <= r.end : e < r.end);
+  it.each(readings)('keeps every item of [from, to) when start is %s and end is %s', (s, t) => {
+    const r = requestRange(100, 200);
+    for (const e of [100, 100.000001, 150, 199, 199.999999]) expect(inside(e, r, [s, t])).toBe(true);
+  });
+});
+
+describe('splitRemainder', () => {
+  it('splits the unseen rest below the oldest item seen', () => {
+    expect(splitRemainder(0, 1000, 600.5, 3)).toEqual({ keepFrom: 601, ranges: [[0, 200], [200, 400], [400, 601]] });
+  });
+  it('does not split a rest narrower than two seconds', () => {
+    expect(splitRemainder(0, 1000, 0.5, 4)).toBeNull();
+  });
+  it('does not split when everything seen is in the last second', () => {
+    expect(splitRemainder(0, 1000, 999.5, 4)).toBeNull();
+    expect(splitRemainder(0, 1000, 1000, 4)).toBeNull();
+  });
+});
