@@ -3,7 +3,7 @@ import { createClient, type ServiceClient } from '../api/client.js';
 import { RateLimiter } from '../api/rate-limiter.js';
 import type { AccountConfig, Config } from '../config/config.js';
 import { UserError } from '../errors.js';
-import { normalizeItems } from '../normalize/normalize-items.js';
+import { normalizeItems } from '../normalize/normalize-item.js';
 import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
 import { CommitQueue } from '../crawl/commit-queue.js';

@@ -133,3 +133,91 @@ export interface ObservationContext {
   /** Webhook deliveries carry one per item. */
   updateCounter?: number | null;
 }
+
+/*
+ * Mirror rows (Sink.replaceMirror). Type aliases rather than interfaces so
+ * they are assignable to Record<string, unknown>.
+ */
+
+/** A `webhooks` row. */
+export type WebhookRow = {
+  webhook_uuid: string;
+  account: string;
+  channel: string | null;
+  endpoint_url: string | null;
+  /** JSON text, or null. */
+  filters: string | null;
+  created_at: string | null;
+  created_epoch: number | null;
+  organization_name: string | null;
+  username: string | null;
+  active: boolean;
+  last_synced_at: string;
+  raw: string;
+};
+
+/** A `domains` row. */
+export type DomainRow = {
+  domain_uuid: string;
+  account: string;
+  domain_name: string | null;
+  organization_name: string | null;
+  username: string | null;
+  created_at: string | null;
+  created_epoch: number | null;
+  last_synced_at: string;
+  raw: string;
+};
+
+/** A `catalog_brands` row (v2 authentication config). */
+export type CatalogBrandRow = {
+  account: string;
+  brand_id: string;
+  name: string | null;
+  /** JSON text of the brand entry as received. */
+  raw: string;
+  last_synced_at: string;
+};
+
+/** A `catalog_materials` row (v2 authentication config). */
+export type CatalogMaterialRow = {
+  account: string;
+  brand_id: string;
+  material_id: string;
+  name: string | null;
+};
+
+/** A `catalog_detail_fields` row (v2 authentication config). */
+export type CatalogDetailFieldRow = {
+  account: string;
+  brand_id: string;
+  field_alias: string;
+  name: string | null;
+};
+
+/** A `catalog_categories` row (v2 supported catalog). */
+export type CatalogCategoryRow = {
+  account: string;
+  product_category: string;
+  customer_product_group: string;
+  display_product_category: string | null;
+  display_customer_product_group: string | null;
+  /** JSON text of the category's brands array, or null. */
+  brands: string | null;
+};
+
+/** The rows of the v2 authentication config, one array per mirror table. */
+export interface AuthConfigRows {
+  catalog_brands: CatalogBrandRow[];
+  catalog_materials: CatalogMaterialRow[];
+  catalog_detail_fields: CatalogDetailFieldRow[];
+  /** Entries that could not become rows (no id), each as `path: reason`; the rest are kept. */
+  problems: string[];
+}
+
+/** The rows of the v2 supported catalog. */
+export interface CatalogRows {
+  catalog_categories: CatalogCategoryRow[];
+  /** Entries that could not become rows, each as `path: reason`. */
+  problems: string[];
+}

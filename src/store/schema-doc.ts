@@ -1,0 +1,104 @@
+import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
+import { TABLES } from './schema.js';
+import type { ColumnDef, TableDef, ViewDef } from './schema.js';
+import { VIEWS } from './views.js';
+
+/** The command that rewrites docs/schema.md from the schema definition. */
+export const SCHEMA_DOC_COMMAND = 'npm run build && node dist/src/store/write-schema-doc.js';
+
+/**
+ * docs/schema.md: every table (description, primary key, indexes, columns with
+ * type, nullability, meaning and the v1.4 and v2 JSON paths they come from)
+ * and every view. Generated, so the page cannot drift from the tables the
+ * migrations create. Deterministic: the same schema gives the same text.
+ */
+export function renderSchemaDoc(
+  tables: readonly TableDef[] = TABLES,
+  views: readonly ViewDef[] = VIEWS,
+): string {
+  const out: string[] = [
+    '# ivsync tables and views',
+    '',
+    `<!-- Generated from src/store/schema.ts and src/store/views.ts; do not edit. Regenerate with: ${SCHEMA_DOC_COMMAND} -->`,
+    '',
+    'Every target (SQLite, DuckDB, PostgreSQL) has these tables, columns and views.',
+    'Times are stored twice: `*_at` as ISO 8601 text in UTC with six fraction digits',
+    '(`2026-11-22T03:06:17.123456Z`) and `*_epoch` as a real number of Unix seconds.',
+    '`json` columns hold JSON text. The path columns name the JSON path of the',
+    'service\'s item (or object) each value comes from; an empty path means ivsync',
+    'sets the value itself.',
+    '',
+    '## Contents',
+    '',
+    ...tables.map((t) => `- [${t.name}](#${anchor(t.name)})`),
+    '- [Views](#views)',
+    '- [Items that are kept aside](#items-that-are-kept-aside)',
+    '',
+  ];
+  for (const t of tables) out.push(...renderTable(t));
+  out.push(...renderViews(views), ...renderRequiredFields());
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function renderTable(t: TableDef): string[] {
+  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}.`];
+  if (t.indexes !== undefined && t.indexes.length > 0) {
+    const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
+    lines.push(`Indexes: ${indexes.join('; ')}.`);
+  }
+  lines.push('', '| column | type | null | meaning | v1.4 path | v2 path |', '|---|---|---|---|---|---|');
+  for (const c of t.columns) lines.push(renderColumn(t, c));
+  lines.push('');
+  return lines;
+}
+
+function renderColumn(t: TableDef, c: ColumnDef): string {
+  const nullable = t.primaryKey.includes(c.name) ? false : c.nullable ?? true;
+  const cells = [code(c.name), c.type, nullable ? 'yes' : 'no', cell(c.description), path(c.v14), path(c.v2)];
+  return `| ${cells.join(' | ')} |`;
+}
+
+function renderViews(views: readonly ViewDef[]): string[] {
+  const lines = ['## Views', ''];
+  if (views.length === 0) return [...lines, 'No views are defined.', ''];
+  lines.push('| view | meaning |', '|---|---|');
+  for (const v of views) lines.push(`| ${code(v.name)} | ${cell(v.description)} |`);
+  lines.push('');
+  return lines;
+}
+
+function renderRequiredFields(): string[] {
+  return [
+    '## Items that are kept aside',
+    '',
+    'An item becomes a row when it has the fields below; any other field that is',
+    'missing or null is a null column. An item without them, or with a known field',
+    'of the wrong type (for example `status.result.final` that is not a boolean, or',
+    'an `activity.name` of the other resource), is stored in `rejected_items` with the',
+    'JSON path and what was expected; it never stops a run. Unknown keys are kept in',
+    '`raw` and never reject an item.',
+    '',
+    '| interface | required |',
+    '|---|---|',
+    // Listed explicitly: '2' is an integer-like key and would come first.
+    ...(['1.4', '2'] as const).map((version) => `| ${version} | ${REQUIRED_FIELDS[version].map(cell).join('; ')} |`),
+    '',
+  ];
+}
+
+function code(text: string): string {
+  return `\`${text}\``;
+}
+
+function path(p: string | undefined): string {
+  return p === undefined ? '' : code(p.replace(/\|/g, '\\|'));
+}
+
+/** Table cell text: pipes escaped, one line, no stray HTML. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\s*\n\s*/g, ' ');
+}
+
+function anchor(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_ -]/g, '').replace(/ /g, '-');
+}
