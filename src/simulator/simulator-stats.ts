@@ -1,0 +1,23 @@
+import type { FaultKind } from './fault-spec.js';
+import type { DeliveryStats } from './webhook-deliveries.js';
+
+export interface SimulatorStats {
+  /** Requests received (all routes, all outcomes). */
+  requests: number;
+  /** Route (method and templated path) -> status (or `reset`) -> count. */
+  byRoute: Record<string, Record<string, number>>;
+  /** 429s from the token bucket (spurious 429 faults are counted under faultsInjected). */
+  count429: number;
+  faultsInjected: Record<FaultKind, number>;
+  /** Webhook deliveries: attempts, successes, failures by status. */
+  deliveries: DeliveryStats;
+}
+
+export function newStats(deliveries: DeliveryStats): SimulatorStats {
+  return { requests: 0, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries };
+}
+
+export function countResponse(stats: SimulatorStats, route: string, status: string): void {
+  const byStatus = (stats.byRoute[route] ??= {});
+  byStatus[status] = (byStatus[status] ?? 0) + 1;
+}
