@@ -1,0 +1,52 @@
+import { ApiError } from './errors.js';
+import type { Fetched, SearchPage } from './service-client.js';
+
+/**
+ * Readers of the service's response envelopes. They check only the members
+ * the client itself uses (`item`, `items`, `next_cursor`); everything inside
+ * an item is left to the normalizer, and unknown members are kept, since the
+ * service may add keys at any time (api-spec "Versioning").
+ */
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function malformed(route: string, what: string): ApiError {
+  return new ApiError(`${route} answered 200 with ${what}`, { status: 200, route, code: 'MALFORMED_RESPONSE' });
+}
+
+function warningsOf(body: Record<string, unknown>): unknown[] {
+  return Array.isArray(body.warnings) ? body.warnings : [];
+}
+
+export function readObject(body: unknown, route: string): Record<string, unknown> {
+  if (!isRecord(body)) throw malformed(route, 'a body that is not a JSON object');
+  return body;
+}
+
+/** `{ item, warnings? }` of the by-id and lookup routes. */
+export function readFetched(body: unknown, route: string): Fetched {
+  const record = readObject(body, route);
+  if (!isRecord(record.item)) throw malformed(route, 'no `item` object');
+  return { item: record.item, warnings: warningsOf(record) };
+}
+
+/** `{ items, item_count, next_cursor, warnings? }` of every search route, both versions. */
+export function readPage(body: unknown, cursor: string | null, route: string): SearchPage {
+  const record = readObject(body, route);
+  if (!Array.isArray(record.items)) throw malformed(route, 'no `items` array');
+  const next = record.next_cursor;
+  // An absent next_cursor is read as the end; an empty string too, since it could not be sent back.
+  if (next !== undefined && next !== null && typeof next !== 'string') {
+    throw malformed(route, `a next_cursor of type ${typeof next}`);
+  }
+  const itemCount = typeof record.item_count === 'number' ? record.item_count : record.items.length;
+  return {
+    items: record.items,
+    itemCount,
+    nextCursor: typeof next === 'string' && next !== '' ? next : null,
+    warnings: warningsOf(record),
+    cursor,
+  };
+}

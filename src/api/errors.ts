@@ -1,0 +1,107 @@
+import { FatalError, RetriableError, UserError } from '../errors.js';
+
+/**
+ * What every error of the API client carries besides its `code`. The classes
+ * below sit on different branches of the ivsync error tree (a rejected token
+ * is the user's to fix, exhausted retries may pass, anything else is fatal),
+ * so they share this shape rather than a base class; `isApiFailure` tells them
+ * apart from other errors.
+ *
+ * None of them holds a reference to got's error objects: those carry the
+ * request options, headers included, and so the token.
+ */
+export interface ApiFailure {
+  readonly code: string;
+  /** HTTP status of the last answer, null when none came. */
+  readonly status: number | null;
+  /** Method and templated path, e.g. `GET /v1/authentications/{service_id}` (no ids). */
+  readonly route: string;
+}
+
+export function isApiFailure(error: unknown): error is Error & ApiFailure {
+  return (
+    error instanceof ApiError ||
+    error instanceof AuthRejectedError ||
+    error instanceof BadRequestError ||
+    error instanceof RetriesExhaustedError ||
+    error instanceof CursorLoopError
+  );
+}
+
+/** An answer the client does not expect: an undocumented status, or a body of the wrong shape. */
+export class ApiError extends FatalError implements ApiFailure {
+  readonly status: number | null;
+  readonly route: string;
+
+  constructor(message: string, details: { status: number | null; route: string; code?: string }) {
+    super(details.code ?? 'API_ERROR', message);
+    this.status = details.status;
+    this.route = details.route;
+  }
+}
+
+/** 401 on any route, or 403 on a route whose answer proves the token lacks access (health, searches). */
+export class AuthRejectedError extends UserError implements ApiFailure {
+  readonly status: number;
+  readonly route: string;
+
+  constructor(details: { status: number; route: string }) {
+    super('AUTH_REJECTED', `the service rejected the token (${details.status})`);
+    this.status = details.status;
+    this.route = details.route;
+  }
+}
+
+/** 400: incorrect headers (a wrong `Api-Version`) or a body the service refuses (a bad filter). */
+export class BadRequestError extends UserError implements ApiFailure {
+  readonly status = 400;
+  readonly route: string;
+  /** The service's own explanation, as far as it gave one. */
+  readonly serviceMessage: string;
+
+  constructor(details: { route: string; serviceMessage: string }) {
+    super('BAD_REQUEST', `the service rejected the request (400): ${details.serviceMessage}`);
+    this.route = details.route;
+    this.serviceMessage = details.serviceMessage;
+  }
+}
+
+/** Every attempt failed with a passing fault; running the command again later may succeed. */
+export class RetriesExhaustedError extends RetriableError implements ApiFailure {
+  readonly status: number | null;
+  readonly route: string;
+  readonly attempts: number;
+
+  constructor(details: {
+    method: string;
+    path: string;
+    route: string;
+    attempts: number;
+    status: number | null;
+    lastCause: string;
+  }) {
+    const plural = details.attempts === 1 ? 'attempt' : 'attempts';
+    super(
+      'RETRIES_EXHAUSTED',
+      `gave up on ${details.method} ${details.path} after ${details.attempts} ${plural}: ${details.lastCause}`,
+      { cause: new Error(details.lastCause) },
+    );
+    this.status = details.status;
+    this.route = details.route;
+    this.attempts = details.attempts;
+  }
+}
+
+/** The service handed out a cursor it had handed out before in the same pass: following it would never end. */
+export class CursorLoopError extends FatalError implements ApiFailure {
+  readonly status = null;
+  readonly route: string;
+  readonly cursor: string;
+
+  constructor(details: { route: string; cursor: string }) {
+    const shown = details.cursor.length > 60 ? `${details.cursor.slice(0, 57)}...` : details.cursor;
+    super('CURSOR_LOOP', `cursor loop: the service returned cursor ${JSON.stringify(shown)} twice`);
+    this.route = details.route;
+    this.cursor = details.cursor;
+  }
+}

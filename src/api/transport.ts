@@ -1,0 +1,272 @@
+import http from 'node:http';
+import https from 'node:https';
+import got, { RequestError } from 'got';
+import type { Got, OptionsOfJSONResponseBodyWrapped, RetryObject } from 'got';
+import type { Secret } from '../config/secret.js';
+import { ApiError, AuthRejectedError, BadRequestError, RetriesExhaustedError } from './errors.js';
+import { describeFailure, failureKind } from './failure-kind.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { isRetryable, retryDecision } from './retry-policy.js';
+import type { FailureKind, RetryPolicyOptions } from './retry-policy.js';
+import { fillRoute } from './route-path.js';
+import type { ClientStats, RequestEvent } from './service-client.js';
+import { serviceMessage } from './service-message.js';
+
+export interface TransportOptions {
+  /** Validated root without trailing slash (see `parseBaseUrl`). */
+  baseUrl: string;
+  token: Secret;
+  /** Value of the `Api-Version` header. */
+  apiVersionHeader: string;
+  acceptLanguage: 'en' | 'ja';
+  userAgent: string;
+  limiter: RateLimiter;
+  timeoutMs: number;
+  retry: RetryPolicyOptions;
+  random: () => number;
+  /** Monotonic milliseconds, for event durations. */
+  now: () => number;
+  onRequest?: ((event: RequestEvent) => void) | undefined;
+}
+
+/** One logical request; got turns it into one or more attempts. */
+export interface Call {
+  method: 'GET' | 'POST';
+  /** Path template, e.g. `/v1/authentications/{service_id}`; events and errors name it, never the ids. */
+  route: string;
+  params?: Readonly<Record<string, string>>;
+  searchParams?: Readonly<Record<string, string>>;
+  /** JSON body; sent with `Content-Type: application/json`. */
+  body?: unknown;
+  /** @default 0 */
+  priority?: number;
+  /** @default true */
+  idempotent?: boolean;
+  /** Statuses that are answers rather than failures (403 or 404 on by-id routes). */
+  answers?: readonly number[];
+  /** A 403 here means the token itself lacks access (health, searches), not that one item is hidden. */
+  forbiddenRejectsToken?: boolean;
+  /** Secrets besides the token that this call puts on the wire; scrubbed from messages. */
+  secrets?: readonly Secret[];
+}
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface AttemptState {
+  attempt: number;
+  startedAt: number;
+  last: FailureKind | undefined;
+}
+
+/**
+ * The HTTP layer: headers, the shared token bucket, the retry policy, error
+ * mapping. What it relies on in got 14 (read in got's source, core/index.js
+ * and as-promise/index.js):
+ *
+ * - Retries are got's own. On a retry got builds a new Request from the same
+ *   normalized options and runs `_makeRequest` again, which runs every
+ *   `beforeRequest` hook again with `{retryCount}`. The hook below awaits a
+ *   token from the RateLimiter, so every attempt, first or retry, takes one,
+ *   and the loop itself stays got's: no hand-written retry loop here.
+ * - got's request time-out is armed in `_onRequest`, after the hooks ran, so
+ *   time spent waiting for a token does not count against `timeoutMs`.
+ * - With `enforceRetryRules` false (got's default) `retry.calculateDelay` is
+ *   called for every failed attempt, whatever the method or status, and its
+ *   answer alone decides: 0 means "give up", anything else is the wait. So
+ *   POST searches are retried although POST is not in got's retry methods.
+ * - A 2xx body that fails JSON parsing raises `ParseError` through
+ *   `_beforeError`, i.e. it reaches `calculateDelay` and can be retried. A body
+ *   cut short before its Content-Length arrives as a `ReadError` with code
+ *   `ECONNRESET`, also through `calculateDelay`.
+ * - `Retry-After` is parsed by got into `RetryObject.retryAfter` in
+ *   milliseconds (seconds times 1000, or an HTTP date minus now).
+ * - `RequestError.options` holds the request headers, the Authorization header
+ *   included. No got error leaves this file: failures are mapped into the
+ *   errors of ./errors.ts, which hold only strings and numbers.
+ */
+export class Transport {
+  readonly #options: TransportOptions;
+  readonly #got: Got;
+  readonly #agents: { http: http.Agent; https: https.Agent };
+  readonly #stats: ClientStats = { requests: 0, retries: 0, status429: 0, retryWaitMs: 0, byStatus: {} };
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.#agents = {
+      http: new http.Agent({ keepAlive: true }),
+      https: new https.Agent({ keepAlive: true }),
+    };
+    const { token } = options;
+    this.#got = got.extend({
+      agent: this.#agents,
+      timeout: { request: options.timeoutMs },
+      responseType: 'json',
+      // A redirect could carry the Authorization header to another host; the
+      // service documents none, so a 3xx is reported instead of followed.
+      followRedirect: false,
+      headers: {
+        'api-version': options.apiVersionHeader,
+        'accept-language': options.acceptLanguage,
+        'user-agent': options.userAgent,
+        accept: 'application/json',
+      },
+      hooks: {
+        beforeRequest: [
+          (request) => {
+            // Revealed here, per attempt, where it goes on the wire.
+            request.headers.authorization = `Token ${token.reveal()}`;
+          },
+        ],
+      },
+      retry: { limit: options.retry.limit },
+    });
+  }
+
+  get stats(): Readonly<ClientStats> {
+    return { ...this.#stats, byStatus: { ...this.#stats.byStatus } };
+  }
+
+  close(): void {
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
+  async send(call: Call): Promise<Answer> {
+    const { limiter, now } = this.#options;
+    const path = fillRoute(call.route, call.params);
+    const state: AttemptState = { attempt: 0, startedAt: now(), last: undefined };
+    const priority = call.priority ?? 0;
+    const requestOptions: OptionsOfJSONResponseBodyWrapped = {
+      method: call.method,
+      responseType: 'json',
+      resolveBodyOnly: false,
+      hooks: {
+        beforeRequest: [
+          async (_options, context) => {
+            await limiter.schedule(async () => undefined, { priority });
+            state.attempt = context.retryCount + 1;
+            state.startedAt = now();
+            this.#stats.requests += 1;
+          },
+        ],
+      },
+      retry: {
+        limit: this.#options.retry.limit,
+        calculateDelay: (retry) => this.#afterFailure(call, state, retry),
+      },
+    };
+    if (call.searchParams !== undefined) requestOptions.searchParams = { ...call.searchParams };
+    if (call.body !== undefined) requestOptions.json = call.body;
+
+    let status: number;
+    let body: unknown;
+    try {
+      const response = await this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions);
+      status = response.statusCode;
+      body = response.body;
+    } catch (error) {
+      if (!(error instanceof RequestError)) throw error;
+      return this.#failed(call, path, state, error);
+    }
+    this.#count(String(status));
+    this.#emit({ method: call.method, route: call.route, status, error: null, durationMs: now() - state.startedAt, attempt: state.attempt, retryWaitMs: 0 });
+    if (status < 200 || status > 299) {
+      throw new ApiError(`${call.method} ${path} answered an unexpected ${status}`, { status, route: `${call.method} ${call.route}` });
+    }
+    return { status, body };
+  }
+
+  /** got's `calculateDelay`: one failed attempt in, a wait (or 0: give up) out. */
+  #afterFailure(call: Call, state: AttemptState, retry: RetryObject): number {
+    const kind = failureKind(retry.error);
+    state.last = kind;
+    const status = kind.kind === 'status' ? kind.status : null;
+    this.#count(errorCode(kind));
+    if (status === 429) this.#stats.status429 += 1;
+
+    const decision = retryDecision(
+      retry.attemptCount,
+      { ...kind, idempotent: call.idempotent ?? true },
+      retry.retryAfter,
+      this.#options.retry,
+      this.#options.random,
+    );
+    const waitMs = decision.retry ? decision.delayMs : 0;
+    if (decision.retry) {
+      this.#stats.retries += 1;
+      this.#stats.retryWaitMs += waitMs;
+      // The whole bucket waits: every other request of this token would get a 429 too.
+      if (status === 429) this.#options.limiter.pauseFor(waitMs);
+    }
+    this.#emit({
+      method: call.method,
+      route: call.route,
+      // A body that broke off or did not parse still came with a status.
+      status: retry.error.response?.statusCode ?? null,
+      error: kind.kind === 'status' ? null : errorCode(kind),
+      durationMs: this.#options.now() - state.startedAt,
+      attempt: retry.attemptCount,
+      retryWaitMs: waitMs,
+    });
+    return waitMs;
+  }
+
+  /** The last attempt failed: an answer the caller expects, or one of the errors of ./errors.ts. */
+  #failed(call: Call, path: string, state: AttemptState, error: RequestError): Answer {
+    const kind = state.last ?? failureKind(error);
+    const route = `${call.method} ${call.route}`;
+    if (kind.kind === 'status') {
+      const { status } = kind;
+      const body: unknown = error.response?.body;
+      if (call.answers?.includes(status) === true) return { status, body };
+      if (status === 401 || (status === 403 && call.forbiddenRejectsToken === true)) {
+        throw new AuthRejectedError({ status, route });
+      }
+      if (status === 400) {
+        throw new BadRequestError({ route, serviceMessage: this.#scrub(serviceMessage(body), call) });
+      }
+    }
+    const status = kind.kind === 'status' ? kind.status : null;
+    const cause = kind.kind === 'other' ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(error.message, call)}` : describeFailure(kind, this.#options.timeoutMs);
+    if (isRetryable({ ...kind, idempotent: call.idempotent ?? true })) {
+      throw new RetriesExhaustedError({ method: call.method, path, route, attempts: Math.max(1, state.attempt), status, lastCause: cause });
+    }
+    const explanation = status === null ? '' : `: ${this.#scrub(serviceMessage(error.response?.body), call)}`;
+    throw new ApiError(`${call.method} ${path} failed with ${cause}${explanation}`, { status, route });
+  }
+
+  /** Belt and braces: the service could echo a credential back in an error body. */
+  #scrub(text: string, call: Call): string {
+    let out = text;
+    for (const secret of [this.#options.token, ...(call.secrets ?? [])]) {
+      const value = secret.reveal();
+      if (value !== '') out = out.split(value).join('[redacted]');
+    }
+    return out;
+  }
+
+  #count(key: string): void {
+    this.#stats.byStatus[key] = (this.#stats.byStatus[key] ?? 0) + 1;
+  }
+
+  #emit(event: RequestEvent): void {
+    this.#options.onRequest?.(event);
+  }
+}
+
+function errorCode(kind: FailureKind): string {
+  switch (kind.kind) {
+    case 'network':
+    case 'other':
+      return kind.code;
+    case 'timeout':
+      return 'ETIMEDOUT';
+    case 'invalid-body':
+      return 'EBADBODY';
+    case 'status':
+      return String(kind.status);
+  }
+}

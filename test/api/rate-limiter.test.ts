@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/rate-limiter.js';
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('RateLimiter', () => {
+  it('spaces starts evenly: one at once, the rest wait for their slot', async () => {
+    const limiter = new RateLimiter({ rate: 20 });
+    const started: number[] = [];
+    const done = Array.from({ length: 3 }, (_, i) => limiter.schedule(async () => started.push(i)));
+    await tick();
+    expect(started).toEqual([0]);
+    expect(limiter.pending).toBe(2);
+    expect(limiter.stats.started).toBe(1);
+    await Promise.all(done);
+    expect(started).toEqual([0, 1, 2]);
+    expect(limiter.stats.started).toBe(3);
+  });
+
+  it('pauseFor holds every waiting task, then runs them by priority', async () => {
+    const limiter = new RateLimiter({ rate: 100 });
+    limiter.pauseFor(50);
+    const order: string[] = [];
+    const low = limiter.schedule(async () => order.push('low'), { priority: 0 });
+    const high = limiter.schedule(async () => order.push('high'), { priority: 5 });
+    await tick();
+    expect(order).toEqual([]);
+    expect(limiter.pending).toBe(2);
+    await Promise.all([low, high]);
+    expect(order).toEqual(['high', 'low']);
+    expect(limiter.stats.pauses).toBe(1);
+  });
+
+  it('overlapping pauses extend to the latest end and are counted once', () => {
+    let now = 1_000;
+    const limiter = new RateLimiter({ rate: 10, now: () => now });
+    limiter.pauseFor(100); // until 1100
+    now = 1_050;
+    limiter.pauseFor(30); // until 1080: inside the first, ignored
+    limiter.pauseFor(100); // until 1150: extends by 50
+    expect(limiter.stats).toEqual({ started: 0, pausedMs: 150, pauses: 2 });
+    limiter.pauseFor(0);
+    expect(limiter.stats.pauses).toBe(2);
+  });
+
+  it('counts tasks in flight until they settle', async () => {
+    const limiter = new RateLimiter({ rate: 10 });
+    let release: () => void = () => undefined;
+    const running = limiter.schedule(() => new Promise<void>((resolve) => (release = resolve)));
+    await tick();
+    expect(limiter.inFlight).toBe(1);
+    release();
+    await running;
+    await tick();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses rate %s', (rate) => {
+    expect(() => new RateLimiter({ rate })).toThrow(RangeError);
+  });
+});
