@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { startSimulator } from '../src/simulator/index.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
+
+export interface CrawlRun {
+  label: string;
+  sessions: number;
+  latencyMs: number | [number, number];
+  rate: number;
+  seconds: number;
+  requests: number;
+  requestsPerSecond: number;
+  ratio: number;
+  items: number;
+  itemsPerSecond: number;
+  count429: number;
+  pagesRefetched: number;
+  peakRssMb: number;
+  cpuMsPer1000Items: number;
+}
+
+/** Runs one backfill of the simulator's whole history in a child process and measures it. */
+export async function crawlRun(label: string, sessions: number, latencyMs: number | [number, number], rate: number): Promise<CrawlRun> {
+  const sim = await startSimulator({ sessions, seed: 42, rate, burst: rate, latencyMs, otherOwnerSessions: 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
+  try {
+    const db = join(dir, 'bench.sqlite');
+    const usageFile = join(dir, 'usage.json');
+    const config = join(dir, 'ivsync.json');
+    writeFileSync(config, JSON.stringify({ crawl: { concurrency: 24 } }));
+    const started = Date.now();
+    const code = await new Promise<number>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', REPORTER, MAIN, 'backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'],
+        {
+          env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_BENCH_USAGE_FILE: usageFile },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+      child.on('error', reject);
+      child.on('close', (c) => resolve(c ?? -1));
+    });
+    const seconds = (Date.now() - started) / 1000;
+    if (code !== 0) throw new Error(`backfill exited ${code}`);
+    const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; userMs: number; systemMs: number };
+    const target = new Database(db, { readonly: true });
+    const items = (target.prepare('SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n').get() as { n: number }).n;
+    const committedPages = (target.prepare('SELECT sum(pages) AS n FROM sync_windows').get() as { n: number }).n;
+    target.close();
+    let served = 0;
+    for (const [route, byStatus] of Object.entries(sim.stats.byRoute)) if (route.includes('/search/')) served += byStatus['200'] ?? 0;
+    const requests = sim.stats.requests;
+    return {
+      label,
+      sessions,
+      latencyMs,
+      rate,
+      seconds,
+      requests,
+      requestsPerSecond: requests / seconds,
+      ratio: requests / seconds / rate,
+      items,
+      itemsPerSecond: items / seconds,
+      count429: sim.stats.count429,
+      pagesRefetched: served - committedPages,
+      peakRssMb: usage.maxRssKb / 1024,
+      cpuMsPer1000Items: ((usage.userMs + usage.systemMs) / items) * 1000,
+    };
+  } finally {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runIvsync } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+
+const tempDir = useTempDir();
+let sim: RunningSimulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+async function backfilled() {
+  sim = await startSimulator({ sessions: 300, rate: 2000, burst: 2000, seed: 11, nonFinalShare: 0.1 });
+  const dir = tempDir();
+  const db = join(dir, 'ivsync.sqlite');
+  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
+  const result = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
+  expect(result.code).toBe(0);
+  return { sim, db, env };
+}
+
+function nonFinalIds(db: string, resource: string): string[] {
+  return query<{ service_id: string }>(db, `SELECT service_id FROM ${resource} WHERE result_final = 0 ORDER BY service_id`).map((r) => r.service_id);
+}
+
+describe('sync', () => {
+  it('needs --since on an empty target, and says so', async () => {
+    sim = await startSimulator({ sessions: 10 });
+    const dir = tempDir();
+    const result = await runIvsync(['sync'], { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/needs --since/);
+  });
+
+  it('picks up new sessions, late uploads and finalized results, and marks sessions that went away', async () => {
+    const { sim, db, env } = await backfilled();
+    const nonFinal = nonFinalIds(db, 'authentications');
+    expect(nonFinal.length).toBeGreaterThan(3);
+    const fresh = sim.world.addSession({});
+    const late = sim.world.addLateUpload({ ageSeconds: 6 * 3600 });
+    sim.world.finalize(nonFinal[0]!);
+    sim.world.finalize(nonFinal[1]!, 'unidentified');
+    const gone = nonFinal[2]!;
+    sim.world.removeAccess(gone);
+
+    const result = await runIvsync(['sync'], env);
+    expect(result.stderr).not.toMatch(/ivsync: /);
+    expect(result.code).toBe(0);
+    expectTargetEqualsTruth(db, sim);
+    const ids = query<{ service_id: string }>(db, 'SELECT service_id FROM authentications').map((r) => r.service_id);
+    expect(ids).toContain(fresh.serviceId);
+    expect(ids).toContain(late.serviceId);
+    expect(nonFinalIds(db, 'authentications')).not.toContain(nonFinal[0]);
+    // Not deleted, not kept as current: marked.
+    expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone)).toEqual([{ missing: 1 }]);
+  });
+
+  it('marks a recent session missing once its window is paged again without it', async () => {
+    const { sim, db, env } = await backfilled();
+    const recent = sim.world.addSession({});
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    sim.world.removeAccess(recent.serviceId);
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', recent.serviceId)).toEqual([{ missing: 1 }]);
+    expectTargetEqualsTruth(db, sim);
+  });
+
+  it('seals old complete windows and then costs only the overlap and the refresh', async () => {
+    const { sim, db, env } = await backfilled();
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    const sealed = query<{ n: number }>(db, "SELECT count(*) AS n FROM sync_windows WHERE status = 'sealed'")[0]!.n;
+    expect(sealed).toBeGreaterThan(0);
+    const before = sim.stats.requests;
+    expect((await runIvsync(['sync', '--json'], env)).code).toBe(0);
+    const spent = sim.stats.requests - before;
+    // Far fewer than paging the history again (300 sessions → 12+ pages per resource and 13 windows each).
+    const nonFinal = nonFinalIds(db, 'authentications').length + nonFinalIds(db, 'fingerprints').length;
+    expect(spent).toBeLessThanOrEqual(nonFinal + 6);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/cli.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function collect(stream: PassThrough): () => string {
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  return () => Buffer.concat(chunks).toString('utf8');
+}
+
+/** Runs the CLI in this process through its real parser (like a user would type it). */
+export async function runIvsync(args: readonly string[], env: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+  const code = await runCli(args, {
+    stdout,
+    stderr,
+    env: { ...env },
+    signal: signal ?? new AbortController().signal,
+    clock: Date.now,
+  });
+  stdout.end();
+  stderr.end();
+  return { code, stdout: out(), stderr: err() };
+}
+
+export const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+export interface Child {
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  exited: Promise<CliResult & { signal: NodeJS.Signals | null }>;
+  kill(signal: NodeJS.Signals): void;
+  pid: number | undefined;
+}
+
+/** Runs the built CLI as a child process: for crashes and signals. Needs `npm run build`. */
+export function spawnIvsync(args: readonly string[], env: Record<string, string | undefined>, cwd?: string): Child {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
+  });
+  return { exited, kill: (s) => child.kill(s), pid: child.pid };
+}
