@@ -1,6 +1,8 @@
 /**
  * Write throughput of the store, normalize-free: pre-built 25-item pages
- * committed 1 and 40 pages per transaction (commitPages), per target.
+ * committed 1, 40 and 400 pages per transaction (commitPages), per target.
+ * "insert" writes new sessions; "replace" writes the same sessions again,
+ * newer, so every item is read, decided and replaced with its children.
  *
  *   npm run build && node dist/bench/ingest-bench.js [items per case, default 20000]
  *
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
   console.log('target    pages/tx  insert items/s  replace items/s');
   try {
     for (const [name, next] of targets) {
-      for (const pagesPerTx of [1, 40]) {
+      for (const pagesPerTx of [1, 40, 400]) {
         const insert = await measure(next(), items, pagesPerTx, false);
         const replace = await measure(next(), items, pagesPerTx, true);
         console.log(`${name.padEnd(10)}${String(pagesPerTx).padStart(8)}${Math.round(insert).toString().padStart(16)}${Math.round(replace).toString().padStart(17)}`);

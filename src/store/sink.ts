@@ -59,6 +59,12 @@ export interface Sink {
   /** The largest `synced_to` over the windows of an account, resource and interface; null when none. */
   highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null>;
 
+  /**
+   * Marks sessions missing (`missing_since = now` where still null): a GET
+   * answered that the session is not there or not accessible any more.
+   */
+  markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number>;
+
   /** Stored sessions of an account whose result is not final and that are not missing. */
   nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]>;
 

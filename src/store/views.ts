@@ -1,4 +1,104 @@
-import type { ViewDef } from './schema.js';
+import type { Dialect } from './dialect.js';
+import { table, type ViewDef } from './schema.js';
+
+/**
+ * A view whose SQL is portable except for small marked pieces: `{{name}}` in
+ * `sql` stands for `fragments[name][dialect]` (the current time, for one), so a
+ * dialect difference is a fragment, never a second copy of the query.
+ */
+export interface DialectViewDef extends ViewDef {
+  readonly fragments?: Readonly<Record<string, Readonly<Record<Dialect, string>>>>;
+}
+
+/** The view's SQL for one dialect, fragments filled in. */
+export function viewSql(view: DialectViewDef, dialect: Dialect): string {
+  return view.sql.replace(/\{\{(\w+)\}\}/g, (_match, name: string) => {
+    const fragment = view.fragments?.[name]?.[dialect];
+    if (fragment === undefined) throw new Error(`view ${view.name}: no fragment ${name} for ${dialect}`);
+    return fragment;
+  });
+}
+
+const NOW_EPOCH: Record<Dialect, string> = {
+  sqlite: "CAST(strftime('%s', 'now') AS REAL)",
+  postgres: 'EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)',
+  duckdb: 'EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)',
+};
+
+const authenticationColumns = table('authentications')
+  .columns.map((c) => c.name)
+  .join(', ');
+
+// SQLite stores booleans as 0/1; `CASE WHEN col` reads 0/1 and true/false alike.
+const finalShare = (resource: string): string =>
+  `(SELECT AVG(CASE WHEN s.result_final THEN 1.0 ELSE 0.0 END) FROM ${resource} s WHERE s.account = w.account AND s.missing_since IS NULL)`;
+
+const lastRun = (column: string): string =>
+  `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at DESC, r.id DESC LIMIT 1)`;
 
 /** The analyst views, created in every target after the tables. */
-export const VIEWS: readonly ViewDef[] = [];
+export const VIEWS: readonly DialectViewDef[] = [
+  {
+    name: 'v_latest_authentications',
+    description:
+      "One authentication per account and customer_item_id, chosen as the service's lookup does: the first final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.",
+    sql: `SELECT ${authenticationColumns} FROM (
+  SELECT a.*, ROW_NUMBER() OVER (
+    PARTITION BY a.account, a.customer_item_id
+    ORDER BY CASE WHEN a.result_final THEN 0 ELSE 1 END,
+             CASE WHEN a.created_epoch IS NULL THEN 1 ELSE 0 END,
+             CASE WHEN a.result_final THEN a.created_epoch ELSE -a.created_epoch END,
+             a.service_id
+  ) AS lookup_rank
+  FROM authentications a
+  WHERE a.customer_item_id IS NOT NULL AND a.missing_since IS NULL
+) ranked WHERE lookup_rank = 1`,
+  },
+  {
+    name: 'v_fingerprint_pairs',
+    description:
+      'Each compare fingerprint session with the registration it was compared against (left join on parent_service_id: the registration columns are null when it is not stored).',
+    sql: `SELECT c.account,
+  c.service_id AS compare_service_id, c.customer_item_id AS compare_customer_item_id,
+  c.result_id AS compare_result_id, c.result_final AS compare_result_final, c.flag AS compare_flag,
+  c.form_factor AS compare_form_factor, c.created_at AS compare_created_at, c.created_epoch AS compare_created_epoch,
+  c.parent_service_id, c.parent_customer_item_id, c.parent_relationship_type, c.parent_accessible,
+  r.service_id AS registration_service_id, r.customer_item_id AS registration_customer_item_id,
+  r.result_id AS registration_result_id, r.result_final AS registration_result_final,
+  r.form_factor AS registration_form_factor, r.created_at AS registration_created_at, r.created_epoch AS registration_created_epoch
+FROM fingerprints c
+LEFT JOIN fingerprints r ON r.service_id = c.parent_service_id
+WHERE c.mode = 'compare'`,
+  },
+  {
+    name: 'v_daily_results',
+    description: 'Authentications per UTC day of creation, result and brand: total and final counts.',
+    sql: `SELECT substr(created_at, 1, 10) AS day, result_id, brand_id,
+  COUNT(*) AS total,
+  SUM(CASE WHEN result_final THEN 1 ELSE 0 END) AS final
+FROM authentications
+GROUP BY substr(created_at, 1, 10), result_id, brand_id`,
+  },
+  {
+    name: 'v_sync_health',
+    description:
+      'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at) and the rejected items of the account and resource.',
+    sql: `SELECT w.account, w.resource, w.api_version,
+  w.high_water_mark,
+  {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
+  CASE w.resource WHEN 'authentications' THEN ${finalShare('authentications')}
+                  WHEN 'fingerprints' THEN ${finalShare('fingerprints')} END AS final_share,
+  w.pending_windows,
+  ${lastRun('id')} AS last_run_id,
+  ${lastRun('status')} AS last_run_status,
+  ${lastRun('finished_at')} AS last_run_finished_at,
+  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items
+FROM (
+  SELECT account, resource, api_version, MAX(synced_to) AS high_water_mark,
+    SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
+  FROM sync_windows
+  GROUP BY account, resource, api_version
+) w`,
+    fragments: { now_epoch: NOW_EPOCH },
+  },
+];

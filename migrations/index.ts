@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import type { MigrationModule } from '../src/store/migration-step.js';
+import * as initial from './20251122000000_initial.js';
+
+/** A migration file: its steps (what DuckDB renders) and knex's `up`/`down`. */
+export interface MigrationFile extends MigrationModule {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration, oldest first. Imported statically rather than found by
+ * scanning a directory, so the same list runs from src under vitest and from
+ * dist after tsc. A new migration is a new timestamp-named file listed here.
+ */
+export const MIGRATIONS: readonly MigrationFile[] = [initial];

@@ -1,0 +1,151 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DuckDBInstance, DuckDBListValue, listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { columnValue } from './column-value.js';
+import { migrateDuckdb } from './duckdb-migrator.js';
+import { ExclusiveLock } from './exclusive-lock.js';
+import type { ColumnDef, TableDef } from './schema.js';
+import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { onConflictClause } from './upsert-clause.js';
+
+function bindable(value: unknown): DuckDBValue {
+  if (value === undefined || value === null) return null;
+  if (value instanceof DuckDBListValue) return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
+  return JSON.stringify(value);
+}
+
+/** DuckDB's BIGINT and HUGEINT arrive as bigint; ivsync's integers fit a JS number. */
+function readable(value: unknown): unknown {
+  return typeof value === 'bigint' ? Number(value) : value;
+}
+
+/** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
+function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string, raw: unknown): void {
+  const value = columnValue(column, raw);
+  if (value === null) return appender.appendNull();
+  const wrong = (): Error => new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
+  switch (column.type) {
+    case 'text':
+    case 'json':
+      if (typeof value !== 'string') throw wrong();
+      return appender.appendVarchar(value);
+    case 'real':
+      if (typeof value !== 'number') throw wrong();
+      return appender.appendDouble(value);
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrong();
+      return appender.appendBigInt(BigInt(value));
+    case 'boolean':
+      if (typeof value !== 'boolean') throw wrong();
+      return appender.appendBoolean(value);
+  }
+}
+
+export class DuckdbDriver implements SqlDriver {
+  readonly dialect = 'duckdb' as const;
+  readonly #instance: DuckDBInstance;
+  readonly #connection: DuckDBConnection;
+  readonly #lock = new ExclusiveLock();
+  readonly #clock: () => Date;
+  #closed = false;
+  readonly #staged = new Set<string>();
+
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date) {
+    this.#instance = instance;
+    this.#connection = connection;
+    this.#clock = clock;
+  }
+
+  static async open(path: string, clock: () => Date): Promise<DuckdbDriver> {
+    if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    return new DuckdbDriver(instance, connection, clock);
+  }
+
+  migrate(): Promise<string[]> {
+    return this.#lock.run(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#lock.run(() => this.#inTransaction(work));
+  }
+
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#lock.run(() => this.#inTransaction(work));
+  }
+
+  close(): Promise<void> {
+    return this.#lock.run(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
+      await this.#connection.run('CHECKPOINT');
+      this.#connection.closeSync();
+      this.#instance.closeSync();
+    });
+  }
+
+  /**
+   * Bulk rows go through the Appender into a TEMP staging table shaped like the
+   * target (no constraints), then one `INSERT … SELECT … ON CONFLICT` moves
+   * them: one statement per table per transaction, never one per row.
+   */
+  async #write(table: TableDef, rows: readonly Row[], onConflict: 'replace' | 'ignore'): Promise<void> {
+    if (rows.length === 0) return;
+    const stage = `ivsync_stage_${table.name}`;
+    if (!this.#staged.has(table.name)) {
+      await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
+      this.#staged.add(table.name);
+    }
+    const appender = await this.#connection.createAppender(stage, 'main', 'temp');
+    try {
+      for (const row of rows) {
+        for (const column of table.columns) appendValue(appender, column, table.name, row[column.name]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+    const columns = table.columns.map((c) => c.name).join(', ');
+    try {
+      await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
+    } finally {
+      await this.#connection.run(`DELETE FROM ${stage}`);
+    }
+  }
+
+  async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    await this.#connection.run('BEGIN TRANSACTION');
+    try {
+      const result = await work(this.#executor);
+      await this.#connection.run('COMMIT');
+      return result;
+    } catch (error) {
+      await this.#connection.run('ROLLBACK');
+      // A staging table created inside the transaction went with it.
+      this.#staged.clear();
+      throw error;
+    }
+  }
+
+  readonly #executor: SqlExecutor = {
+    all: async (sql, params = []) => {
+      const reader = await this.#connection.runAndReadAll(sql, params.map(bindable));
+      return reader.getRowObjectsJS().map((row) => {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(row)) out[k] = readable(v);
+        return out;
+      });
+    },
+    run: async (sql, params = []) => {
+      const result = await this.#connection.run(sql, params.map(bindable));
+      return result.rowsChanged;
+    },
+    write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
+    inList: (values) => ({ sql: '(SELECT unnest(?))', params: [listValue([...values])] }),
+  };
+}

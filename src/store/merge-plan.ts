@@ -1,0 +1,177 @@
+import type { ImageRow, NormalizedSession, Resource, TextFieldRow, WarningRow } from '../normalize/rows.js';
+import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
+
+/** What the store reads of a stored session before deciding: the merge rule's inputs plus preserved columns. */
+export interface StoredSession extends Observation {
+  first_seen_at: string;
+  missing_since: string | null;
+  /** Stored values of the columns some incoming observation preserves. */
+  preserved: Readonly<Record<string, unknown>>;
+}
+
+export type StoredSessions = Readonly<Record<Resource, ReadonlyMap<string, StoredSession>>>;
+
+export type ChildKind = 'session_text_fields' | 'session_images' | 'session_warnings';
+
+export interface ChildRows {
+  session_text_fields: TextFieldRow[];
+  session_images: ImageRow[];
+  session_warnings: WarningRow[];
+}
+
+export interface MergePlan {
+  /** Complete rows to insert or replace, per session table. */
+  rows: Record<Resource, Record<string, unknown>[]>;
+  /** Stored sessions an observation lost to but still saw: set last_synced_at, clear missing_since. */
+  seen: Array<{ resource: Resource; serviceId: string; lastSyncedAt: string }>;
+  /** Child rows to replace: the stored rows of `replaceStored` ids go, `rows` come. */
+  children: Record<ChildKind, { replaceStored: string[]; rows: Array<TextFieldRow | ImageRow | WarningRow> }>;
+  written: number;
+  stale: number;
+}
+
+/**
+ * Which child rows an observation replaces. Text fields and images are
+ * replaced when the observation carries some (a v1.4 search leaves photos out
+ * unless asked, so their absence says nothing). Warnings are replaced by every
+ * poll, which sees the whole item; a webhook item lacks fingerprint_parent and
+ * so cannot know the parent warning, and keeps the stored ones unless it
+ * brings its own. Naming a child table in `preserve` always keeps it.
+ */
+export function replacedChildren(session: NormalizedSession): Record<ChildKind, boolean> {
+  const kept = (kind: ChildKind): boolean => session.preserve.includes(kind);
+  return {
+    session_text_fields: !kept('session_text_fields') && session.textFields.length > 0,
+    session_images: !kept('session_images') && session.images.length > 0,
+    session_warnings: !kept('session_warnings') && (session.warnings.length > 0 || session.row.source !== 'webhook'),
+  };
+}
+
+interface Current {
+  obs: Observation;
+  firstSeenAt: string;
+  missingSince: string | null;
+  lastSyncedAt: string;
+  /** The row this batch writes, once an observation of the batch won. */
+  row: Record<string, unknown> | null;
+  preserved: Readonly<Record<string, unknown>>;
+  stored: boolean;
+  seenChanged: boolean;
+  children: Partial<ChildRows>;
+}
+
+const laterOf = (a: string, b: string): string => (a >= b ? a : b);
+
+/**
+ * Applies a batch's sessions, in order, to what is stored: newer never loses
+ * (merge-rule.ts). A winner replaces the row but keeps the stored
+ * first_seen_at, the highest update_counter and the columns it `preserve`s; a
+ * loser is counted stale, and unless it came by webhook still marks the
+ * session seen (a page that returned it proves it exists). The same session
+ * twice in a batch is decided against the earlier one.
+ */
+export function planMerge(sessions: readonly NormalizedSession[], stored: StoredSessions): MergePlan {
+  const current: Record<Resource, Map<string, Current>> = { authentications: new Map(), fingerprints: new Map() };
+  let written = 0;
+  let stale = 0;
+  for (const session of sessions) {
+    const incoming: Record<string, unknown> = { ...session.row };
+    const id = session.row.service_id;
+    const states = current[session.resource];
+    let state = states.get(id);
+    if (state === undefined) {
+      const s = stored[session.resource].get(id);
+      if (s !== undefined) {
+        state = {
+          obs: { update_counter: s.update_counter, last_updated_at: s.last_updated_at, last_synced_at: s.last_synced_at },
+          firstSeenAt: s.first_seen_at,
+          missingSince: s.missing_since,
+          lastSyncedAt: s.last_synced_at,
+          row: null,
+          preserved: s.preserved,
+          stored: true,
+          seenChanged: false,
+          children: {},
+        };
+        states.set(id, state);
+      }
+    }
+    const obs: Observation = {
+      update_counter: session.row.update_counter,
+      last_updated_at: session.row.last_updated_at,
+      last_synced_at: session.row.last_synced_at,
+    };
+    if (state !== undefined && !isNewer(state.obs, obs)) {
+      stale += 1;
+      if (session.row.source !== 'webhook') {
+        const lastSyncedAt = laterOf(state.lastSyncedAt, session.row.last_synced_at);
+        if (lastSyncedAt !== state.lastSyncedAt || state.missingSince !== null) {
+          state.lastSyncedAt = lastSyncedAt;
+          state.missingSince = null;
+          if (state.row) {
+            state.row.last_synced_at = lastSyncedAt;
+            state.row.missing_since = null;
+          } else state.seenChanged = true;
+        }
+      }
+      continue;
+    }
+    written += 1;
+    if (state !== undefined) {
+      incoming.first_seen_at = state.firstSeenAt;
+      incoming.update_counter = mergedCounter(state.obs.update_counter, session.row.update_counter);
+      incoming.last_synced_at = laterOf(state.lastSyncedAt, session.row.last_synced_at);
+      const previous = state.row ?? state.preserved;
+      for (const column of session.preserve) if (column in previous) incoming[column] = previous[column];
+    }
+    const replaced = replacedChildren(session);
+    const children: Partial<ChildRows> = state?.children ?? {};
+    if (replaced.session_text_fields) children.session_text_fields = session.textFields;
+    if (replaced.session_images) children.session_images = session.images;
+    if (replaced.session_warnings) children.session_warnings = session.warnings;
+    const next: Current = {
+      obs: {
+        update_counter: incoming.update_counter as number | null,
+        last_updated_at: session.row.last_updated_at,
+        last_synced_at: incoming.last_synced_at as string,
+      },
+      firstSeenAt: incoming.first_seen_at as string,
+      missingSince: (incoming.missing_since as string | null) ?? null,
+      lastSyncedAt: incoming.last_synced_at as string,
+      row: incoming,
+      preserved: state?.preserved ?? {},
+      stored: state?.stored ?? false,
+      seenChanged: false,
+      children,
+    };
+    states.set(id, next);
+  }
+  return assemble(current, written, stale);
+}
+
+function assemble(current: Record<Resource, Map<string, Current>>, written: number, stale: number): MergePlan {
+  const plan: MergePlan = {
+    rows: { authentications: [], fingerprints: [] },
+    seen: [],
+    children: {
+      session_text_fields: { replaceStored: [], rows: [] },
+      session_images: { replaceStored: [], rows: [] },
+      session_warnings: { replaceStored: [], rows: [] },
+    },
+    written,
+    stale,
+  };
+  for (const resource of ['authentications', 'fingerprints'] as const) {
+    for (const [serviceId, state] of current[resource]) {
+      if (state.row) plan.rows[resource].push(state.row);
+      else if (state.seenChanged) plan.seen.push({ resource, serviceId, lastSyncedAt: state.lastSyncedAt });
+      for (const kind of ['session_text_fields', 'session_images', 'session_warnings'] as const) {
+        const rows = state.children[kind];
+        if (rows === undefined) continue;
+        if (state.stored) plan.children[kind].replaceStored.push(serviceId);
+        plan.children[kind].rows.push(...rows);
+      }
+    }
+  }
+  return plan;
+}

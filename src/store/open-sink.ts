@@ -1,0 +1,71 @@
+import { FatalError } from '../errors.js';
+import { DuckdbDriver } from './duckdb-driver.js';
+import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
+import { PostgresDriver } from './postgres-driver.js';
+import type { SqlDriver } from './sql-driver.js';
+import type { Knex } from 'knex';
+import { SqlSink, type QueryableSink } from './sql-sink.js';
+import { SqliteDriver } from './sqlite-driver.js';
+
+/** The part of a logger (pino's shape) the store uses. */
+export interface StoreLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface OpenSinkOptions {
+  /**
+   * Time for the writes whose Sink method takes none (planWindows, migration bookkeeping).
+   * @default () => new Date()
+   */
+  clock?: () => Date;
+  /** Told which migrations were applied, and knex's warnings. @default no logging */
+  logger?: StoreLogger;
+}
+
+/**
+ * Opens and migrates a target: `sqlite:PATH` (parent directories created),
+ * `duckdb:PATH`, or `postgres://user@host:port/db[?schema=NAME]`.
+ * @default target sqlite:./data/ivsync.sqlite
+ */
+export async function openSink(target: string = DEFAULT_TARGET, options: OpenSinkOptions = {}): Promise<QueryableSink> {
+  const clock = options.clock ?? (() => new Date());
+  const parsed = parseTarget(target);
+  let driver: SqlDriver;
+  let label: string;
+  switch (parsed.kind) {
+    case 'sqlite':
+      driver = await SqliteDriver.open(parsed.path, { knexLog: knexLog(options.logger) });
+      label = `sqlite:${parsed.path}`;
+      break;
+    case 'duckdb':
+      driver = await DuckdbDriver.open(parsed.path, clock);
+      label = `duckdb:${parsed.path}`;
+      break;
+    case 'postgres':
+      driver = PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema, knexLog: knexLog(options.logger) });
+      label = parsed.redacted;
+      break;
+  }
+  try {
+    const applied = await driver.migrate();
+    if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
+  } catch (error) {
+    await driver.close().catch(() => undefined);
+    const password = parsed.kind === 'postgres' ? parsed.password : null;
+    const reason = error instanceof Error ? error.message : String(error);
+    // A driver may echo its connection settings; the password must not travel on.
+    const safe = password ? reason.split(password).join('***') : reason;
+    throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);
+  }
+  return new SqlSink(driver, { clock });
+}
+
+/**
+ * knex prints to the console by default; its messages go to the logger
+ * instead (errors also reach the caller as rejections, so they are not repeated).
+ */
+function knexLog(logger: StoreLogger | undefined): Knex.Logger {
+  const warn = (message: unknown): void => logger?.warn({ component: 'knex' }, String(message));
+  return { warn, deprecate: warn, error: () => undefined, debug: () => undefined };
+}

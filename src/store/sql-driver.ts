@@ -1,0 +1,48 @@
+import type { Dialect } from './dialect.js';
+import type { TableDef } from './schema.js';
+
+/** A row as the store writes it: column name to value (JS boolean, number, string or null). */
+export type Row = Readonly<Record<string, unknown>>;
+
+/**
+ * What one dialect must provide so that the shared sink (sql-sink.ts) can run
+ * on it. SQL handed to `all` and `run` is portable and uses `?` placeholders.
+ *
+ * Values read back are what the dialect gives, with integers always as JS
+ * numbers: booleans are 0/1 in SQLite and true/false elsewhere; JSON columns
+ * are text in SQLite and DuckDB and parsed values in PostgreSQL (jsonb).
+ */
+export interface SqlExecutor {
+  all(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /** Returns the number of rows the statement changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Writes `rows` (each carrying every column of `table`; the caller has made
+   * primary keys unique) in as few statements as the dialect allows. On a
+   * primary key conflict, `replace` overwrites the stored row and `ignore`
+   * keeps it.
+   */
+  write(table: TableDef, rows: readonly Row[], onConflict: 'replace' | 'ignore'): Promise<void>;
+  /**
+   * A list of text values to use after `IN`, as one bound parameter: SQL like
+   * `(SELECT value FROM json_each(?))` and its params. One parameter instead of
+   * one per value keeps large key lists fast and under parameter limits.
+   */
+  inList(values: readonly string[]): { sql: string; params: unknown[] };
+}
+
+export interface SqlDriver {
+  readonly dialect: Dialect;
+  /**
+   * Runs `work` in one write transaction, committed when it resolves and rolled
+   * back when it throws. Write transactions of one target never overlap, even
+   * across processes (SQLite BEGIN IMMEDIATE, a PostgreSQL advisory lock,
+   * DuckDB's single writer), so a read-decide-write inside one is race-free.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Runs `work` on a consistent read. */
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knexFactory from 'knex';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/duckdb-ddl.js';
+import { applyStepsWithKnex } from '../../src/store/knex-ddl.js';
+import type { MigrationStep } from '../../src/store/migration-step.js';
+import { table, TABLES } from '../../src/store/schema.js';
+import { VIEWS, viewSql } from '../../src/store/views.js';
+
+describe('DuckDB DDL from the schema definition', () => {
+  it('maps every column type and keeps the primary key', () => {
+    expect(duckdbCreateTable(table('sync_leases'))).toBe(
+      'CREATE TABLE sync_leases (name VARCHAR NOT NULL, holder VARCHAR NOT NULL, acquired_at VARCHAR NOT NULL, heartbeat_at VARCHAR NOT NULL, PRIMARY KEY (name))',
+    );
+    const sql = duckdbCreateTable(table('webhooks'));
+    expect(sql).toContain('filters JSON,');
+    expect(sql).toContain('created_epoch DOUBLE,');
+    expect(sql).toContain('active BOOLEAN NOT NULL');
+    expect(duckdbCreateTable(table('sync_windows'))).toContain('window_start BIGINT NOT NULL');
+  });
+
+  it('the initial migration creates every table of TABLES and every view', async () => {
+    const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false) };
+    const statements = await duckdbUpStatements(MIGRATIONS[0]!.steps, none);
+    expect(statements).toHaveLength(TABLES.length + VIEWS.length);
+    for (const t of TABLES) expect(statements).toContain(duckdbCreateTable(t));
+    expect(duckdbDownStatements(MIGRATIONS[0]!.steps)[0]).toBe(`DROP VIEW IF EXISTS ${VIEWS[VIEWS.length - 1]!.name}`);
+  });
+
+  it('a later ifMissing step is a no-op where the table exists', async () => {
+    const steps: MigrationStep[] = [
+      { kind: 'createTable', table: table('domains'), ifMissing: true },
+      { kind: 'addColumn', table: 'domains', column: 'domain_name' },
+    ];
+    const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true) };
+    expect(await duckdbUpStatements(steps, has)).toEqual([]);
+    const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false) };
+    expect(await duckdbUpStatements(steps, hasNot)).toEqual([duckdbCreateTable(table('domains')), 'ALTER TABLE domains ADD COLUMN domain_name VARCHAR']);
+  });
+});
+
+describe('knex DDL from the schema definition (SQLite)', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ivsync-ddl-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates tables with their columns, keys and indexes; ifMissing steps are no-ops afterwards', async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: join(dir, 'x.sqlite') }, useNullAsDefault: true });
+    try {
+      await applyStepsWithKnex(knex, MIGRATIONS[0]!.steps);
+      await applyStepsWithKnex(knex, [{ kind: 'createTable', table: table('authentications'), ifMissing: true }]);
+      const columns = (await knex.raw("SELECT name, type, \"notnull\" AS nn, pk FROM pragma_table_info('authentications')")) as Array<Record<string, unknown>>;
+      expect(columns.map((c) => c.name)).toEqual(table('authentications').columns.map((c) => c.name));
+      expect(columns.find((c) => c.name === 'service_id')).toMatchObject({ pk: 1, nn: 1 });
+      expect(columns.find((c) => c.name === 'created_epoch')?.type).toMatch(/float|double|real/i);
+      expect(columns.find((c) => c.name === 'update_counter')?.type).toMatch(/bigint/i);
+      const indexes = (await knex.raw("SELECT name FROM pragma_index_list('authentications')")) as Array<{ name: string }>;
+      expect(indexes.map((i) => i.name)).toEqual(expect.arrayContaining(['authentications_account_created_epoch_idx', 'authentications_customer_item_id_idx']));
+    } finally {
+      await knex.destroy();
+    }
+  });
+});
+
+describe('viewSql', () => {
+  it('fills the dialect fragments and leaves portable SQL alone', () => {
+    const health = VIEWS.find((v) => v.name === 'v_sync_health')!;
+    expect(viewSql(health, 'sqlite')).toContain("strftime('%s', 'now')");
+    expect(viewSql(health, 'postgres')).toContain('EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)');
+    expect(viewSql(health, 'duckdb')).not.toContain('{{');
+    const daily = VIEWS.find((v) => v.name === 'v_daily_results')!;
+    expect(viewSql(daily, 'sqlite')).toBe(daily.sql);
+    expect(() => viewSql({ name: 'v', description: '', sql: 'SELECT {{nope}}' }, 'sqlite')).toThrow(/no fragment nope/);
+  });
+});

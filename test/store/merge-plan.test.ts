@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { NormalizedSession } from '../../src/normalize/rows.js';
+import { planMerge, replacedChildren, type StoredSession } from '../../src/store/merge-plan.js';
+import { auth, fp, t } from './fixtures.js';
+
+const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSession] => [
+  id,
+  { update_counter: null, last_updated_at: null, last_synced_at: t(5), first_seen_at: t(1), missing_since: null, preserved: {}, ...s },
+];
+
+const none = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
+
+describe('planMerge', () => {
+  it('inserts what is not stored, as given', () => {
+    const plan = planMerge([auth('a', { last_synced_at: t(9), first_seen_at: t(9) })], none);
+    expect(plan).toMatchObject({ written: 1, stale: 0, seen: [] });
+    expect(plan.rows.authentications).toEqual([expect.objectContaining({ service_id: 'a', first_seen_at: t(9) })]);
+  });
+
+  it('a winner keeps first_seen_at, the highest counter, the later sync time and its preserved columns', () => {
+    const plan = planMerge(
+      [fp('f', { update_counter: 9, source: 'webhook', last_synced_at: t(3), parent_service_id: null }, { preserve: ['parent_service_id', 'not_a_column'] })],
+      { ...none, fingerprints: new Map([stored('f', { update_counter: 4, last_synced_at: t(5), preserved: { parent_service_id: 'p' } })]) },
+    );
+    expect(plan.rows.fingerprints[0]).toMatchObject({ update_counter: 9, first_seen_at: t(1), last_synced_at: t(5), parent_service_id: 'p' });
+    expect(plan.rows.fingerprints[0]).not.toHaveProperty('not_a_column');
+  });
+
+  const staleCases: Array<{ name: string; incoming: NormalizedSession; stored: StoredSession; seen: Array<{ lastSyncedAt: string }> }> = [
+    { name: 'stale poll seen later', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(8) }), stored: stored('s', { last_updated_at: t(2) })[1], seen: [{ lastSyncedAt: t(8) }] },
+    { name: 'stale poll of a missing session', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }), stored: stored('s', { last_updated_at: t(2), missing_since: t(3) })[1], seen: [{ lastSyncedAt: t(5) }] },
+    { name: 'stale poll seen earlier changes nothing', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }), stored: stored('s', { last_updated_at: t(2) })[1], seen: [] },
+    { name: 'stale webhook is not a sighting', incoming: auth('s', { update_counter: 1, source: 'webhook', last_synced_at: t(8) }), stored: stored('s', { update_counter: 2, missing_since: t(3) })[1], seen: [] },
+  ];
+  for (const c of staleCases) {
+    it(c.name, () => {
+      const plan = planMerge([c.incoming], { ...none, authentications: new Map([['s', c.stored]]) });
+      expect(plan.written).toBe(0);
+      expect(plan.stale).toBe(1);
+      expect(plan.rows.authentications).toEqual([]);
+      expect(plan.seen.map((s) => ({ lastSyncedAt: s.lastSyncedAt }))).toEqual(c.seen);
+    });
+  }
+
+  it('replaces children only of winners, deleting stored ones only where stored', () => {
+    const plan = planMerge(
+      [
+        auth('new', {}, { textFields: [{ service_id: 'new', key: 'k', value: '1' }] }),
+        auth('old', { last_synced_at: t(9) }, { textFields: [{ service_id: 'old', key: 'k', value: '2' }] }),
+        auth('lost', { last_synced_at: t(0) }, { textFields: [{ service_id: 'lost', key: 'k', value: '3' }] }),
+      ],
+      { ...none, authentications: new Map([stored('old'), stored('lost')]) },
+    );
+    expect(plan.children.session_text_fields).toEqual({
+      replaceStored: ['old'],
+      rows: [
+        { service_id: 'new', key: 'k', value: '1' },
+        { service_id: 'old', key: 'k', value: '2' },
+      ],
+    });
+    expect(plan.children.session_images).toEqual({ replaceStored: [], rows: [] });
+    // Polls replace warnings even when they carry none.
+    expect(plan.children.session_warnings.replaceStored).toEqual(['old']);
+  });
+});
+
+describe('replacedChildren', () => {
+  const w = [{ service_id: 'x', code: 'c', message: null, seen_at: t(0) }];
+  const cases: Array<[string, NormalizedSession, Record<string, boolean>]> = [
+    ['poll without children', auth('x'), { session_text_fields: false, session_images: false, session_warnings: true }],
+    ['poll with all children', auth('x', {}, { textFields: [{ service_id: 'x', key: 'k', value: null }], images: [{ service_id: 'x', name: 'n', url: null, metadata: null }], warnings: w }), { session_text_fields: true, session_images: true, session_warnings: true }],
+    ['webhook without warnings', fp('x', { source: 'webhook' }), { session_text_fields: false, session_images: false, session_warnings: false }],
+    ['webhook with warnings', fp('x', { source: 'webhook' }, { warnings: w }), { session_text_fields: false, session_images: false, session_warnings: true }],
+    ['preserve names a child table', auth('x', {}, { preserve: ['session_warnings'], warnings: w }), { session_text_fields: false, session_images: false, session_warnings: false }],
+  ];
+  for (const [name, session, expected] of cases) it(name, () => expect(replacedChildren(session)).toEqual(expected));
+});

@@ -1,0 +1,181 @@
+import { expect, it } from 'vitest';
+import { TABLES } from '../../src/store/schema.js';
+import type { WindowKey } from '../../src/store/sink.js';
+import { auth, authWindow, batch, fp, rejected, t } from './fixtures.js';
+import { forEachTarget } from './for-each-target.js';
+
+const query = { account: 'default', resource: 'authentications', apiVersion: '1.4' } as const;
+
+forEachTarget((_dialect, ctx) => {
+  it('migrating again is a no-op and a reopened target keeps its rows', async () => {
+    const sink = await ctx.open();
+    await sink.migrate();
+    await sink.migrate();
+    const migrations = await sink.query('SELECT name FROM knex_migrations');
+    expect(migrations.map((m) => m.name)).toEqual(['20251122000000_initial']);
+    await sink.mergeBatch(batch([auth('kept')]), t(0));
+    await sink.close();
+    const again = await ctx.open();
+    expect((await again.status()).tables.authentications).toBe(1);
+    expect(Object.keys((await again.status()).tables).sort()).toEqual(TABLES.map((x) => x.name).sort());
+  });
+
+  it('commitPage writes the rows and the checkpoint together; the last page completes the pass', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
+    await sink.planWindows([{ ...authWindow, windowEnd: 9_999 }]); // existing windows are left alone
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 1_500, startedAt: t(1) });
+    const first = await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('a', { last_synced_at: t(2) }, { textFields: [{ service_id: 'a', key: 'identifier', value: 'I-1' }] }), auth('b', { last_synced_at: t(2) })], [rejected('r1', t(2))]),
+      nextCursor: 'cur-1',
+      done: false,
+      now: t(2),
+    });
+    expect(first).toEqual({ written: 2, stale: 0, rejected: 1, missing: 0 });
+    let [w] = await sink.listWindows(query);
+    expect(w).toMatchObject({ windowEnd: 2_000, status: 'running', cursor: 'cur-1', pages: 1, items: 3, attempts: 1, passFrom: 0, passTo: 1_500, passStartedAt: t(1), syncedTo: null, updatedAt: t(2) });
+    await sink.commitPage({ key: authWindow, batch: batch([auth('c', { last_synced_at: t(3) })]), nextCursor: null, done: true, now: t(3) });
+    [w] = await sink.listWindows(query);
+    expect(w).toMatchObject({ status: 'done', cursor: null, pages: 2, items: 4, syncedTo: 1_500 });
+    expect(await sink.highWaterMark('default', 'authentications', '1.4')).toBe(1_500);
+    expect(await sink.highWaterMark('default', 'fingerprints', '1.4')).toBeNull();
+    expect((await sink.status()).tables).toMatchObject({ authentications: 3, session_text_fields: 1, rejected_items: 1 });
+  });
+
+  it('a complete pass marks the sessions of its range it did not see as missing; seeing them again clears it', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(
+      batch([
+        auth('seen', { created_epoch: 1_100, last_synced_at: t(0) }),
+        auth('gone', { created_epoch: 1_200, last_synced_at: t(0) }),
+        auth('later', { created_epoch: 2_100, last_synced_at: t(0) }),
+        auth('other-account', { created_epoch: 1_300, account: 'second', last_synced_at: t(0) }),
+        auth('v2-gone', { created_epoch: 1_400, api_version: '2', last_synced_at: t(0) }),
+        fp('fingerprint', { created_epoch: 1_300, last_synced_at: t(0) }),
+      ]),
+      t(0),
+    );
+    const key: WindowKey = { ...authWindow, windowStart: 1_000 };
+    await sink.planWindows([{ ...key, windowEnd: 2_000 }]);
+    await sink.startPass(key, { passFrom: 1_000, passTo: 2_000, startedAt: t(10) });
+    const result = await sink.commitPage({ key, batch: batch([auth('seen', { created_epoch: 1_100, last_synced_at: t(11) })]), nextCursor: null, done: true, now: t(12) });
+    expect(result.missing).toBe(2);
+    const rows = await sink.query('SELECT service_id, missing_since FROM authentications ORDER BY service_id');
+    expect(rows).toEqual([
+      { service_id: 'gone', missing_since: t(12) },
+      { service_id: 'later', missing_since: null },
+      { service_id: 'other-account', missing_since: null },
+      { service_id: 'seen', missing_since: null },
+      { service_id: 'v2-gone', missing_since: t(12) },
+    ]);
+    expect((await sink.query("SELECT missing_since FROM fingerprints WHERE service_id = 'fingerprint'"))[0]?.missing_since).toBeNull();
+    expect((await sink.status()).missing).toEqual({ authentications: 2, fingerprints: 0 });
+
+    await sink.mergeBatch(batch([auth('gone', { created_epoch: 1_200, last_synced_at: t(20) })]), t(20));
+    expect((await sink.query("SELECT missing_since FROM authentications WHERE service_id = 'gone'"))[0]?.missing_since).toBeNull();
+  });
+
+  it('splitWindow keeps the fetched rest done and plans the parts pending', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 1_000, startedAt: t(1) });
+    const parts = [
+      { ...authWindow, windowStart: 0, windowEnd: 300 },
+      { ...authWindow, windowStart: 300, windowEnd: 600 },
+    ];
+    await expect(sink.splitWindow(authWindow, 600, [parts[0]!], t(2))).rejects.toThrow(/partition/);
+    await sink.splitWindow(authWindow, 600, parts, t(2));
+    const windows = await sink.listWindows(query);
+    expect(windows.map((w) => [w.windowStart, w.windowEnd, w.status])).toEqual([
+      [600, 1_000, 'done'],
+      [300, 600, 'pending'],
+      [0, 300, 'pending'],
+    ]);
+    expect(windows[0]?.syncedTo).toBe(1_000);
+    expect((await sink.listWindows({ ...query, status: ['pending'], from: 0, to: 300 })).map((w) => w.windowStart)).toEqual([0]);
+  });
+
+  it('markWindow, runs and status report what was written', async () => {
+    const sink = await ctx.open({ clock: () => new Date(Date.UTC(2026, 0, 1)) });
+    await sink.planWindows([
+      { ...authWindow, windowEnd: 100 },
+      { ...authWindow, windowStart: 100, windowEnd: 200 },
+      { ...authWindow, resource: 'fingerprints', windowStart: 0, windowEnd: 100 },
+    ]);
+    await sink.markWindow({ ...authWindow, windowStart: 100 }, 'failed', 'HTTP 500', t(3));
+    const [failed] = await sink.listWindows({ ...query, status: ['failed'] });
+    expect(failed).toMatchObject({ status: 'failed', error: 'HTTP 500', updatedAt: t(3) });
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 100, startedAt: t(4) });
+    await sink.commitPage({ key: authWindow, batch: batch([auth('a', { result_final: false }), auth('b')]), nextCursor: null, done: true, now: t(5) });
+    await sink.mergeBatch(batch([fp('f', { result_final: false }), fp('g', { result_final: false })]), t(5));
+    await sink.markMissing('default', 'fingerprints', ['g'], t(6));
+    for (let i = 0; i < 12; i += 1) await sink.startRun({ id: `run-${String(i).padStart(2, '0')}`, command: 'sync', startedAt: t(10 + i), account: null });
+    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
+
+    const status = await sink.status();
+    expect(status.tables).toMatchObject({ authentications: 2, fingerprints: 2, sync_windows: 3, sync_runs: 12 });
+    expect(status.windows).toEqual([
+      { account: 'default', resource: 'authentications', apiVersion: '1.4', status: 'done', count: 1, items: 2 },
+      { account: 'default', resource: 'authentications', apiVersion: '1.4', status: 'failed', count: 1, items: 0 },
+      { account: 'default', resource: 'fingerprints', apiVersion: '1.4', status: 'pending', count: 1, items: 0 },
+    ]);
+    expect(status.highWaterMarks).toEqual([
+      { account: 'default', resource: 'authentications', apiVersion: '1.4', syncedTo: 100 },
+      { account: 'default', resource: 'fingerprints', apiVersion: '1.4', syncedTo: null },
+    ]);
+    expect(status.nonFinal).toEqual({ authentications: 1, fingerprints: 1 });
+    expect(status.missing).toEqual({ authentications: 0, fingerprints: 1 });
+    expect(status.rejected).toBe(0);
+    expect(status.lastRuns).toHaveLength(10);
+    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
+    expect(status.lastRuns[1]).toMatchObject({ id: 'run-10', status: 'running', finishedAt: null });
+    expect(await sink.nonFinalSessions('default', 'fingerprints')).toEqual([{ serviceId: 'f', createdEpoch: 1_000 }]);
+    expect(await sink.nonFinalSessions('default', 'authentications')).toEqual([{ serviceId: 'a', createdEpoch: 1_000 }]);
+    expect(await sink.nonFinalSessions('second', 'authentications')).toEqual([]);
+  });
+
+  it('a group of 40 pages commits in one call', async () => {
+    const sink = await ctx.open();
+    const windows = Array.from({ length: 4 }, (_, i) => ({ ...authWindow, windowStart: i * 1_000, windowEnd: (i + 1) * 1_000 }));
+    await sink.planWindows(windows);
+    for (const w of windows) await sink.startPass(w, { passFrom: w.windowStart, passTo: w.windowEnd, startedAt: t(0) });
+    const pages = Array.from({ length: 40 }, (_, p) => {
+      const w = windows[p % 4]!;
+      const sessions = Array.from({ length: 25 }, (_, i) => auth(`s-${p}-${i}`, { created_epoch: w.windowStart + i, last_synced_at: t(1) }, { textFields: [{ service_id: `s-${p}-${i}`, key: 'k', value: 'v' }] }));
+      return { key: w, batch: batch(sessions), nextCursor: p >= 36 ? null : `c${p}`, done: p >= 36, now: t(1) };
+    });
+    expect(await sink.commitPages(pages)).toEqual({ written: 1_000, stale: 0, rejected: 0, missing: 0 });
+    const all = await sink.listWindows(query);
+    expect(all.map((w) => [w.status, w.pages, w.items])).toEqual(Array.from({ length: 4 }, () => ['done', 10, 250]));
+    expect((await sink.status()).tables).toMatchObject({ authentications: 1_000, session_text_fields: 1_000 });
+  });
+});
+
+forEachTarget((dialect, ctx) => {
+  it.runIf(dialect === 'duckdb')('a closed DuckDB file opens read-only in a fresh instance, WAL folded in', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { existsSync } = await import('node:fs');
+    const sink = await ctx.open();
+    await sink.mergeBatch(batch([auth('a', { customer_item_id: 'X' })]), t(0));
+    await sink.close();
+    const path = ctx.target().slice('duckdb:'.length);
+    expect(existsSync(`${path}.wal`)).toBe(false);
+    const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+    try {
+      const connection = await instance.connect();
+      const reader = await connection.runAndReadAll('SELECT service_id FROM v_latest_authentications');
+      expect(reader.getRowObjectsJS()).toEqual([{ service_id: 'a' }]);
+      connection.closeSync();
+    } finally {
+      instance.closeSync();
+    }
+  });
+});
+
+forEachTarget((dialect, ctx) => {
+  it.runIf(dialect === 'sqlite')('SQLite runs in WAL mode', async () => {
+    const sink = await ctx.open();
+    expect(await sink.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+  });
+});
