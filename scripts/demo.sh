@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 ivsync() { node dist/src/cli/main.js "$@"; }
 
 out=$(mktemp)
-ivsync simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" &
+# Run node directly (not through the function) so that $! is the simulator itself.
+node dist/src/cli/main.js simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" 2>&1 &
 sim=$!
 trap 'kill $sim 2>/dev/null || true; rm -f "$out"' EXIT INT TERM
 i=0

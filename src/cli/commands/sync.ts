@@ -27,7 +27,8 @@ export const syncCommand: CliCommand<SyncArgs> = {
     return withRun('sync', config, io, args.account ?? null, async ({ sink, logger, tally }) => {
       const accounts = bindAccounts(config, selected, logger);
       const ctx = crawlContext(config, sink, accounts, io, (event) => {
-        if (event.type !== 'page') logger.info(event, event.type);
+        if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
+        else logger.info(event, event.type);
       });
       let outcomes;
       try {
