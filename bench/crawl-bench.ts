@@ -16,8 +16,11 @@ export interface CrawlRun {
   rate: number;
   seconds: number;
   requests: number;
+  /** Requests per second over the span from the first to the last request the service received. */
   requestsPerSecond: number;
   ratio: number;
+  /** The same over the whole command, start-up and the last response included. */
+  wallRatio: number;
   items: number;
   itemsPerSecond: number;
   count429: number;
@@ -58,6 +61,9 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     let served = 0;
     for (const [route, byStatus] of Object.entries(sim.stats.byRoute)) if (route.includes('/search/')) served += byStatus['200'] ?? 0;
     const requests = sim.stats.requests;
+    // N requests spaced 1/rate apart span (N - 1)/rate seconds.
+    const span = ((sim.stats.lastRequestAt ?? 0) - (sim.stats.firstRequestAt ?? 0)) / 1000;
+    const busyRps = span > 0 ? (requests - 1) / span : 0;
     return {
       label,
       sessions,
@@ -65,8 +71,9 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
       rate,
       seconds,
       requests,
-      requestsPerSecond: requests / seconds,
-      ratio: requests / seconds / rate,
+      requestsPerSecond: busyRps,
+      ratio: busyRps / rate,
+      wallRatio: requests / seconds / rate,
       items,
       itemsPerSecond: items / seconds,
       count429: sim.stats.count429,

@@ -4,6 +4,9 @@ import type { DeliveryStats } from './webhook-deliveries.js';
 export interface SimulatorStats {
   /** Requests received (all routes, all outcomes). */
   requests: number;
+  /** Clock time (ms) of the first and the last request received: the span a client kept the limit busy. */
+  firstRequestAt: number | null;
+  lastRequestAt: number | null;
   /** Route (method and templated path) -> status (or `reset`) -> count. */
   byRoute: Record<string, Record<string, number>>;
   /** 429s from the token bucket (spurious 429 faults are counted under faultsInjected). */
@@ -14,7 +17,7 @@ export interface SimulatorStats {
 }
 
 export function newStats(deliveries: DeliveryStats): SimulatorStats {
-  return { requests: 0, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries };
+  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries };
 }
 
 export function countResponse(stats: SimulatorStats, route: string, status: string): void {

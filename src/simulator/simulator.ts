@@ -197,6 +197,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     stats.requests += 1;
+    const at = clock();
+    stats.firstRequestAt ??= at;
+    stats.lastRequestAt = at;
     const bodyText = await readBody(req);
     const outcome = decide(req, bodyText);
     const [min, max] = latency;

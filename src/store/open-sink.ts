@@ -1,11 +1,8 @@
-import { FatalError } from '../errors.js';
-import { DuckdbDriver } from './duckdb-driver.js';
-import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
-import { PostgresDriver } from './postgres-driver.js';
-import type { SqlDriver } from './sql-driver.js';
 import type { Knex } from 'knex';
+import { FatalError } from '../errors.js';
+import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
+import type { SqlDriver } from './sql-driver.js';
 import { SqlSink, type QueryableSink } from './sql-sink.js';
-import { SqliteDriver } from './sqlite-driver.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -33,19 +30,26 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   const parsed = parseTarget(target);
   let driver: SqlDriver;
   let label: string;
+  // Drivers load on demand: DuckDB's native library alone is tens of MB that a SQLite run never needs.
   switch (parsed.kind) {
-    case 'sqlite':
+    case 'sqlite': {
+      const { SqliteDriver } = await import('./sqlite-driver.js');
       driver = await SqliteDriver.open(parsed.path, { knexLog: knexLog(options.logger) });
       label = `sqlite:${parsed.path}`;
       break;
-    case 'duckdb':
+    }
+    case 'duckdb': {
+      const { DuckdbDriver } = await import('./duckdb-driver.js');
       driver = await DuckdbDriver.open(parsed.path, clock);
       label = `duckdb:${parsed.path}`;
       break;
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { PostgresDriver } = await import('./postgres-driver.js');
       driver = PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema, knexLog: knexLog(options.logger) });
       label = parsed.redacted;
       break;
+    }
   }
   try {
     const applied = await driver.migrate();

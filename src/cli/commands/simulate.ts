@@ -1,5 +1,4 @@
 import { UserError } from '../../errors.js';
-import { startSimulator } from '../../simulator/index.js';
 import { EXIT, type CliCommand } from '../command.js';
 
 interface SimulateArgs {
@@ -42,6 +41,8 @@ export const simulateCommand: CliCommand<SimulateArgs> = {
     const token = args.token ?? io.env.IVS_API_TOKEN ?? 'test-token';
     const latency = parseLatency(args.latency);
     const rangeSemantics = parseSemantics(args['range-semantics']);
+    // Loaded on demand: the simulator is not part of a sync's footprint.
+    const { startSimulator } = await import('../../simulator/index.js');
     const sim = await startSimulator({
       host: args.host,
       port: args.port,

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { offlineIngest, type OfflineIngestFigure } from './offline-ingest.js';
+
+/**
+ * The offline ingest figure per target (normalize + write of pre-fetched
+ * pages), each case repeated on a fresh database and reported as the median.
+ *
+ *   npm run build && node dist/bench/ingest-targets.js [sqlite duckdb postgres] [--items N] [--runs N] [--pages-per-tx N]
+ *
+ * PostgreSQL is measured when IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL)
+ * is set, in a throw-away schema.
+ */
+
+export type IngestTarget = 'sqlite' | 'duckdb' | 'postgres';
+
+export interface IngestTargetsOptions {
+  targets?: readonly IngestTarget[];
+  /** @default 100000 */
+  items?: number;
+  /** Fresh databases per target; the median is reported. @default 3 */
+  runs?: number;
+  /** @default 400 */
+  pagesPerTransaction?: number;
+  /** @default IVS_BENCH_POSTGRES_URL, else IVS_TEST_POSTGRES_URL; postgres is left out without one */
+  postgresUrl?: string;
+}
+
+export interface IngestTargetRow {
+  target: IngestTarget;
+  items: number;
+  pagesPerTransaction: number;
+  runs: number;
+  fresh: number;
+  replace: number;
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export async function ingestTargets(options: IngestTargetsOptions = {}): Promise<IngestTargetRow[]> {
+  const postgresUrl = options.postgresUrl ?? process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
+  const targets = (options.targets ?? ['sqlite', 'duckdb', 'postgres']).filter((t) => t !== 'postgres' || postgresUrl);
+  const runs = options.runs ?? 3;
+  const items = options.items ?? 100_000;
+  const pagesPerTransaction = options.pagesPerTransaction ?? 400;
+  const dir = await mkdtemp(join(tmpdir(), 'ivsync-ingest-'));
+  const rows: IngestTargetRow[] = [];
+  try {
+    for (const target of targets) {
+      const figures: OfflineIngestFigure[][] = [];
+      for (let run = 0; run < runs; run++) {
+        const name = `${target}-${randomBytes(4).toString('hex')}`;
+        let url: string;
+        if (target === 'postgres') {
+          const u = new URL(postgresUrl ?? '');
+          u.searchParams.set('schema', name.replace('-', '_'));
+          url = u.toString();
+        } else url = `${target}:${join(dir, `${name}.${target}`)}`;
+        try {
+          figures.push(await offlineIngest(url, { items, pagesPerTransaction }));
+        } finally {
+          if (target === 'postgres') await dropSchema(postgresUrl ?? '', name.replace('-', '_'));
+          else await rm(join(dir, `${name}.${target}`), { force: true });
+        }
+      }
+      const rate = (mode: OfflineIngestFigure['mode']) => median(figures.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
+      rows.push({ target, items, pagesPerTransaction, runs, fresh: rate('fresh'), replace: rate('replace') });
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export function ingestTable(rows: readonly IngestTargetRow[]): string {
+  const header = ['target', 'items', 'pages/tx', 'items/tx', 'runs', 'fresh items/s', 'replace items/s'];
+  const lines = rows.map((r) => [
+    r.target,
+    String(r.items),
+    String(r.pagesPerTransaction),
+    String(r.pagesPerTransaction * 25),
+    String(r.runs),
+    Math.round(r.fresh).toString(),
+    Math.round(r.replace).toString(),
+  ]);
+  const all = [header, ...lines];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const fmt = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+}
+
+const invokedPath = process.argv[1];
+if (invokedPath !== undefined && import.meta.url === pathToFileURL(resolve(invokedPath)).href) {
+  const args = process.argv.slice(2);
+  const flag = (name: string): number | undefined => {
+    const at = args.indexOf(name);
+    return at >= 0 ? Number(args[at + 1]) : undefined;
+  };
+  const targets = args.filter((a): a is IngestTarget => a === 'sqlite' || a === 'duckdb' || a === 'postgres');
+  const rows = await ingestTargets({
+    ...(targets.length > 0 ? { targets } : {}),
+    ...(flag('--items') !== undefined ? { items: flag('--items') } : {}),
+    ...(flag('--runs') !== undefined ? { runs: flag('--runs') } : {}),
+    ...(flag('--pages-per-tx') !== undefined ? { pagesPerTransaction: flag('--pages-per-tx') } : {}),
+  });
+  console.log(ingestTable(rows));
+}
