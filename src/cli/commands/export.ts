@@ -1,0 +1,53 @@
+import { resolve } from 'node:path';
+import { UserError } from '../../errors.js';
+import { exportTarget, type ExportedRelation } from '../../store/export.js';
+import { parseExportTarget } from '../../store/export-target.js';
+import { openSink } from '../../store/open-sink.js';
+import { parseTarget } from '../../store/parse-target.js';
+import { EXIT, type CliCommand } from '../command.js';
+import { loggerFor, newRunId } from '../runtime.js';
+import { renderTable } from './status.js';
+
+interface ExportArgs {
+  to: string;
+  force?: boolean;
+}
+
+export const exportCommand: CliCommand<ExportArgs> = {
+  command: 'export',
+  describe: 'analyst copies of the target (--db): every table and view into one DuckDB file, or one Parquet file each',
+  builder: (yargs) =>
+    yargs
+      .option('to', { type: 'string', demandOption: true, describe: 'duckdb:PATH (one file, views included) or parquet:DIR (one <table>.parquet per table and view)' })
+      .option('force', { type: 'boolean', describe: 'replace an export that exists already' }),
+  run: async ({ args, io, config: load }) => {
+    // yargs runs the handler even after a failed validation; the usage error is reported by the parser.
+    if (typeof args.to !== 'string') return EXIT.usage;
+    const config = load();
+    const to = parseExportTarget(args.to);
+    const from = parseTarget(config.db);
+    if (to.kind === 'duckdb' && from.kind === 'duckdb' && resolve(to.path) === resolve(from.path)) {
+      throw new UserError('EXPORT_ONTO_SOURCE', `cannot export ${config.db} onto itself: choose another --to path`);
+    }
+    const logger = loggerFor(config, io, newRunId());
+    const sink = await openSink(config.db);
+    let relations: ExportedRelation[];
+    try {
+      const report = await exportTarget(sink, to, {
+        force: args.force === true,
+        onProgress: (r) => logger.info({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
+      });
+      relations = report.relations;
+    } finally {
+      await sink.close();
+    }
+    const where = to.kind === 'duckdb' ? to.path : to.dir;
+    if (config.json) {
+      io.stdout.write(`${JSON.stringify({ to: args.to, relations })}\n`);
+    } else {
+      io.stdout.write(renderTable(['relation', 'kind', 'rows'], relations.map((r) => [r.name, r.kind, r.rows])));
+      io.stdout.write(`exported ${relations.filter((r) => r.kind === 'table').length} tables and ${relations.filter((r) => r.kind === 'view').length} views to ${where}\n`);
+    }
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { UserError } from '../errors.js';
+import { duckdbType } from './duckdb-ddl.js';
+import type { Dialect } from './dialect.js';
+import type { ExportTarget } from './export-target.js';
+import { exportValue, type ExportValue } from './export-value.js';
+import { keyOf, keysetPage } from './keyset-page.js';
+import { TABLES, type TableDef } from './schema.js';
+import { VIEWS, viewSql } from './views.js';
+
+/** The part of a target the export reads: read-only SQL with `?` placeholders. */
+export interface ExportSource {
+  readonly dialect: Dialect;
+  query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+}
+
+export interface ExportOptions {
+  /**
+   * Replace an export that exists already (the DuckDB file, or any of the Parquet files).
+   * @default false
+   */
+  force?: boolean;
+  /**
+   * Rows read from the source per query: memory holds one chunk, whatever the size of the table.
+   * @default 5000
+   */
+  chunkRows?: number;
+  /** Told after each table and view is written. */
+  onProgress?: (event: ExportedRelation) => void;
+}
+
+export interface ExportedRelation {
+  name: string;
+  kind: 'table' | 'view';
+  rows: number;
+  /** The Parquet file written, for parquet exports. */
+  file?: string;
+}
+
+export interface ExportReport {
+  target: ExportTarget;
+  relations: ExportedRelation[];
+}
+
+/**
+ * Copies every table of the schema and every analyst view out of a target
+ * (SQLite, DuckDB or PostgreSQL) into an analyst copy:
+ *
+ * - `duckdb:PATH`: one DuckDB file holding the tables with their column types
+ *   (BOOLEAN, DOUBLE, BIGINT, JSON, VARCHAR) and the views recreated as views,
+ *   so they read the copied tables. Built beside PATH and renamed into place,
+ *   so a failed export never leaves a half-written file.
+ * - `parquet:DIR`: one `<name>.parquet` per table and per view (views
+ *   materialized at export time).
+ *
+ * Rows travel in chunks read in primary key order and are appended with
+ * DuckDB's Appender, so memory stays flat for tables of any size. Each chunk
+ * is its own read: an export taken while a sync writes may mix rows from
+ * before and after a commit of that sync.
+ */
+export async function exportTarget(source: ExportSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportReport> {
+  const chunkRows = options.chunkRows ?? 5000;
+  if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
+  return target.kind === 'duckdb'
+    ? exportDuckdb(source, target, target.path, options.force === true, chunkRows, options.onProgress)
+    : exportParquet(source, target, target.dir, options.force === true, chunkRows, options.onProgress);
+}
+
+async function exportDuckdb(
+  source: ExportSource,
+  target: ExportTarget,
+  path: string,
+  force: boolean,
+  chunkRows: number,
+  onProgress: ExportOptions['onProgress'],
+): Promise<ExportReport> {
+  if (existsSync(path) && !force) {
+    throw new UserError('EXPORT_EXISTS', `${path} exists already: pass --force to replace it`);
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const building = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  const relations: ExportedRelation[] = [];
+  try {
+    await withDuckdb(building, async (connection) => {
+      for (const def of TABLES) relations.push(report(await copyTable(source, connection, def, chunkRows), onProgress));
+      for (const view of VIEWS) {
+        await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
+        relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress));
+      }
+    });
+    await removeDuckdbFile(path);
+    await rename(building, path);
+  } finally {
+    await removeDuckdbFile(building);
+  }
+  return { target, relations };
+}
+
+async function exportParquet(
+  source: ExportSource,
+  target: ExportTarget,
+  dir: string,
+  force: boolean,
+  chunkRows: number,
+  onProgress: ExportOptions['onProgress'],
+): Promise<ExportReport> {
+  const names = [...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)];
+  const existing = names.map((name) => join(dir, `${name}.parquet`)).filter((file) => existsSync(file));
+  if (existing.length > 0 && !force) {
+    throw new UserError('EXPORT_EXISTS', `${existing[0]} exists already${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''}: pass --force to replace`);
+  }
+  await mkdir(dir, { recursive: true });
+  // The rows are staged in a DuckDB file rather than in memory, so a large table spills to disk.
+  const staging = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}.duckdb`);
+  const relations: ExportedRelation[] = [];
+  try {
+    await withDuckdb(staging, async (connection) => {
+      for (const def of TABLES) {
+        const copied = await copyTable(source, connection, def, chunkRows);
+        const file = join(dir, `${def.name}.parquet`);
+        await connection.run(`COPY ${def.name} TO ${quote(file)} (FORMAT parquet)`);
+        // Written rows are on disk now; dropping the table keeps the staging file small.
+        await connection.run(`DROP TABLE ${def.name}`);
+        await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
+        relations.push(report({ ...copied, file }, onProgress));
+      }
+      for (const view of VIEWS) {
+        const file = join(dir, `${view.name}.parquet`);
+        await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} (FORMAT parquet)`);
+        relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file }, onProgress));
+      }
+    });
+  } finally {
+    await removeDuckdbFile(staging);
+  }
+  return { target, relations };
+}
+
+function report(relation: ExportedRelation, onProgress: ExportOptions['onProgress']): ExportedRelation {
+  onProgress?.(relation);
+  return relation;
+}
+
+async function withDuckdb(path: string, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  try {
+    await work(connection);
+    // Fold the WAL into the file, so it opens anywhere as one file.
+    await connection.run('CHECKPOINT');
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * The table without its primary key: the copy is for reading, and an index
+ * built while appending would grow with the table. Column types and NOT NULL
+ * are kept.
+ */
+function createTableSql(def: TableDef): string {
+  const columns = def.columns.map((c) => {
+    const notNull = c.nullable === false || def.primaryKey.includes(c.name);
+    return `${c.name} ${duckdbType(c.type)}${notNull ? ' NOT NULL' : ''}`;
+  });
+  return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
+}
+
+async function copyTable(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<ExportedRelation> {
+  await connection.run(createTableSql(def));
+  const appender = await connection.createAppender(def.name);
+  let rows = 0;
+  try {
+    let after: unknown[] | null = null;
+    for (;;) {
+      const page = keysetPage(def, after, chunkRows);
+      const chunk = await source.query(page.sql, page.params);
+      for (const row of chunk) {
+        for (const column of def.columns) append(appender, exportValue(column, def.name, source.dialect, row[column.name]));
+        appender.endRow();
+      }
+      appender.flushSync();
+      rows += chunk.length;
+      if (chunk.length < chunkRows) break;
+      after = keyOf(def, chunk[chunk.length - 1]!);
+    }
+  } finally {
+    appender.closeSync();
+  }
+  return { name: def.name, kind: 'table', rows };
+}
+
+function append(appender: DuckDBAppender, value: ExportValue): void {
+  switch (value.kind) {
+    case 'null':
+      return appender.appendNull();
+    case 'varchar':
+      return appender.appendVarchar(value.value);
+    case 'double':
+      return appender.appendDouble(value.value);
+    case 'bigint':
+      return appender.appendBigInt(value.value);
+    case 'boolean':
+      return appender.appendBoolean(value.value);
+  }
+}
+
+async function countRows(connection: DuckDBConnection, relation: string): Promise<number> {
+  const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM ${relation}`);
+  return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+}
+
+function quote(path: string): string {
+  return `'${path.replace(/'/g, "''")}'`;
+}
+
+async function removeDuckdbFile(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await rm(`${path}.wal`, { force: true });
+}

@@ -1,0 +1,162 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { exportTarget } from '../../src/store/export.js';
+import { openSink } from '../../src/store/open-sink.js';
+import { TABLES } from '../../src/store/schema.js';
+import { VIEWS } from '../../src/store/views.js';
+import type { Dialect } from '../../src/store/dialect.js';
+import { runIvsync } from '../helpers/run-cli.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { freshTarget, postgresUp, type FreshTarget } from '../targets/each-target.js';
+import { readTarget } from '../targets/read-target.js';
+import { comparableRows, duckdbRows } from './relation-rows.js';
+
+const tempDir = useTempDir();
+const REQUIRE_POSTGRES = process.env.IVS_REQUIRE_POSTGRES === '1';
+
+/** A target filled by a v2 backfill and sync (catalog) and a v1.4 backfill (newer, with warnings): rows in most tables. */
+async function filledTarget(sim: RunningSimulator, dialect: Dialect): Promise<FreshTarget> {
+  const target = await freshTarget(dialect);
+  const dir = tempDir();
+  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target.url, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000', IVS_API_VERSION: '2' };
+  const backfill = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
+  expect((await runIvsync(backfill, env)).code).toBe(0);
+  expect((await runIvsync(['sync'], env)).code).toBe(0);
+  expect((await runIvsync(backfill, { ...env, IVS_API_VERSION: '1.4' })).code).toBe(0);
+  return target;
+}
+
+async function expectExportHoldsEveryRow(source: string, read: (relation: string, file: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
+  for (const def of TABLES) {
+    const expected = comparableRows(def, await readTarget(source, `SELECT * FROM ${def.name}`));
+    const got = comparableRows(def, await read(def.name, `${def.name}.parquet`));
+    expect(got, def.name).toEqual(expected);
+  }
+  for (const view of VIEWS.filter((v) => v.name !== 'v_sync_health')) {
+    const expected = await readTarget(source, `SELECT count(*) AS n FROM ${view.name}`);
+    const got = await read(view.name, `${view.name}.parquet`);
+    expect(got.length, view.name).toBe(Number(expected[0]!.n));
+  }
+}
+
+const sources: Dialect[] = ['sqlite', 'postgres'];
+
+describe.each(sources)('export from a %s target', (dialect) => {
+  const unavailable = dialect === 'postgres' && !postgresUp;
+  let sim: RunningSimulator;
+  let source: FreshTarget | undefined;
+
+  beforeAll(async () => {
+    if (unavailable) return;
+    sim = await startSimulator({ sessions: 300, rate: 2000, burst: 2000, seed: 7, catalogUnavailableShare: 0 });
+    sim.world.injectBadItem('authentications', 'epoch_string', { epoch: HISTORY_START + 86_400 * 30 });
+    source = await filledTarget(sim, dialect);
+  });
+  afterAll(async () => {
+    await source?.dispose();
+    await sim?.close();
+  });
+
+  it.runIf(unavailable && REQUIRE_POSTGRES)('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
+    throw new Error('IVS_TEST_POSTGRES_URL is not reachable, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres export tests');
+  });
+
+  it.skipIf(unavailable)('--to duckdb: every row of every table, typed columns, live views', async () => {
+    const path = join(tempDir(), 'copy', 'analyst.duckdb');
+    const result = await runIvsync(['export', '--db', source!.url, '--to', `duckdb:${path}`, '--json']);
+    expect(result.stderr).not.toMatch(/ivsync: /);
+    expect(result.code).toBe(0);
+    const reported = JSON.parse(result.stdout) as { relations: Array<{ name: string; kind: string; rows: number }> };
+    expect(reported.relations.map((r) => r.name)).toEqual([...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)]);
+    // The non-empty tables really are non-empty: the comparison below is not of nothing.
+    const rows = new Map(reported.relations.map((r) => [r.name, r.rows]));
+    for (const name of ['authentications', 'fingerprints', 'session_text_fields', 'session_warnings', 'sync_windows', 'sync_runs', 'rejected_items', 'catalog_brands', 'catalog_categories']) {
+      expect(rows.get(name), name).toBeGreaterThan(0);
+    }
+    expect(readdirSync(join(path, '..'))).toEqual(['analyst.duckdb']);
+
+    await expectExportHoldsEveryRow(source!.url, (relation) => duckdbRows(path, `SELECT * FROM ${relation}`));
+    const types = await duckdbRows(path, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'authentications' AND column_name IN ('result_final', 'raw', 'created_epoch', 'update_counter', 'service_id') ORDER BY column_name");
+    expect(types).toEqual([
+      { column_name: 'created_epoch', data_type: 'DOUBLE' },
+      { column_name: 'raw', data_type: 'JSON' },
+      { column_name: 'result_final', data_type: 'BOOLEAN' },
+      { column_name: 'service_id', data_type: 'VARCHAR' },
+      { column_name: 'update_counter', data_type: 'BIGINT' },
+    ]);
+    const views = await duckdbRows(path, "SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' ORDER BY 1");
+    expect(views.map((v) => v.table_name)).toEqual(VIEWS.map((v) => v.name).sort());
+  });
+
+  it.skipIf(unavailable)('--to parquet: one file per table and view, every row', async () => {
+    const dir = join(tempDir(), 'parquet');
+    const result = await runIvsync(['export', '--db', source!.url, '--to', `parquet:${dir}`]);
+    expect(result.stderr).not.toMatch(/ivsync: /);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/exported 16 tables and 4 views to /);
+    expect(readdirSync(dir).sort()).toEqual([...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort());
+    await expectExportHoldsEveryRow(source!.url, (_relation, file) => duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, file)}')`));
+    const types = await duckdbRows(':memory:', `SELECT typeof(result_final) AS b, typeof(created_epoch) AS d FROM read_parquet('${join(dir, 'authentications.parquet')}') LIMIT 1`);
+    expect(types).toEqual([{ b: 'BOOLEAN', d: 'DOUBLE' }]);
+  });
+});
+
+describe('export safety', () => {
+  it('refuses to overwrite an export unless --force', async () => {
+    const dir = tempDir();
+    const db = `sqlite:${join(dir, 'src.sqlite')}`;
+    const out = join(dir, 'out.duckdb');
+    expect((await runIvsync(['export', '--db', db, '--to', `duckdb:${out}`])).code).toBe(0);
+    const again = await runIvsync(['export', '--db', db, '--to', `duckdb:${out}`]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/exists already: pass --force/);
+    expect((await runIvsync(['export', '--db', db, '--to', `duckdb:${out}`, '--force'])).code).toBe(0);
+
+    const pq = join(dir, 'pq');
+    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).code).toBe(0);
+    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).stderr).toMatch(/authentications\.parquet exists already \(and 19 more\): pass --force/);
+    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`, '--force'])).code).toBe(0);
+    // The staging database is gone.
+    expect(readdirSync(pq).filter((f) => !f.endsWith('.parquet'))).toEqual([]);
+  });
+
+  it('refuses to export a DuckDB target onto itself, and an unknown --to', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'x.duckdb');
+    const self = await runIvsync(['export', '--db', `duckdb:${path}`, '--to', `duckdb:${path}`]);
+    expect(self.code).toBe(1);
+    expect(self.stderr).toMatch(/onto itself/);
+    const unknown = await runIvsync(['export', '--db', `duckdb:${path}`, '--to', `csv:${dir}`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/expected duckdb:PATH or parquet:DIR/);
+    expect(existsSync(join(dir, 'csv'))).toBe(false);
+  });
+
+  it('pages through composite primary keys in small chunks without losing or repeating a row', async () => {
+    const sim = await startSimulator({ sessions: 60, rate: 2000, burst: 2000, seed: 43 });
+    try {
+      const source = await filledTarget(sim, 'sqlite');
+      try {
+        const sink = await openSink(source.url);
+        const path = join(tempDir(), 'chunked.duckdb');
+        try {
+          const report = await exportTarget(sink, { kind: 'duckdb', path }, { chunkRows: 3 });
+          expect(report.relations.find((r) => r.name === 'session_text_fields')!.rows).toBeGreaterThan(6);
+        } finally {
+          await sink.close();
+        }
+        for (const def of TABLES.filter((t) => ['session_text_fields', 'sync_windows', 'authentications', 'catalog_materials'].includes(t.name))) {
+          const expected = comparableRows(def, await readTarget(source.url, `SELECT * FROM ${def.name}`));
+          expect(comparableRows(def, await duckdbRows(path, `SELECT * FROM ${def.name}`)), def.name).toEqual(expected);
+        }
+      } finally {
+        await source.dispose();
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+});

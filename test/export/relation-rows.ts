@@ -1,0 +1,50 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { TableDef } from '../../src/store/schema.js';
+
+/**
+ * A table's rows in one comparable form whatever produced them: SQLite's 0/1
+ * and DuckDB's booleans alike, integers as numbers (DuckDB gives bigint), JSON
+ * parsed (PostgreSQL gives it parsed, the others as text), sorted by primary key.
+ */
+export function comparableRows(def: TableDef, rows: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const out = rows.map((row) => {
+    const copy: Record<string, unknown> = {};
+    for (const column of def.columns) {
+      const v = row[column.name];
+      if (v === null || v === undefined) {
+        copy[column.name] = null;
+        continue;
+      }
+      switch (column.type) {
+        case 'boolean':
+          copy[column.name] = Boolean(v);
+          break;
+        case 'integer':
+        case 'real':
+          copy[column.name] = Number(v);
+          break;
+        case 'json':
+          copy[column.name] = typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
+          break;
+        case 'text':
+          copy[column.name] = String(v);
+          break;
+      }
+    }
+    return copy;
+  });
+  const key = (r: Record<string, unknown>): string => JSON.stringify(def.primaryKey.map((k) => r[k]));
+  return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** Opens a DuckDB database (a file, or :memory: for Parquet) with a fresh instance and runs one query. */
+export async function duckdbRows(path: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
