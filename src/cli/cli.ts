@@ -1,7 +1,10 @@
 import yargs, { type Argv } from 'yargs';
 import type { Config } from '../config/config.js';
 import { loadConfig } from '../config/load-config.js';
-import { InterruptedError, IvsyncError, UserError } from '../errors.js';
+import { InterruptedError, IvsyncError } from '../errors.js';
+
+/** A usage error found by the parser: thrown so that no handler runs after it. */
+class UsageError extends Error {}
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type CliCommand, type GlobalArgs } from './command.js';
 import type { CliIo } from './runtime.js';
@@ -67,7 +70,6 @@ function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, se
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
-  let usageError: string | undefined;
   const verbose = argv.includes('--verbose');
   let parser = globalOptions(yargs([...argv]))
     .scriptName('ivsync')
@@ -78,8 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      if (err) throw err;
-      usageError = msg;
+      throw err ?? new UsageError(msg);
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume).');
   for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));
@@ -89,22 +90,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       output = text;
     });
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`ivsync: ${error.message}\n(see ivsync --help, or ivsync COMMAND --help)\n`);
+      return EXIT.usage;
+    }
     if (error instanceof InterruptedError) {
       io.stderr.write(`ivsync: ${error.message}\n`);
       return EXIT.interrupted;
     }
-    if (error instanceof UserError || error instanceof IvsyncError) {
-      io.stderr.write(`${describeError(error, verbose)}\n`);
-      return EXIT.failure;
-    }
-    if (usageError === undefined) {
-      io.stderr.write(`${describeError(error, verbose)}\n`);
-      return EXIT.failure;
-    }
-  }
-  if (usageError !== undefined) {
-    io.stderr.write(`${output ? `${output}\n\n` : ''}ivsync: ${usageError}\n`);
-    return EXIT.usage;
+    io.stderr.write(`${describeError(error, verbose)}\n`);
+    return EXIT.failure;
   }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode;

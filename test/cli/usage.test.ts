@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { runIvsync } from '../helpers/run-cli.js';
+
+describe('the command line', () => {
+  it('lists every command in --help', async () => {
+    const r = await runIvsync(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
+      expect(r.stdout).toContain(`ivsync ${c}`);
+    }
+  });
+
+  it.each([
+    [['backfill', '--to', '2024-01-01'], /--from|from/],
+    [['nonsense'], /Unknown|nonsense/],
+    [[], /name a command/],
+    [['sync', '--unknown-flag'], /Unknown argument/],
+  ])('%j is a usage error (exit 2) and runs nothing', async (args, message) => {
+    const r = await runIvsync(args, { IVS_DB: 'sqlite:/nonexistent-dir/never/created.sqlite' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('says which time it could not read', async () => {
+    const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], { IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'x' });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("ivsync: --from must be epoch seconds or an ISO 8601 time, got 'yesterday'");
+  });
+
+  it('refuses plain http to a non-loopback host before any request', async () => {
+    const r = await runIvsync(['health'], { IVS_BASE_URL: 'http://api.example.com', IVS_API_TOKEN: 'x' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/https/i);
+  });
+});
