@@ -1,0 +1,43 @@
+import type { DomainRow } from '../../normalize/rows.js';
+import { normalizeDomain } from '../../normalize/domain-row.js';
+import { toIsoMicros } from '../../normalize/time.js';
+import { UserError } from '../../errors.js';
+import { openSink } from '../../store/open-sink.js';
+import { DOMAIN_COLUMNS, domainCells } from '../../webhooks/management-tables.js';
+import { EXIT, type CliCommand } from '../command.js';
+import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { renderTable } from './status.js';
+
+const listCommand: CliCommand = {
+  command: 'list',
+  describe: 'list the domains registered for webhook endpoints (all pages) and mirror them into the domains table',
+  run: async ({ args, io, config: load }) => {
+    const config = load();
+    const logger = loggerFor(config, io, newRunId());
+    const accounts = selectAccounts(config, args.account);
+    if (accounts.length > 1) {
+      throw new UserError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+    }
+    const [bound] = bindAccounts(config, accounts, logger);
+    if (bound === undefined) throw new UserError('NO_ACCOUNT', 'no account is configured');
+    const sink = await openSink(config.db);
+    try {
+      const now = toIsoMicros(io.clock() / 1000);
+      const objects: unknown[] = [];
+      for await (const obj of bound.client.domains.list()) objects.push(obj);
+      const rows = objects.map((obj) => normalizeDomain(obj, bound.config.name, now)).filter((r): r is DomainRow => r !== null);
+      await sink.replaceMirror('domains', bound.config.name, rows);
+      io.stdout.write(config.json ? `${JSON.stringify(objects)}\n` : renderTable(DOMAIN_COLUMNS, rows.map(domainCells)));
+    } finally {
+      bound.client.close();
+      await sink.close();
+    }
+    return EXIT.ok;
+  },
+};
+
+export const domainsCommand: CliCommand = {
+  command: 'domains',
+  describe: 'the domains registered to the organization for webhook endpoints (list)',
+  subcommands: [listCommand] as ReadonlyArray<CliCommand<never>>,
+};

@@ -1,0 +1,267 @@
+import { readFile } from 'node:fs/promises';
+import type { Argv } from 'yargs';
+import type { ServiceClient } from '../../api/service-client.js';
+import type { AccountConfig, Config } from '../../config/config.js';
+import { UserError } from '../../errors.js';
+import type { WebhookRow } from '../../normalize/rows.js';
+import { toIsoMicros } from '../../normalize/time.js';
+import { normalizeWebhook } from '../../normalize/webhook-row.js';
+import { openSink } from '../../store/open-sink.js';
+import type { QueryableSink } from '../../store/sql-sink.js';
+import { parseDomainVerifications } from '../../webhooks/domain-verification.js';
+import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
+import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
+import { mirroredRows, upsertMirrorRows } from '../../webhooks/mirror-rows.js';
+import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
+import { createWebhookReceiver } from '../../webhooks/webhook-receiver.js';
+import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
+import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
+import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
+import { renderTable } from './status.js';
+
+/** Set to 1 in crash tests: verified deliveries stall before their commit, so the receiver can be killed between receipt and answer. */
+const STALL_ENV = 'IVSYNC_TEST_STALL_DELIVERIES';
+
+interface ManagementScope {
+  config: Config;
+  account: AccountConfig;
+  client: ServiceClient;
+  sink: QueryableSink;
+  now: () => string;
+}
+
+/** The one account a management command talks for: the only one, or the one --account names. */
+function oneAccount(config: Config, only: string | undefined): AccountConfig {
+  const accounts = selectAccounts(config, only);
+  if (accounts.length > 1) {
+    throw new UserError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+  }
+  return accounts[0] as AccountConfig;
+}
+
+async function withManagement<A>(ctx: CommandContext<A>, body: (scope: ManagementScope) => Promise<void>): Promise<number> {
+  const config = ctx.config();
+  const logger = loggerFor(config, ctx.io, newRunId());
+  const account = oneAccount(config, ctx.args.account);
+  const [bound] = bindAccounts(config, [account], logger);
+  const client = (bound as NonNullable<typeof bound>).client;
+  const sink = await openSink(config.db);
+  try {
+    await body({ config, account, client, sink, now: () => toIsoMicros(ctx.io.clock() / 1000) });
+  } finally {
+    client.close();
+    await sink.close();
+  }
+  return EXIT.ok;
+}
+
+function webhookRow(obj: unknown, account: string, now: string): WebhookRow {
+  const row = normalizeWebhook(obj, account, now);
+  if (row === null) throw new UserError('MALFORMED_WEBHOOK', 'the service answered with a webhook object without webhook_uuid');
+  return row;
+}
+
+function printWebhooks(io: CliIo, json: boolean, objects: readonly unknown[], rows: readonly WebhookRow[]): void {
+  io.stdout.write(json ? `${JSON.stringify(objects)}\n` : renderTable(WEBHOOK_COLUMNS, rows.map(webhookCells)));
+}
+
+/** A mirror write that fails after the service accepted a change must not read as if the change failed. */
+async function mirrorAfterChange(io: CliIo, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    io.stderr.write(`ivsync: the service accepted the change, but the webhooks table was not updated: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+}
+
+interface CreateArgs {
+  url?: string;
+  secret?: string;
+  channel?: string;
+  filter?: string[];
+}
+
+const createCommand: CliCommand<CreateArgs> = {
+  command: 'create',
+  describe: 'create a webhook (the secret comes from --secret or IVS_WEBHOOK_SECRET and is never shown)',
+  builder: (yargs) =>
+    yargs
+      .option('url', { type: 'string', describe: 'HTTPS endpoint on a registered domain (ivsync domains list)' })
+      .option('secret', { type: 'string', describe: 'signing secret, at least 20 characters [env IVS_WEBHOOK_SECRET]' })
+      .option('channel', { type: 'string', describe: "channel sent with every delivery (service default 'default')" })
+      .option('filter', {
+        type: 'string',
+        array: true,
+        describe: 'key=value[,value...], repeatable; activity.name is required. Keys: activity.name, activity.form_factor, owner.user.username',
+      }) as unknown as Argv<GlobalArgs>,
+  run: async (ctx) => {
+    const { args } = ctx;
+    // Validated before any request: a mistake costs nothing at the service.
+    const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.io.env.IVS_WEBHOOK_SECRET, channel: args.channel, filters: args.filter ?? [] });
+    return withManagement(ctx, async ({ config, account, client, sink, now }) => {
+      const { io } = ctx;
+      const created = await client.webhooks
+        .create(request)
+        .catch((error: unknown) => rethrowManagementFailure(error, 'create', { hasUsernameFilter: request.filters.some((f) => f.key === 'owner.user.username') }));
+      const row = webhookRow(created, account.name, now());
+      await mirrorAfterChange(io, () => upsertMirrorRows(sink, 'webhooks', account.name, [row]));
+      printWebhooks(io, config.json, [created], [row]);
+    });
+  },
+};
+
+const listCommand: CliCommand = {
+  command: 'list',
+  describe: 'list the active webhooks (all pages) and mirror them into the webhooks table',
+  run: (ctx) =>
+    withManagement(ctx, async ({ config, account, client, sink, now }) => {
+      const at = now();
+      const objects: unknown[] = [];
+      for await (const obj of client.webhooks.list()) objects.push(obj);
+      const rows = objects.map((obj) => webhookRow(obj, account.name, at));
+      const listed = new Set(rows.map((r) => r.webhook_uuid));
+      // The service lists active webhooks only: one mirrored before and not listed now was deactivated.
+      const gone = (await mirroredRows(sink, 'webhooks', account.name))
+        .filter((r) => !listed.has(String(r.webhook_uuid)))
+        .map((r) => ({ ...r, active: false, last_synced_at: at }));
+      await sink.replaceMirror('webhooks', account.name, [...rows, ...gone]);
+      printWebhooks(ctx.io, config.json, objects, rows);
+    }),
+};
+
+interface UuidArgs {
+  uuid: string;
+}
+
+const showCommand: CliCommand<UuidArgs> = {
+  command: 'show <uuid>',
+  describe: 'show one webhook and mirror it',
+  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
+  run: (ctx) =>
+    withManagement(ctx, async ({ config, account, client, sink, now }) => {
+      const obj = await client.webhooks.get(ctx.args.uuid).catch((error: unknown) => rethrowManagementFailure(error, 'show', { uuid: ctx.args.uuid }));
+      const row = webhookRow(obj, account.name, now());
+      await upsertMirrorRows(sink, 'webhooks', account.name, [row]);
+      printWebhooks(ctx.io, config.json, [obj], [row]);
+    }),
+};
+
+const deactivateCommand: CliCommand<UuidArgs> = {
+  command: 'deactivate <uuid>',
+  describe: 'deactivate a webhook (its row stays in the webhooks table with active = false)',
+  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
+  run: (ctx) =>
+    withManagement(ctx, async ({ config, account, client, sink, now }) => {
+      const { uuid } = ctx.args;
+      await client.webhooks.deactivate(uuid).catch((error: unknown) => rethrowManagementFailure(error, 'deactivate', { uuid }));
+      await mirrorAfterChange(ctx.io, async () => {
+        const at = now();
+        const known = (await mirroredRows(sink, 'webhooks', account.name)).find((r) => r.webhook_uuid === uuid);
+        // Not mirrored yet: the service still shows a deactivated webhook by id.
+        const row = known ?? webhookRow(await client.webhooks.get(uuid), account.name, at);
+        await upsertMirrorRows(sink, 'webhooks', account.name, [{ ...row, active: false, last_synced_at: at }]);
+      });
+      ctx.io.stdout.write(config.json ? `${JSON.stringify({ webhook_uuid: uuid, status: 'deactivated' })}\n` : `webhook ${uuid} deactivated\n`);
+    }),
+};
+
+interface ServeArgs {
+  port: number;
+  host: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
+  'domain-verification'?: string[];
+}
+
+async function readPem(path: string, flag: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new UserError('BAD_TLS_FILE', `${flag} ${path}: ${error instanceof Error && 'code' in error ? String(error.code) : 'cannot be read'}`);
+  }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+const serveCommand: CliCommand<ServeArgs> = {
+  command: 'serve',
+  describe: 'receive webhook deliveries at POST <webhooks.path> (default /webhooks), plus GET /healthz and domain verification pages',
+  builder: (yargs) =>
+    yargs
+      .option('port', { type: 'number', demandOption: true, describe: 'port to listen on (0: any free port)' })
+      .option('host', { type: 'string', default: '0.0.0.0', describe: 'address to listen on (127.0.0.1 behind a reverse proxy)' })
+      .option('tls-cert', { type: 'string', describe: 'PEM certificate chain: serve HTTPS directly' })
+      .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })
+      .option('domain-verification', {
+        type: 'string',
+        array: true,
+        describe: 'TOKEN=VALUE, repeatable: serve VALUE at /.well-known/service-domain-verification/TOKEN',
+      }) as unknown as Argv<GlobalArgs>,
+  run: async ({ args, io, config: load }) => {
+    const config = load();
+    const secrets: WebhookSecrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
+    if (!hasAnySecret(secrets)) {
+      throw new UserError('NO_WEBHOOK_SECRET', 'no webhook secret: set IVS_WEBHOOK_SECRET, or webhooks.secret / webhooks.secrets in the config file');
+    }
+    const certPath = args['tls-cert'];
+    const keyPath = args['tls-key'];
+    if ((certPath === undefined) !== (keyPath === undefined)) throw new UserError('BAD_TLS', '--tls-cert and --tls-key go together');
+    const tls = certPath !== undefined && keyPath !== undefined ? { cert: await readPem(certPath, '--tls-cert'), key: await readPem(keyPath, '--tls-key') } : undefined;
+    const domainVerifications = parseDomainVerifications(args['domain-verification'] ?? []);
+
+    const runId = newRunId();
+    const logger = loggerFor(config, io, runId);
+    const [account] = selectAccounts(config, args.account);
+    const accountName = account?.name ?? 'default';
+    // Follow-up GETs need the service; without its address and token the receiver still takes deliveries.
+    const client = account?.baseUrl && account.token ? bindAccounts(config, [account], logger)[0]?.client : undefined;
+    const sink = await openSink(config.db);
+    const stall = io.env[STALL_ENV] === '1';
+    const receiver = createWebhookReceiver({
+      sink,
+      secrets,
+      account: accountName,
+      path: config.webhooks.path,
+      maxBodyBytes: config.webhooks.maxBodyBytes,
+      clock: io.clock,
+      logger,
+      ...(client !== undefined ? { client } : {}),
+      ...(stall
+        ? {
+            beforeCommit: () => {
+              io.stderr.write('delivery stalled before commit\n');
+              return new Promise<void>(() => undefined);
+            },
+          }
+        : {}),
+    });
+    let server;
+    try {
+      server = await startWebhookServer({ receiver, port: args.port, host: args.host, ...(tls ? { tls } : {}), domainVerifications });
+    } catch (error) {
+      client?.close();
+      await sink.close();
+      throw new UserError('LISTEN_FAILED', `cannot listen on ${args.host}:${args.port}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const info = { url: `${server.url}${config.webhooks.path}`, account: accountName, followUpGets: client !== undefined };
+    io.stdout.write(config.json ? `${JSON.stringify(info)}\n` : `webhook receiver listening on ${info.url} (account ${accountName}); stop with Ctrl-C\n`);
+    await untilAborted(io.signal);
+    await server.close();
+    client?.close();
+    await sink.close();
+    logger.info({}, 'webhook receiver stopped');
+    return EXIT.ok;
+  },
+};
+
+export const webhooksCommand: CliCommand = {
+  command: 'webhooks',
+  describe: 'receive deliveries (serve) and manage the webhooks of the account (create, list, show, deactivate)',
+  subcommands: [serveCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
+};
