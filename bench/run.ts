@@ -1,4 +1,6 @@
 import { crawlRun, type CrawlRun } from './crawl-bench.js';
+import { ingestTable, ingestTargets } from './ingest-targets.js';
+import { targetBackfill, targetBackfillTable, type BackfillTarget, type TargetBackfillRun } from './target-backfill.js';
 
 /**
  * `npm run bench`: prints the figures the README quotes. Each backfill runs in
@@ -46,4 +48,35 @@ if (want('memory')) {
   for (const sessions of [10_000, 50_000, 200_000]) rows.push(await crawlRun(`memory ${sessions / 1000}k`, sessions, [100, 200], 100));
   console.log('\nPeak RSS as the history grows (100 rps limit, 100-200 ms latency)\n');
   console.log(table(rows));
+}
+
+// Only when named (`npm run bench -- soak`): it runs for 30 minutes.
+if (sections.includes('soak')) {
+  const { soakRun, renderSoak } = await import('./soak.js');
+  const at = process.argv.indexOf('--minutes');
+  console.log(`\n${renderSoak(await soakRun({ minutes: at > 0 ? Number(process.argv[at + 1]) : 30 }))}`);
+}
+
+// Postgres figures need a server: IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL);
+// without one, the postgres rows are left out.
+const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
+
+if (want('ingest')) {
+  const rows = await ingestTargets({ items: 100_000, runs: 3, pagesPerTransaction: 400, ...(postgresUrl ? { postgresUrl } : {}) });
+  console.log('\nOffline ingest per target: normalize + write of pre-fetched v1.4 pages (25 items, 3 text fields + 1 photo each), median of 3 fresh targets\n');
+  console.log(ingestTable(rows));
+}
+
+if (want('targets')) {
+  const runs: TargetBackfillRun[] = [];
+  const targets: BackfillTarget[] = postgresUrl ? ['sqlite', 'duckdb', 'postgres'] : ['sqlite', 'duckdb'];
+  for (const target of targets) runs.push(await targetBackfill(target, { sessions: 20_000, rate: 1000, runs: 3, ...(postgresUrl ? { postgresUrl } : {}) }));
+  console.log('\nThe same backfill per target (20k sessions, 1000 rps limit, 5 ms latency), wall time of 3 runs\n');
+  console.log(targetBackfillTable(runs));
+}
+
+if (want('webhooks')) {
+  const { runWebhookBench, webhookTable } = await import('./webhook-bench.js');
+  console.log('\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n');
+  console.log(webhookTable(await runWebhookBench()));
 }

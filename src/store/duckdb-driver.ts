@@ -6,7 +6,7 @@ import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { ExclusiveLock } from './exclusive-lock.js';
 import type { ColumnDef, TableDef } from './schema.js';
-import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { onConflictClause } from './upsert-clause.js';
 
 function bindable(value: unknown): DuckDBValue {
@@ -25,22 +25,37 @@ function readable(value: unknown): unknown {
 function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string, raw: unknown): void {
   const value = columnValue(column, raw);
   if (value === null) return appender.appendNull();
-  const wrong = (): Error => new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
   switch (column.type) {
     case 'text':
     case 'json':
-      if (typeof value !== 'string') throw wrong();
+      if (typeof value !== 'string') throw wrongType(table, column, value);
       return appender.appendVarchar(value);
     case 'real':
-      if (typeof value !== 'number') throw wrong();
+      if (typeof value !== 'number') throw wrongType(table, column, value);
       return appender.appendDouble(value);
     case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrong();
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(table, column, value);
       return appender.appendBigInt(BigInt(value));
     case 'boolean':
-      if (typeof value !== 'boolean') throw wrong();
+      if (typeof value !== 'boolean') throw wrongType(table, column, value);
       return appender.appendBoolean(value);
   }
+}
+
+function wrongType(table: string, column: ColumnDef, value: unknown): TypeError {
+  return new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
+}
+
+export interface DuckdbDriverOptions {
+  /**
+   * WAL size at which a commit checkpoints. DuckDB's default (16 MB) makes
+   * every large group commit rewrite table and index blocks, and then makes
+   * the next commit's deletes and updates work on checkpointed storage: most
+   * of the time of a backfill went there. The WAL is folded into the file at
+   * close either way.
+   * @default 1024
+   */
+  checkpointThresholdMb?: number;
 }
 
 export class DuckdbDriver implements SqlDriver {
@@ -58,9 +73,10 @@ export class DuckdbDriver implements SqlDriver {
     this.#clock = clock;
   }
 
-  static async open(path: string, clock: () => Date): Promise<DuckdbDriver> {
+  static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const instance = await DuckDBInstance.create(path);
+    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 1024));
+    const instance = await DuckDBInstance.create(path, { checkpoint_threshold: `${thresholdMb}MB` });
     const connection = await instance.connect();
     return new DuckdbDriver(instance, connection, clock);
   }
@@ -89,18 +105,34 @@ export class DuckdbDriver implements SqlDriver {
   }
 
   /**
-   * Bulk rows go through the Appender into a TEMP staging table shaped like the
-   * target (no constraints), then one `INSERT … SELECT … ON CONFLICT` moves
-   * them: one statement per table per transaction, never one per row.
+   * Rows proven absent (`fail`) are appended straight into the table. Other
+   * bulk rows go through the Appender into a TEMP staging table shaped like
+   * the target (no constraints), then one `INSERT … SELECT … ON CONFLICT`
+   * moves them: one statement per table per write, never one per row.
    */
-  async #write(table: TableDef, rows: readonly Row[], onConflict: 'replace' | 'ignore'): Promise<void> {
+  async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
+    if (onConflict === 'fail') {
+      await this.#append(table, table.name, undefined, rows);
+      return;
+    }
     const stage = `ivsync_stage_${table.name}`;
     if (!this.#staged.has(table.name)) {
       await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
       this.#staged.add(table.name);
     }
-    const appender = await this.#connection.createAppender(stage, 'main', 'temp');
+    await this.#append(table, stage, 'temp', rows);
+    const columns = table.columns.map((c) => c.name).join(', ');
+    try {
+      await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
+    } finally {
+      await this.#connection.run(`DELETE FROM ${stage}`);
+    }
+  }
+
+  /** `catalog` undefined is the database file (its catalog is named after the file). */
+  async #append(table: TableDef, into: string, catalog: 'temp' | undefined, rows: readonly Row[]): Promise<void> {
+    const appender = await this.#connection.createAppender(into, 'main', catalog);
     try {
       for (const row of rows) {
         for (const column of table.columns) appendValue(appender, column, table.name, row[column.name]);
@@ -109,12 +141,6 @@ export class DuckdbDriver implements SqlDriver {
       appender.flushSync();
     } finally {
       appender.closeSync();
-    }
-    const columns = table.columns.map((c) => c.name).join(', ');
-    try {
-      await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
-    } finally {
-      await this.#connection.run(`DELETE FROM ${stage}`);
     }
   }
 

@@ -2,7 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { MIGRATIONS } from '../../migrations/index.js';
 import type { ColumnType, TableDef } from './schema.js';
-import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
 import { columnValue } from './column-value.js';
 import { onConflictClause } from './upsert-clause.js';
@@ -120,7 +120,7 @@ const RECORD_TYPES: Record<ColumnType, string> = {
  * server unpacks with json_to_recordset: no per-value parameters to bind or
  * count against the 65,535 limit, and a small statement text.
  */
-async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly Row[], onConflict: 'replace' | 'ignore'): Promise<void> {
+async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
   if (rows.length === 0) return;
   const columns = table.columns.map((c) => c.name);
   const record = table.columns.map((c) => `${c.name} ${RECORD_TYPES[c.type]}`).join(', ');

@@ -1,6 +1,9 @@
 import type { Dialect } from './dialect.js';
 import type { TableDef } from './schema.js';
 
+/** What a write does when a row's primary key is already stored (SqlExecutor.write). */
+export type OnConflict = 'replace' | 'ignore' | 'fail';
+
 /** A row as the store writes it: column name to value (JS boolean, number, string or null). */
 export type Row = Readonly<Record<string, unknown>>;
 
@@ -20,9 +23,12 @@ export interface SqlExecutor {
    * Writes `rows` (each carrying every column of `table`; the caller has made
    * primary keys unique) in as few statements as the dialect allows. On a
    * primary key conflict, `replace` overwrites the stored row and `ignore`
-   * keeps it.
+   * keeps it. `fail` is for rows the caller has proven absent inside this
+   * transaction: no conflict handling at all, so a dialect may take its
+   * fastest path (DuckDB appends straight into the table), and a conflict
+   * fails the transaction.
    */
-  write(table: TableDef, rows: readonly Row[], onConflict: 'replace' | 'ignore'): Promise<void>;
+  write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void>;
   /**
    * A list of text values to use after `IN`, as one bound parameter: SQL like
    * `(SELECT value FROM json_each(?))` and its params. One parameter instead of

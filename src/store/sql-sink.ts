@@ -1,7 +1,7 @@
 import type { ApiVersion, NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
 import { isoFromMicros, microsFromIso } from '../normalize/time.js';
 import { checkpointAdvances, type CheckpointAdvance } from './checkpoint-advance.js';
-import { planMerge, type MergePlan, type StoredSession } from './merge-plan.js';
+import { planMerge, type ChildKind, type MergePlan, type StoredSession, type StoredSessions } from './merge-plan.js';
 import { table, TABLES, type TableDef } from './schema.js';
 import type {
   CommitResult,
@@ -24,6 +24,7 @@ import { placeholders } from './placeholders.js';
 import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 
 const RESOURCES: readonly Resource[] = ['authentications', 'fingerprints'];
+const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
 
 /** Tables with an `account` column that sync writes row by row; every other such table is a mirror (webhooks, domains, catalog_*). */
 const NOT_MIRRORS: ReadonlySet<string> = new Set([...RESOURCES, 'sync_windows', 'sync_runs', 'rejected_items']);
@@ -387,11 +388,12 @@ export class SqlSink implements QueryableSink {
 
   async #merge(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<Pick<CommitResult, 'written' | 'stale'>> {
     if (sessions.length === 0) return { written: 0, stale: 0 };
-    const plan = planMerge(sessions, {
+    const stored: StoredSessions = {
       authentications: await this.#stored(tx, 'authentications', sessions),
       fingerprints: await this.#stored(tx, 'fingerprints', sessions),
-    });
-    await this.#apply(tx, plan);
+    };
+    const plan = planMerge(sessions, stored);
+    await this.#apply(tx, plan, stored);
     return { written: plan.written, stale: plan.stale };
   }
 
@@ -426,10 +428,30 @@ export class SqlSink implements QueryableSink {
     return stored;
   }
 
-  async #apply(tx: SqlExecutor, plan: MergePlan): Promise<void> {
+  /**
+   * Rows of sessions that were not stored are inserted without conflict
+   * handling (the read that proved them absent ran in this transaction, under
+   * the write lock), which is the fast path of every dialect; only replaced
+   * sessions pay for the upsert.
+   */
+  async #apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): Promise<void> {
+    const fresh = new Set<string>();
     for (const resource of RESOURCES) {
       const rows = plan.rows[resource];
-      if (rows.length > 0) await tx.write(sessionTable(resource), rows, 'replace');
+      if (rows.length === 0) continue;
+      const known = stored[resource];
+      const inserted: Row[] = [];
+      const replaced: Row[] = [];
+      for (const row of rows) {
+        const id = row.service_id as string;
+        if (known.has(id)) replaced.push(row);
+        else {
+          inserted.push(row);
+          fresh.add(id);
+        }
+      }
+      if (inserted.length > 0) await tx.write(sessionTable(resource), inserted, 'fail');
+      if (replaced.length > 0) await tx.write(sessionTable(resource), replaced, 'replace');
     }
     const seenGroups = new Map<string, string[]>();
     for (const s of plan.seen) {
@@ -446,14 +468,37 @@ export class SqlSink implements QueryableSink {
         ...list.params,
       ]);
     }
-    for (const kind of ['session_text_fields', 'session_images', 'session_warnings'] as const) {
+    const orphans = await this.#orphanChildren(tx, plan, fresh);
+    for (const kind of CHILD_KINDS) {
       const { replaceStored, rows } = plan.children[kind];
-      if (replaceStored.length > 0) {
-        const list = tx.inList(replaceStored);
+      const replace = [...replaceStored];
+      if (orphans.size > 0) for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
+      if (replace.length > 0) {
+        const list = tx.inList(replace);
         await tx.run(`DELETE FROM ${kind} WHERE service_id IN ${list.sql}`, list.params);
       }
-      if (rows.length > 0) await tx.write(table(kind), uniqueByKey(table(kind), rows as unknown as Row[]), 'replace');
+      // Every session these rows belong to has no child rows of this kind left.
+      if (rows.length > 0) await tx.write(table(kind), uniqueByKey(table(kind), rows as unknown as Row[]), 'fail');
     }
+  }
+
+  /**
+   * Ids among `fresh` (sessions just inserted) that still have child rows:
+   * children are keyed by service_id alone, so a session stored under the
+   * other resource, or a row deleted by hand, may have left some. One query,
+   * which finds nothing in every ordinary run.
+   */
+  async #orphanChildren(tx: SqlExecutor, plan: MergePlan, fresh: ReadonlySet<string>): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const kind of CHILD_KINDS) for (const r of plan.children[kind].rows) if (fresh.has(r.service_id)) ids.add(r.service_id);
+    if (ids.size === 0) return ids;
+    const list = tx.inList([...ids]);
+    const found = await tx.all(
+      `WITH fresh(service_id) AS ${list.sql} ` +
+        CHILD_KINDS.map((kind) => `SELECT service_id FROM ${kind} WHERE service_id IN (SELECT service_id FROM fresh)`).join(' UNION '),
+      list.params,
+    );
+    return new Set(found.map((r) => String(r.service_id)));
   }
 
   async #writeRejected(tx: SqlExecutor, rows: readonly RejectedRow[]): Promise<void> {

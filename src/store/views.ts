@@ -36,6 +36,10 @@ const finalShare = (resource: string): string =>
 const lastRun = (column: string): string =>
   `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at DESC, r.id DESC LIMIT 1)`;
 
+// Lease names are `<kind>:<account>` (src/daemon/lease-names.ts).
+const lease = (kind: string, column: string): string =>
+  `(SELECT l.${column} FROM sync_leases l WHERE l.name = '${kind}:' || w.account)`;
+
 /** The analyst views, created in every target after the tables. */
 export const VIEWS: readonly DialectViewDef[] = [
   {
@@ -82,7 +86,7 @@ GROUP BY substr(created_at, 1, 10), result_id, brand_id`,
   {
     name: 'v_sync_health',
     description:
-      'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at) and the rejected items of the account and resource.',
+      'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it) and when a daemon last claimed its scheduled sync (last_tick_at).',
     sql: `SELECT w.account, w.resource, w.api_version,
   w.high_water_mark,
   {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
@@ -92,7 +96,11 @@ GROUP BY substr(created_at, 1, 10), result_id, brand_id`,
   ${lastRun('id')} AS last_run_id,
   ${lastRun('status')} AS last_run_status,
   ${lastRun('finished_at')} AS last_run_finished_at,
-  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items
+  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items,
+  ${lease('account', 'holder')} AS lease_holder,
+  ${lease('account', 'acquired_at')} AS lease_acquired_at,
+  ${lease('account', 'heartbeat_at')} AS lease_heartbeat_at,
+  ${lease('tick', 'heartbeat_at')} AS last_tick_at
 FROM (
   SELECT account, resource, api_version, MAX(synced_to) AS high_water_mark,
     SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
