@@ -16,7 +16,9 @@ ENV NODE_ENV=production \
     IVS_DB=sqlite:/data/ivsync.sqlite
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# The program and its migrations; the benchmarks stay in the build stage.
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/migrations ./dist/migrations
 COPY package.json ./
 COPY config ./config
 RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/ivsync && chmod +x /app/dist/src/cli/main.js \
@@ -24,7 +26,11 @@ RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/ivsync && chmod +x /app/dist/
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
+# The daemon stops on SIGTERM within 10 s (docker stop's default grace period):
+# it commits the pages in flight and gives its leases back.
+STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.IVS_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:8080/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["ivsync"]
-CMD ["daemon", "--port", "8080"]
+# 0.0.0.0: /metrics and the webhook receiver must be reachable from outside the container.
+CMD ["daemon", "--port", "8080", "--host", "0.0.0.0"]

@@ -37,9 +37,12 @@ export interface SoakReport {
   simulator429: number;
   faultsInjected: Record<string, number>;
   changes: number;
+  /** Medians of the first and the last tenth of the samples after the first tick (one sample is too noisy: a run in flight adds its pages). */
   rssStartMb: number;
   rssEndMb: number;
   rssMaxMb: number;
+  heapStartMb: number;
+  heapEndMb: number;
   largestLagSeconds: number;
   stopSeconds: number;
   exitCode: number | null;
@@ -59,6 +62,13 @@ function samples(text: string): Map<string, Array<{ labels: string; value: numbe
     out.set(m[1]!, list);
   }
   return out;
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const sum = (list: ReadonlyArray<{ value: number }> | undefined): number => (list ?? []).reduce((n, s) => n + s.value, 0);
@@ -117,6 +127,7 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
   }, 500);
 
   const rss: number[] = [];
+  const heap: number[] = [];
   let largestLag = 0;
   let last = new Map<string, Array<{ labels: string; value: number }>>();
   let firstTickDone = false;
@@ -134,7 +145,10 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
     const runs = sum(last.get('ivsync_runs_total'));
     if (!firstTickDone && runs > 0) firstTickDone = true;
     // RSS after warm-up (first tick done), so start-up allocation is not counted as growth.
-    if (firstTickDone) rss.push(sum(last.get('ivsync_process_resident_memory_bytes')) / 1_048_576);
+    if (firstTickDone) {
+      rss.push(sum(last.get('ivsync_process_resident_memory_bytes')) / 1_048_576);
+      heap.push(sum(last.get('ivsync_nodejs_heap_size_used_bytes')) / 1_048_576);
+    }
     const lag = Math.max(0, ...(last.get('ivsync_freshness_lag_seconds') ?? []).map((s) => s.value));
     if (firstTickDone) largestLag = Math.max(largestLag, lag);
     const elapsed = ((minutes * 60_000 - (endAt - Date.now())) / 60_000).toFixed(1);
@@ -160,9 +174,11 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
     simulator429: sim.stats.count429,
     faultsInjected: { ...sim.stats.faultsInjected },
     changes,
-    rssStartMb: rss[0] ?? 0,
-    rssEndMb: rss.at(-1) ?? 0,
+    rssStartMb: median(rss.slice(0, Math.max(1, Math.ceil(rss.length / 10)))),
+    rssEndMb: median(rss.slice(-Math.max(1, Math.ceil(rss.length / 10)))),
     rssMaxMb: Math.max(0, ...rss),
+    heapStartMb: median(heap.slice(0, Math.max(1, Math.ceil(heap.length / 10)))),
+    heapEndMb: median(heap.slice(-Math.max(1, Math.ceil(heap.length / 10)))),
     largestLagSeconds: largestLag,
     stopSeconds,
     exitCode,
@@ -179,7 +195,8 @@ export function renderSoak(r: SoakReport): string {
     `Soak: ${r.minutes} min, schedule '${r.schedule}', simulator with faults and a change every 0.5 s`,
     `runs: ${JSON.stringify(r.runs)}; ticks skipped: ${JSON.stringify(r.ticksSkipped)}`,
     `requests: ${r.requests}; 429s seen by the client: ${r.status429} (bucket 429s at the simulator: ${r.simulator429}); faults injected: ${JSON.stringify(r.faultsInjected)}`,
-    `RSS after the first tick: ${r.rssStartMb.toFixed(1)} MB; at the end: ${r.rssEndMb.toFixed(1)} MB; max: ${r.rssMaxMb.toFixed(1)} MB`,
+    `RSS (median of the first / last tenth of the samples after the first tick): ${r.rssStartMb.toFixed(1)} MB -> ${r.rssEndMb.toFixed(1)} MB; max ${r.rssMaxMb.toFixed(1)} MB`,
+    `heap used, same samples: ${r.heapStartMb.toFixed(1)} MB -> ${r.heapEndMb.toFixed(1)} MB`,
     `largest freshness lag seen: ${r.largestLagSeconds.toFixed(1)} s`,
     `SIGTERM to exit: ${r.stopSeconds.toFixed(2)} s (exit code ${r.exitCode})`,
     `authentications stored ${r.storedVsTruth.stored} / truth ${r.storedVsTruth.truth} (changes after the last tick not yet synced); ${r.changes} changes made`,

@@ -9,6 +9,8 @@ import type { Sink } from '../store/sink.js';
 import { CommitQueue } from '../crawl/commit-queue.js';
 import type { CrawlContext } from '../crawl/crawl-context.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import type { RequestEvent } from '../api/service-client.js';
+import type { LeaseKeeper } from '../daemon/lease-keeper.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** What a command gets from the composition root. */
@@ -19,6 +21,23 @@ export interface CliIo {
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
   clock: () => number;
+  /** Set when a long-lived process (the daemon) runs commands inside itself. */
+  host?: RunHost | undefined;
+}
+
+/**
+ * What the daemon shares with the runs it starts: one target connection, one
+ * client and bucket per account (so a background backfill and the scheduled
+ * syncs draw on the same budget, by priority), its leases and its metrics.
+ */
+export interface RunHost {
+  /** Shared; a run does not close it. */
+  sink: Sink;
+  accounts: ReadonlyMap<string, BoundAccount>;
+  /** The leases of this process (holder host:pid:daemon-id). */
+  leases: LeaseKeeper;
+  onCrawlEvent?: ((event: CrawlEvent) => void) | undefined;
+  onRunEnd?: ((command: string, status: 'succeeded' | 'failed' | 'interrupted') => void) | undefined;
 }
 
 export interface BoundAccount {
@@ -46,10 +65,29 @@ export function selectAccounts(config: Config, only: string | undefined): Accoun
 }
 
 /**
+ * The clients of the accounts: the host's when a daemon runs the command (bound
+ * once per process), else new ones.
+ */
+export function bindAccounts(config: Config, accounts: readonly AccountConfig[], logger: Logger, io?: Pick<CliIo, 'host'>): BoundAccount[] {
+  const host = io?.host;
+  if (host === undefined) return createBindings(config, accounts, logger);
+  return accounts.map((account) => {
+    const bound = host.accounts.get(account.name);
+    if (!bound) throw new UserError('UNKNOWN_ACCOUNT', `account '${account.name}' is not one the daemon serves`);
+    return bound;
+  });
+}
+
+/**
  * One client per account, each with its own bucket: the bucket is per token,
  * and every request of every worker of the account passes through it.
  */
-export function bindAccounts(config: Config, accounts: readonly AccountConfig[], logger: Logger): BoundAccount[] {
+export function createBindings(
+  config: Config,
+  accounts: readonly AccountConfig[],
+  logger: Logger,
+  onRequest?: (account: string, event: RequestEvent) => void,
+): BoundAccount[] {
   return accounts.map((account) => {
     if (!account.baseUrl) {
       throw new UserError('NO_BASE_URL', `no service URL for account '${account.name}': give --base-url or IVS_BASE_URL`);
@@ -69,6 +107,7 @@ export function bindAccounts(config: Config, accounts: readonly AccountConfig[],
       v2: { apiVersionHeader: config.v2.apiVersionHeader, paths: config.v2.paths },
       onRequest: (event) => {
         logger.debug({ account: account.name, ...event }, 'request');
+        onRequest?.(account.name, event);
       },
     });
     return { config: account, client, limiter };
@@ -93,11 +132,18 @@ export function crawlContext(
     normalize: normalizeItems,
     clock: io.clock,
     signal: io.signal,
-    onEvent,
+    onEvent: io.host?.onCrawlEvent ? fanOut(io.host.onCrawlEvent, onEvent) : onEvent,
     commits: new CommitQueue(sink),
   };
 }
 
 export function requestsOf(accounts: readonly BoundAccount[]): number {
   return accounts.reduce((sum, a) => sum + a.client.stats.requests, 0);
+}
+
+function fanOut(first: (event: CrawlEvent) => void, second: ((event: CrawlEvent) => void) | undefined): (event: CrawlEvent) => void {
+  return (event) => {
+    first(event);
+    second?.(event);
+  };
 }

@@ -42,9 +42,10 @@ export class CommitQueue {
           continue;
         }
         try {
-          await this.#sink.commitPages(group.map((w) => w.page));
-          // Per-page figures are not needed by callers of a group; report the page's own size.
-          for (const w of group) w.resolve(pageResult(w.page));
+          const total = await this.#sink.commitPages(group.map((w) => w.page));
+          // The sink merges a group in bulk and counts it as a whole: the group's
+          // figures go to its first page, so that sums over pages stay exact.
+          group.forEach((w, i) => w.resolve(i === 0 ? total : { written: 0, stale: 0, rejected: 0, missing: 0 }));
         } catch {
           // One bad page must not fail its neighbours: commit them one by one.
           for (const w of group) await this.#one(w);
@@ -62,8 +63,4 @@ export class CommitQueue {
       w.reject(error);
     }
   }
-}
-
-function pageResult(page: PageCommit): CommitResult {
-  return { written: page.batch.sessions.length, stale: 0, rejected: page.batch.rejected.length, missing: 0 };
 }

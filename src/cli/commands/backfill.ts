@@ -6,8 +6,9 @@ import { Progress } from '../progress.js';
 import { bindAccounts, crawlContext, requestsOf, selectAccounts } from '../runtime.js';
 import { withRun } from '../with-run.js';
 import { parseResources, withResources } from './crawl-options.js';
+import { leaseRequest, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
-interface BackfillArgs {
+interface BackfillArgs extends LeaseArgs {
   from: string;
   to: string;
   resources?: string;
@@ -17,7 +18,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
   command: 'backfill',
   describe: 'crawl a closed historical interval; re-run the same command to resume after a crash or Ctrl-C',
   builder: (yargs) =>
-    withResources(yargs)
+    withLeaseOptions(withResources(yargs))
       .option('from', { type: 'string', demandOption: true, describe: 'start: ISO 8601 date-time or epoch seconds' })
       .option('to', { type: 'string', demandOption: true, describe: 'end (inclusive): ISO 8601 date-time or epoch seconds' }),
   run: async ({ args, io, config: load }) => {
@@ -27,7 +28,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
     return withRun('backfill', config, io, args.account ?? null, async ({ sink, logger, tally }) => {
-      const accounts = bindAccounts(config, selected, logger);
+      const accounts = bindAccounts(config, selected, logger, io);
       const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock, requests: () => requestsOf(accounts) });
       const ctx = crawlContext(config, sink, accounts, io, progress.onEvent);
       let outcomes;
@@ -54,6 +55,6 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
       }
       io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `backfill complete: ${items} items in ${summary.pages} pages, ${summary.requests} requests\n`);
       return EXIT.ok;
-    });
+    }, leaseRequest(args, selected));
   },
 };

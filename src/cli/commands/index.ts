@@ -1,17 +1,27 @@
 import type { CliCommand } from '../command.js';
 import { backfillCommand } from './backfill.js';
+import { daemonCommand } from './daemon.js';
+import { domainsCommand } from './domains.js';
+import { exportCommand } from './export.js';
 import { healthCommand } from './health.js';
 import { migrateCommand } from './migrate.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
+import { webhooksCommand } from './webhooks.js';
+import { voucherCommand } from './voucher.js';
 
 /** Every command of the CLI, in the order --help lists them. */
 export const COMMANDS: ReadonlyArray<CliCommand<never>> = [
   backfillCommand,
   syncCommand,
+  daemonCommand,
   statusCommand,
   healthCommand,
   migrateCommand,
+  webhooksCommand,
+  domainsCommand,
+  exportCommand,
+  voucherCommand,
   simulateCommand,
 ] as ReadonlyArray<CliCommand<never>>;

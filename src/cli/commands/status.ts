@@ -1,4 +1,5 @@
-import type { StatusReport } from '../../store/sink.js';
+import { nextRuns } from '../../daemon/schedule.js';
+import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { openTarget } from '../runtime.js';
 
@@ -39,6 +40,39 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
   return parts.join('\n');
 }
 
+/** What `status` adds to the target's report: the schedule, the leases and the freshness lag. */
+export interface ScheduleFacts {
+  schedule: { expression: string; timezone: string; nextRun: string | null };
+  leases: LeaseState[];
+  freshness: Array<{ account: string; resource: string; apiVersion: string; lagSeconds: number | null }>;
+}
+
+export function scheduleFacts(report: StatusReport, leases: LeaseState[], schedule: { expression: string; timezone: string }, nowEpoch: number): ScheduleFacts {
+  const [next] = nextRuns(schedule.expression, schedule.timezone, 1);
+  return {
+    schedule: { ...schedule, nextRun: next ? next.toISOString() : null },
+    // The caller does not hold any of them; `held` would only say so.
+    leases: leases.map((l) => ({ ...l, held: false })),
+    freshness: report.highWaterMarks.map((h) => ({
+      account: h.account,
+      resource: h.resource,
+      apiVersion: h.apiVersion,
+      lagSeconds: h.syncedTo === null ? null : Math.round(nowEpoch - h.syncedTo),
+    })),
+  };
+}
+
+export function renderScheduleFacts(facts: ScheduleFacts, nowEpoch: number): string {
+  const age = (iso: string) => Math.round(nowEpoch - Date.parse(iso) / 1000);
+  return (
+    `Schedule: '${facts.schedule.expression}' (${facts.schedule.timezone}), next run ${facts.schedule.nextRun ?? '-'}\n\n` +
+    'Leases\n' +
+    (facts.leases.length === 0
+      ? '(none: nothing is syncing now)\n'
+      : renderTable(['lease', 'holder (host:pid:run)', 'since', 'heartbeat age (s)'], facts.leases.map((l) => [l.name, l.holder, l.acquiredAt, age(l.heartbeatAt)])))
+  );
+}
+
 export const statusCommand: CliCommand = {
   command: 'status',
   describe: 'checkpoints, counts per table, last runs, pending windows, non-final sessions (--json for scripts)',
@@ -47,7 +81,9 @@ export const statusCommand: CliCommand = {
     const sink = await openTarget(config);
     try {
       const report = await sink.status();
-      io.stdout.write(config.json ? `${JSON.stringify(report)}\n` : renderStatus(report, io.clock() / 1000));
+      const now = io.clock() / 1000;
+      const facts = scheduleFacts(report, await sink.leases(), { expression: config.daemon.schedule, timezone: config.daemon.timezone }, now);
+      io.stdout.write(config.json ? `${JSON.stringify({ ...report, ...facts })}\n` : `${renderStatus(report, now)}\n${renderScheduleFacts(facts, now)}`);
     } finally {
       await sink.close();
     }

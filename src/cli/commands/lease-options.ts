@@ -1,0 +1,31 @@
+import type { Argv } from 'yargs';
+import type { AccountConfig } from '../../config/config.js';
+import { UserError } from '../../errors.js';
+import type { GlobalArgs } from '../command.js';
+import type { LeaseRequest } from '../with-run.js';
+
+export interface LeaseArgs {
+  wait?: boolean;
+  'lease-ttl'?: number;
+}
+
+/** Seconds without a heartbeat after which an account's lease counts as abandoned. */
+export const DEFAULT_LEASE_TTL_SECONDS = 60;
+
+/** `--wait` and `--lease-ttl`, for every command that crawls. */
+export function withLeaseOptions(yargs: Argv<GlobalArgs>): Argv<GlobalArgs> {
+  return yargs
+    .option('wait', { type: 'boolean', describe: 'when another process syncs the account into this target, wait for it instead of exiting' })
+    .option('lease-ttl', { type: 'number', describe: `seconds without a heartbeat after which an account lease is taken over (default ${DEFAULT_LEASE_TTL_SECONDS})` });
+}
+
+export function leaseTtl(args: LeaseArgs): number {
+  const ttl = args['lease-ttl'] ?? DEFAULT_LEASE_TTL_SECONDS;
+  if (!(ttl >= 1)) throw new UserError('BAD_LEASE_TTL', `--lease-ttl must be at least 1 second, got ${ttl}`);
+  return ttl;
+}
+
+/** The leases a crawling command holds: one per account it works on. */
+export function leaseRequest(args: LeaseArgs, accounts: readonly AccountConfig[]): LeaseRequest {
+  return { accounts: accounts.map((a) => a.name), wait: args.wait ?? false, ttlSeconds: leaseTtl(args) };
+}

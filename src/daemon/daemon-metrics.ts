@@ -1,0 +1,164 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { RequestEvent } from '../api/service-client.js';
+import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import type { StatusReport } from '../store/sink.js';
+import type { WebhookCounters } from './webhook-counters.js';
+
+/** A token bucket as the metrics read it (RateLimiter has this shape). */
+export interface BucketProbe {
+  readonly pending: number;
+  readonly inFlight: number;
+}
+
+export interface DaemonMetricsOptions {
+  /** The bucket of every account, read at each scrape. */
+  buckets: () => ReadonlyArray<{ account: string; bucket: BucketProbe }>;
+  /** Milliseconds since the epoch; the freshness lag is measured with it at scrape time. */
+  clock: () => number;
+  /** Adds Node's process metrics (RSS, heap, event-loop lag). @default true */
+  processMetrics?: boolean;
+}
+
+/**
+ * The daemon's Prometheus metrics, in a registry of its own (never prom-client's
+ * global one, so two daemons in one test process do not share counters).
+ */
+export class DaemonMetrics {
+  readonly registry = new Registry();
+  readonly webhooks: WebhookCounters;
+  readonly #requests: Counter<'account' | 'route' | 'status'>;
+  readonly #rateLimited: Counter<'account'>;
+  readonly #retries: Counter<'account'>;
+  readonly #retryWait: Counter<'account'>;
+  readonly #itemsWritten: Counter<'account' | 'resource'>;
+  readonly #itemsRejected: Counter<'account' | 'resource'>;
+  readonly #itemsStale: Counter<'account' | 'resource'>;
+  readonly #runs: Counter<'command' | 'status'>;
+  readonly #ticksSkipped: Counter<'reason'>;
+  readonly #windowsPending: Gauge<'account' | 'resource'>;
+  readonly #marks = new Map<string, { account: string; resource: string; syncedTo: number }>();
+
+  constructor(options: DaemonMetricsOptions) {
+    const registers = [this.registry];
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'ivsync_' });
+    this.#requests = new Counter({ name: 'ivsync_requests_total', help: 'Requests sent to the service (attempts), by account, route and HTTP status or error code.', labelNames: ['account', 'route', 'status'], registers });
+    this.#rateLimited = new Counter({ name: 'ivsync_rate_limited_total', help: 'Answers 429 (too many requests) from the service.', labelNames: ['account'], registers });
+    this.#retries = new Counter({ name: 'ivsync_retries_total', help: 'Attempts that were retried after a passing fault.', labelNames: ['account'], registers });
+    this.#retryWait = new Counter({ name: 'ivsync_retry_wait_seconds_total', help: 'Seconds waited before retries (Retry-After or backoff).', labelNames: ['account'], registers });
+    this.#itemsWritten = new Counter({ name: 'ivsync_items_written_total', help: 'Sessions inserted or replaced by a newer version.', labelNames: ['account', 'resource'], registers });
+    this.#itemsRejected = new Counter({ name: 'ivsync_items_rejected_total', help: 'Items that could not be normalized (kept in rejected_items).', labelNames: ['account', 'resource'], registers });
+    this.#itemsStale = new Counter({ name: 'ivsync_items_stale_total', help: 'Items not applied because the stored row was newer.', labelNames: ['account', 'resource'], registers });
+    this.#runs = new Counter({ name: 'ivsync_runs_total', help: 'Runs finished, by command and outcome.', labelNames: ['command', 'status'], registers });
+    this.#ticksSkipped = new Counter({ name: 'ivsync_ticks_skipped_total', help: 'Scheduled ticks not run: overlap (the previous still ran), backoff (crash loop), stopping.', labelNames: ['reason'], registers });
+    this.#windowsPending = new Gauge({ name: 'ivsync_windows_pending', help: 'Windows with work left (pending, running or failed), as of the last run.', labelNames: ['account', 'resource'], registers });
+    const deliveries = new Counter({ name: 'ivsync_webhook_deliveries_total', help: 'Webhook deliveries by outcome: accepted, refused (with reason).', labelNames: ['outcome', 'reason'], registers });
+    const staleItems = new Counter({ name: 'ivsync_webhook_items_stale_total', help: 'Webhook items not applied because the stored row was newer.', registers });
+    this.webhooks = {
+      accepted: () => deliveries.inc({ outcome: 'accepted', reason: '' }),
+      refused: (reason) => deliveries.inc({ outcome: 'refused', reason }),
+      stale: (items) => {
+        if (items > 0) staleItems.inc(items);
+      },
+    };
+    const marks = this.#marks;
+    new Gauge({
+      name: 'ivsync_freshness_lag_seconds',
+      help: 'Now minus the high-water mark of each account and resource (as of the last run).',
+      labelNames: ['account', 'resource'],
+      registers,
+      collect() {
+        const now = options.clock() / 1000;
+        for (const m of marks.values()) this.set({ account: m.account, resource: m.resource }, Math.max(0, now - m.syncedTo));
+      },
+    });
+    new Gauge({
+      name: 'ivsync_bucket_pending',
+      help: 'Requests waiting for a token in the account bucket.',
+      labelNames: ['account'],
+      registers,
+      collect() {
+        for (const b of options.buckets()) this.set({ account: b.account }, b.bucket.pending);
+      },
+    });
+    new Gauge({
+      name: 'ivsync_bucket_in_flight',
+      help: 'Requests of the account bucket that hold a token and have not settled.',
+      labelNames: ['account'],
+      registers,
+      collect() {
+        for (const b of options.buckets()) this.set({ account: b.account }, b.bucket.inFlight);
+      },
+    });
+  }
+
+  /** Starts the per-account counters at zero, so a series exists before its first event. */
+  declareAccounts(accounts: readonly string[]): void {
+    for (const account of accounts) {
+      this.#rateLimited.inc({ account }, 0);
+      this.#retries.inc({ account }, 0);
+      this.#retryWait.inc({ account }, 0);
+    }
+  }
+
+  readonly onRequest = (account: string, event: RequestEvent): void => {
+    this.#requests.inc({ account, route: `${event.method} ${event.route}`, status: event.status === null ? (event.error ?? 'error') : String(event.status) });
+    if (event.status === 429) this.#rateLimited.inc({ account });
+    if (event.retryWaitMs > 0) {
+      this.#retries.inc({ account });
+      this.#retryWait.inc({ account }, event.retryWaitMs / 1000);
+    }
+  };
+
+  readonly onCrawlEvent = (event: CrawlEvent): void => {
+    if (event.type !== 'page') return;
+    const labels = { account: event.account, resource: event.resource };
+    this.#itemsWritten.inc(labels, event.written);
+    this.#itemsRejected.inc(labels, event.rejected);
+    this.#itemsStale.inc(labels, event.stale);
+  };
+
+  runFinished(command: string, status: string): void {
+    this.#runs.inc({ command, status });
+  }
+
+  tickSkipped(reason: 'overlap' | 'backoff' | 'stopping'): void {
+    this.#ticksSkipped.inc({ reason });
+  }
+
+  /** Takes windows and high-water marks from a status report (after each tick). */
+  observe(report: Pick<StatusReport, 'windows' | 'highWaterMarks'>): void {
+    this.#windowsPending.reset();
+    const pending = new Map<string, number>();
+    for (const w of report.windows) {
+      const key = `${w.account}\u0000${w.resource}`;
+      if (!pending.has(key)) pending.set(key, 0);
+      if (w.status === 'pending' || w.status === 'running' || w.status === 'failed') pending.set(key, pending.get(key)! + w.count);
+    }
+    for (const [key, count] of pending) {
+      const [account, resource] = key.split('\u0000') as [string, string];
+      this.#windowsPending.set({ account, resource }, count);
+    }
+    for (const h of report.highWaterMarks) {
+      if (h.syncedTo === null) continue;
+      const key = `${h.account}\u0000${h.resource}`;
+      const known = this.#marks.get(key);
+      // Two interfaces of one account: the freshest mark is the account's freshness.
+      if (!known || known.syncedTo < h.syncedTo) this.#marks.set(key, { account: h.account, resource: h.resource, syncedTo: h.syncedTo });
+    }
+  }
+
+  /** The largest freshness lag now, in seconds (the soak run reports it). */
+  largestLagSeconds(nowMs: number): number {
+    let lag = 0;
+    for (const m of this.#marks.values()) lag = Math.max(lag, nowMs / 1000 - m.syncedTo);
+    return lag;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,278 @@
+import { InterruptedError } from '../errors.js';
+import { abortablePause } from './abortable-pause.js';
+import { toIsoMicros } from '../normalize/time.js';
+import type { Sink } from '../store/sink.js';
+import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
+import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
+import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
+import { LeaseHeldError } from './lease-held-error.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from './lease-names.js';
+import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
+
+export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string };
+
+/** What the daemon reports for metrics. */
+export interface DaemonObserver {
+  tickSkipped(reason: 'overlap' | 'backoff' | 'stopping'): void;
+  /** After every tick, with the target's windows and high-water marks. */
+  observe(report: Awaited<ReturnType<Sink['status']>>): void;
+}
+
+export interface DaemonOptions {
+  /** Account names, in configuration order. */
+  accounts: readonly string[];
+  sink: Pick<Sink, 'acquireLease' | 'releaseLease' | 'leases' | 'status'>;
+  /** This process's leases; its holder is this daemon's identity. */
+  leases: LeaseKeeper;
+  schedule: { expression: string; timezone: string };
+  /** One account's incremental sync (the `sync` command, under the account's lease). */
+  runSync: (account: string) => Promise<void>;
+  /** The background backfill, if asked for; runs concurrently with the ticks. */
+  runBackfill?: (() => Promise<void>) | undefined;
+  /** Aborted on SIGINT/SIGTERM: no new tick starts, runs commit their pages in flight. */
+  signal: AbortSignal;
+  clock: () => number;
+  /** Shuffles the claim order, so daemons do not all reach for the same account first. */
+  random: () => number;
+  logger: ScheduleLogger;
+  observer: DaemonObserver;
+  /** @default threshold 3, base 60 s, cap 30 min */
+  backoff?: CrashBackoffOptions;
+  /**
+   * How long a daemon that claimed its share waits before claiming accounts no
+   * daemon claimed this tick (their daemon died).
+   * @default a quarter of the shortest gap between ticks
+   */
+  claimGraceMs?: number;
+  /**
+   * How long a stop waits for runs to commit their pages in flight before
+   * closing anyway (a page not committed is fetched again on the next start).
+   * @default 8000
+   */
+  stopDeadlineMs?: number;
+}
+
+/** Classifies how a run ended; a lease held by another process is not a failure. */
+export function outcomeOf(error: unknown): RunOutcome {
+  if (error === undefined) return { status: 'succeeded' };
+  if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
+  if (error instanceof InterruptedError) return { status: 'interrupted' };
+  return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Runs `sync` for every account on a cron schedule. Per tick, each account's
+ * sync is claimed by exactly one daemon of all that share the target (the
+ * `tick:<account>` lease), runs under the account's lease, and a daemon that
+ * crashes leaves its accounts to the others once its leases go stale.
+ */
+export class Daemon {
+  readonly #o: DaemonOptions;
+  readonly #schedule: Schedule;
+  readonly #claimTtl: number;
+  readonly #graceMs: number;
+  #facts: HealthFacts = { lastTick: null, running: false, backoffUntil: null, stopping: false };
+  #failuresInARow = 0;
+  #tick: Promise<void> = Promise.resolve();
+  #backfill: Promise<void> = Promise.resolve();
+  #releaseRegistration: (() => Promise<void>) | undefined;
+  #stopped: Promise<void> | undefined;
+
+  constructor(options: DaemonOptions) {
+    this.#o = options;
+    const gap = shortestGapMs(options.schedule.expression, options.schedule.timezone);
+    this.#claimTtl = tickClaimTtlSeconds(gap);
+    this.#graceMs = options.claimGraceMs ?? gap / 4;
+    this.#schedule = new Schedule({
+      ...options.schedule,
+      logger: options.logger,
+      onTick: (at) => (this.#tick = this.#runTick(at)),
+      onSkipped: (at) => {
+        options.observer.tickSkipped('overlap');
+        options.logger.warn({ scheduledAt: at.toISOString() }, 'tick skipped: the previous run is still going');
+      },
+    });
+  }
+
+  health(): Health {
+    return healthOf(this.#facts);
+  }
+
+  /** The next scheduled tick, or null once stopping. */
+  nextRun(): Date | null {
+    return this.#facts.stopping ? null : this.#schedule.nextRun();
+  }
+
+  /** Starts the schedule (and the backfill); resolves when the daemon has stopped. */
+  async run(): Promise<void> {
+    const { leases, signal, logger } = this.#o;
+    this.#releaseRegistration = await leases.hold([daemonLease(leases.holder)], { wait: false, signal });
+    if (this.#o.runBackfill) {
+      const started = this.#o.runBackfill;
+      this.#backfill = started().then(
+        () => logger.info({}, 'background backfill complete'),
+        (error: unknown) => {
+          const outcome = outcomeOf(error);
+          if (outcome.status === 'failed') logger.error({ err: outcome.error }, 'background backfill failed; restart the daemon to resume it');
+        },
+      );
+    }
+    this.#schedule.start();
+    logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.#schedule.nextRun()?.toISOString(), accounts: this.#o.accounts }, 'daemon started');
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await this.stop();
+  }
+
+  /** Stops scheduling, lets the runs in flight commit, and gives the leases back. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  async #stop(): Promise<void> {
+    const { logger } = this.#o;
+    this.#facts = { ...this.#facts, stopping: true };
+    await this.#schedule.stop();
+    const deadline = this.#o.stopDeadlineMs ?? 8_000;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = await Promise.race([
+      Promise.all([this.#tick, this.#backfill]).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadline))),
+    ]);
+    clearTimeout(timer);
+    if (!settled) logger.warn({ deadlineMs: deadline }, 'runs still in flight at the stop deadline; their uncommitted pages are fetched again on the next start');
+    await this.#releaseRegistration?.();
+    logger.info({}, 'daemon stopped');
+  }
+
+  async #runTick(scheduledAt: Date): Promise<void> {
+    const { logger, observer, clock } = this.#o;
+    if (this.#facts.stopping) {
+      observer.tickSkipped('stopping');
+      return;
+    }
+    const until = this.#facts.backoffUntil;
+    if (until !== null && Date.parse(until) > clock()) {
+      observer.tickSkipped('backoff');
+      logger.info({ scheduledAt: scheduledAt.toISOString(), backoffUntil: until }, 'tick skipped: backing off after repeated failures');
+      return;
+    }
+    this.#facts = { ...this.#facts, running: true, backoffUntil: null };
+    try {
+      const outcomes = await this.#claimAndRun(scheduledAt);
+      this.#record(outcomes);
+      try {
+        observer.observe(await this.#o.sink.status());
+      } catch (error) {
+        logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
+      }
+    } finally {
+      this.#facts = { ...this.#facts, running: false };
+    }
+  }
+
+  async #claimAndRun(scheduledAt: Date): Promise<Map<string, RunOutcome>> {
+    const { accounts, leases, random, signal } = this.#o;
+    const outcomes = new Map<string, RunOutcome>();
+    const runs: Array<Promise<void>> = [];
+    const start = (account: string): void => {
+      runs.push(
+        this.#o.runSync(account).then(
+          () => void outcomes.set(account, { status: 'succeeded' }),
+          (error: unknown) => void outcomes.set(account, outcomeOf(error)),
+        ),
+      );
+    };
+    const order = shuffle(accounts, random);
+    const share = fairShare(accounts.length, await this.#liveDaemons());
+    // An account whose lease this process holds already (its background
+    // backfill) is synced here every tick: any other daemon would be refused.
+    const own = order.filter((a) => leases.holds(accountLease(a)));
+    for (const account of own) {
+      await this.#claim(account);
+      start(account);
+    }
+    const started = new Set(own);
+    for (const account of order) {
+      if (started.size >= share || signal.aborted) break;
+      if (started.has(account)) continue;
+      if (await this.#claim(account)) {
+        started.add(account);
+        start(account);
+      }
+    }
+    if (started.size < accounts.length && !signal.aborted) {
+      await abortablePause(this.#graceMs, signal);
+      for (const account of order) {
+        if (started.has(account) || signal.aborted) continue;
+        if (await this.#claim(account)) {
+          started.add(account);
+          start(account);
+        }
+      }
+    }
+    this.#o.logger.debug({ scheduledAt: scheduledAt.toISOString(), share, accounts: [...started] }, 'tick claimed');
+    await Promise.all(runs);
+    return outcomes;
+  }
+
+  async #claim(account: string): Promise<boolean> {
+    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, this.#claimTtl, toIsoMicros(this.#o.clock() / 1000));
+    return state.held;
+  }
+
+  /** Daemons whose registration heartbeat is live (this one included); forgets long-dead ones. */
+  async #liveDaemons(): Promise<number> {
+    const now = this.#o.clock();
+    const ttlMs = this.#o.leases.ttlSeconds * 1000;
+    let live = 0;
+    for (const lease of await this.#o.sink.leases()) {
+      if (!lease.name.startsWith(DAEMON_LEASE_PREFIX)) continue;
+      const age = now - Date.parse(lease.heartbeatAt);
+      if (age <= ttlMs) live++;
+      else if (age > 10 * ttlMs) await this.#o.sink.releaseLease(lease.name, lease.holder);
+    }
+    return Math.max(1, live);
+  }
+
+  #record(outcomes: ReadonlyMap<string, RunOutcome>): void {
+    const { logger, clock } = this.#o;
+    const finishedAt = toIsoMicros(clock() / 1000);
+    const failed = [...outcomes].filter((e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed');
+    for (const [account, outcome] of outcomes) {
+      if (outcome.status === 'held') logger.info({ account, holder: outcome.holder }, 'account skipped this tick: another process holds its lease');
+    }
+    if (failed.length > 0) {
+      this.#failuresInARow++;
+      const error = failed.map(([account, o]) => `${account}: ${o.error}`).join('; ');
+      this.#facts = { ...this.#facts, lastTick: { ok: false, finishedAt, error } };
+      const wait = crashBackoffMs(this.#failuresInARow, this.#o.backoff);
+      if (wait > 0) {
+        const until = toIsoMicros((clock() + wait) / 1000);
+        this.#facts = { ...this.#facts, backoffUntil: until };
+        logger.error({ failuresInARow: this.#failuresInARow, backoffSeconds: wait / 1000, until, lastError: error }, `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`);
+      } else {
+        logger.error({ failuresInARow: this.#failuresInARow, lastError: error }, 'run failed');
+      }
+      return;
+    }
+    if ([...outcomes.values()].some((o) => o.status === 'succeeded')) {
+      this.#failuresInARow = 0;
+      this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
+    }
+  }
+}
+
+/** Fisher–Yates with an injected random source. */
+export function shuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+import { InterruptedError } from '../errors.js';
+import { abortablePause } from './abortable-pause.js';
+import { toIsoMicros } from '../normalize/time.js';
+import type { LeaseState, Sink } from '../store/sink.js';
+import { LeaseHeldError } from './lease-held-error.js';
+
+/** The part of a logger the keeper uses (pino's shape). */
+export interface LeaseLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface LeaseKeeperOptions {
+  sink: Pick<Sink, 'acquireLease' | 'releaseLease'>;
+  /** `host:pid:runId` of this process (see holderId). */
+  holder: string;
+  /**
+   * A lease whose heartbeat is older than this is taken over: the holder
+   * crashed or hangs. The heartbeat renews at a third of it.
+   * @default 60
+   */
+  ttlSeconds?: number;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  logger: LeaseLogger;
+  /**
+   * True for a holder known to be dead (see deadOnThisHost): its lease is
+   * taken over at once rather than after the ttl.
+   * @default never
+   */
+  holderIsDead?: (holder: string) => boolean;
+  /**
+   * Milliseconds between attempts while waiting for a held lease.
+   * @default a quarter of the ttl, at most 2000
+   */
+  pollMs?: number;
+}
+
+export interface HoldOptions {
+  /** Wait until the lease is free (or stale) instead of failing with LeaseHeldError. */
+  wait: boolean;
+  /** Stops waiting (InterruptedError). */
+  signal: AbortSignal;
+}
+
+/**
+ * The leases one process holds in a target, with one heartbeat for all of
+ * them. Holds are counted per name, so two runs of the same process (the
+ * daemon's scheduled sync and its background backfill of one account) share
+ * the lease, and it is released when the last of them ends.
+ */
+export class LeaseKeeper {
+  readonly holder: string;
+  readonly ttlSeconds: number;
+  readonly #options: LeaseKeeperOptions;
+  readonly #counts = new Map<string, number>();
+  readonly #lost = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+  #beating: Promise<void> = Promise.resolve();
+
+  constructor(options: LeaseKeeperOptions) {
+    this.#options = options;
+    this.holder = options.holder;
+    this.ttlSeconds = options.ttlSeconds ?? 60;
+    if (!(this.ttlSeconds > 0)) throw new RangeError(`lease ttl must be > 0 seconds, got ${this.ttlSeconds}`);
+  }
+
+  /** True while this process holds `name`. */
+  holds(name: string): boolean {
+    return (this.#counts.get(name) ?? 0) > 0;
+  }
+
+  /** Leases that another process took over while this one believed it held them. */
+  get lost(): ReadonlySet<string> {
+    return this.#lost;
+  }
+
+  /**
+   * Takes every lease in `names` (all or none) and returns the function that
+   * gives them back. Throws LeaseHeldError naming the holder, or with `wait`
+   * polls until they are free.
+   */
+  async hold(names: readonly string[], options: HoldOptions): Promise<() => Promise<void>> {
+    const unique = [...new Set(names)];
+    let announced = '';
+    for (;;) {
+      if (options.signal.aborted) throw new InterruptedError('stopped while waiting for a lease; nothing was synced');
+      const taken: string[] = [];
+      let refused: LeaseState | undefined;
+      for (const name of unique) {
+        if (this.holds(name)) {
+          this.#counts.set(name, this.#counts.get(name)! + 1);
+          taken.push(name);
+          continue;
+        }
+        let state = await this.#acquire(name);
+        if (!state.held && this.#options.holderIsDead?.(state.holder) === true) {
+          this.#options.logger.warn({ lease: name, holder: state.holder }, 'taking over the lease of a process that is gone');
+          // Deletes the row only while the dead holder still has it; a live process that took it meanwhile keeps it.
+          await this.#options.sink.releaseLease(name, state.holder);
+          state = await this.#acquire(name);
+        }
+        if (!state.held) {
+          refused = state;
+          break;
+        }
+        this.#counts.set(name, 1);
+        this.#lost.delete(name);
+        taken.push(name);
+      }
+      if (refused === undefined) {
+        this.#startHeartbeat();
+        let released = false;
+        return async () => {
+          if (released) return;
+          released = true;
+          await this.#release(taken);
+        };
+      }
+      await this.#release(taken);
+      if (!options.wait) throw new LeaseHeldError(refused);
+      if (announced !== refused.holder) {
+        announced = refused.holder;
+        this.#options.logger.info({ lease: refused.name, holder: refused.holder, since: refused.acquiredAt }, 'waiting for the lease');
+      }
+      await abortablePause(this.#pollMs(), options.signal);
+    }
+  }
+
+  /** Stops the heartbeat and releases whatever is still held. */
+  async close(): Promise<void> {
+    this.#stopHeartbeat();
+    await this.#beating;
+    const names = [...this.#counts.keys()];
+    this.#counts.clear();
+    for (const name of names) await this.#releaseOne(name);
+  }
+
+  #pollMs(): number {
+    return this.#options.pollMs ?? Math.min(2000, this.ttlSeconds * 250);
+  }
+
+  #acquire(name: string): Promise<LeaseState> {
+    return this.#options.sink.acquireLease(name, this.holder, this.ttlSeconds, toIsoMicros(this.#options.clock() / 1000));
+  }
+
+  async #release(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const count = (this.#counts.get(name) ?? 0) - 1;
+      if (count > 0) {
+        this.#counts.set(name, count);
+        continue;
+      }
+      this.#counts.delete(name);
+      await this.#releaseOne(name);
+    }
+    if (this.#counts.size === 0) this.#stopHeartbeat();
+  }
+
+  async #releaseOne(name: string): Promise<void> {
+    try {
+      await this.#options.sink.releaseLease(name, this.holder);
+    } catch (error) {
+      // Not fatal: an unreleased lease goes stale and is taken over after the ttl.
+      this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'could not release the lease');
+    }
+  }
+
+  #startHeartbeat(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      this.#beating = this.#beat();
+    }, (this.ttlSeconds * 1000) / 3);
+    // The runs keep the process alive; the heartbeat alone must not.
+    this.#timer.unref();
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #beat(): Promise<void> {
+    for (const name of [...this.#counts.keys()]) {
+      try {
+        const state = await this.#acquire(name);
+        if (!state.held && !this.#lost.has(name)) {
+          this.#lost.add(name);
+          // Rows stay right (newer never loses to older); only work is done twice.
+          this.#options.logger.error({ lease: name, holder: state.holder }, 'lease lost: this process missed its heartbeats and another took the lease over');
+        }
+      } catch (error) {
+        this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'lease heartbeat failed; retrying at the next beat');
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import { UserError } from '../errors.js';
+
+/** The part of a logger the schedule uses (pino's shape). */
+export interface ScheduleLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+  debug(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface ScheduleOptions {
+  /** node-cron expression: 5 fields, or 6 with seconds first. */
+  expression: string;
+  /** IANA time zone the expression is read in. */
+  timezone: string;
+  /** One tick; the schedule never starts the next while this one runs. */
+  onTick: (scheduledAt: Date) => Promise<void>;
+  /** A tick came while the previous one still ran, and was skipped. */
+  onSkipped: (scheduledAt: Date) => void;
+  logger: ScheduleLogger;
+}
+
+/** Throws a UserError naming what is wrong with an expression or time zone. */
+export function checkSchedule(expression: string, timezone: string): void {
+  const detail = cron.validateDetailed(expression);
+  if (!detail.valid) {
+    const first = detail.errors[0];
+    throw new UserError('BAD_SCHEDULE', `--schedule '${expression}' is not a cron expression${first ? ` (${first.field}: ${first.message})` : ''}`);
+  }
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: timezone });
+  } catch {
+    throw new UserError('BAD_TIMEZONE', `--timezone '${timezone}' is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
+  }
+}
+
+/** The next `count` times the expression fires after now. */
+export function nextRuns(expression: string, timezone: string, count: number): Date[] {
+  checkSchedule(expression, timezone);
+  const task = cron.createTask(expression, () => undefined, { timezone });
+  try {
+    return task.getNextRuns(count);
+  } finally {
+    void task.destroy();
+  }
+}
+
+/** The shortest gap between the next few ticks (irregular schedules have several). */
+export function shortestGapMs(expression: string, timezone: string): number {
+  const runs = nextRuns(expression, timezone, 8);
+  let gap = Infinity;
+  for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]!.getTime() - runs[i - 1]!.getTime());
+  return Number.isFinite(gap) ? gap : 60_000;
+}
+
+/**
+ * A node-cron task with overlap prevention: node-cron 4's `noOverlap` skips a
+ * tick while the previous execution's promise is pending, and emits
+ * `execution:overlap`, which is logged here as a skipped tick.
+ */
+export class Schedule {
+  readonly #task: ScheduledTask;
+
+  constructor(options: ScheduleOptions) {
+    checkSchedule(options.expression, options.timezone);
+    const log = options.logger;
+    this.#task = cron.createTask(options.expression, (ctx) => options.onTick(ctx.date), {
+      timezone: options.timezone,
+      noOverlap: true,
+      name: 'ivsync-sync',
+      logger: {
+        info: (message) => log.debug({}, message),
+        warn: (message) => log.debug({}, message),
+        error: (message) => log.error({ err: message instanceof Error ? message.message : message }, 'scheduled run failed'),
+        debug: (message) => log.debug({}, message instanceof Error ? message.message : message),
+      },
+    });
+    this.#task.on('execution:overlap', (ctx) => options.onSkipped(ctx.date));
+    this.#task.on('execution:missed', (ctx) => log.warn({ scheduledAt: ctx.date.toISOString() }, 'tick missed: the event loop was blocked'));
+  }
+
+  start(): void {
+    void this.#task.start();
+  }
+
+  /** The next tick, or null when stopped. */
+  nextRun(): Date | null {
+    return this.#task.getNextRun();
+  }
+
+  /** No tick starts after this; a running one goes on (the caller stops it). */
+  async stop(): Promise<void> {
+    await this.#task.stop();
+    await this.#task.destroy();
+  }
+}

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { spawnIvsync } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
+import { whenRequests } from './wait-for.js';
+
+const tempDir = useTempDir();
+let sim: RunningSimulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+async function setup() {
+  // Slow enough that the first sync is still paging when the second starts.
+  sim = await startSimulator({ sessions: 500, seed: 21, rate: 10, burst: 10, latencyMs: [20, 40] });
+  const dir = tempDir();
+  const db = join(dir, 'ivsync.sqlite');
+  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }), IVS_RATE: '10' };
+  return { sim, db, env };
+}
+
+const sync = ['sync', '--since', String(HISTORY_START)];
+
+describe('two sync processes on one target', () => {
+  it('the second refuses, names the holder and exits non-zero; the first completes the truth', async () => {
+    const { sim, db, env } = await setup();
+    const first = spawnIvsync(sync, env);
+    await whenRequests(sim, 5, first.exited);
+    const second = await spawnIvsync(sync, env).exited;
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/ivsync: account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/);
+    expect(second.stderr).toMatch(/--wait/);
+    const done = await first.exited;
+    expect(done.code).toBe(0);
+    expectTargetEqualsTruth(db, sim);
+    // The refused process recorded no run and left no lease behind.
+    expect(query(db, 'SELECT command, account, status FROM sync_runs')).toEqual([{ command: 'sync', account: null, status: 'succeeded' }]);
+    expect(query(db, 'SELECT * FROM sync_leases')).toEqual([]);
+  });
+
+  it('with --wait the second waits for the first, then syncs', async () => {
+    const { sim, db, env } = await setup();
+    const first = spawnIvsync(sync, env);
+    await whenRequests(sim, 5, first.exited);
+    const second = spawnIvsync([...sync, '--wait'], env);
+    const [a, b] = await Promise.all([first.exited, second.exited]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(b.stderr).toMatch(/waiting for the lease/);
+    const runs = query<{ started_at: string; finished_at: string }>(db, 'SELECT started_at, finished_at FROM sync_runs ORDER BY started_at');
+    expect(runs).toHaveLength(2);
+    // One after the other, never both at once.
+    expect(runs[1]!.started_at >= runs[0]!.finished_at).toBe(true);
+    expectTargetEqualsTruth(db, sim);
+  });
+
+  it('a backfill and a sync of the same account exclude each other too', async () => {
+    const { sim, env } = await setup();
+    const first = spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 300 * 86_400)], env);
+    await whenRequests(sim, 5, first.exited);
+    const second = await spawnIvsync(sync, env).exited;
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/held by/);
+    expect((await first.exited).code).toBe(0);
+  });
+});

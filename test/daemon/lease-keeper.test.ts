@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
+import { LeaseKeeper } from '../../src/daemon/lease-keeper.js';
+import { InterruptedError } from '../../src/errors.js';
+import { openSink } from '../../src/store/open-sink.js';
+import type { QueryableSink } from '../../src/store/sql-sink.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+
+const tempDir = useTempDir();
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const sinks: QueryableSink[] = [];
+const keepers: LeaseKeeper[] = [];
+afterEach(async () => {
+  for (const k of keepers.splice(0)) await k.close();
+  for (const s of sinks.splice(0)) await s.close();
+});
+
+/** Two processes' worth of state on one real SQLite target, each with its own connection and clock. */
+async function twoKeepers(clock: { now: number }) {
+  const target = `sqlite:${join(tempDir(), 'ivsync.sqlite')}`;
+  const make = async (holder: string) => {
+    const sink = await openSink(target);
+    sinks.push(sink);
+    const keeper = new LeaseKeeper({ sink, holder, ttlSeconds: 30, clock: () => clock.now, logger: silent, pollMs: 5 });
+    keepers.push(keeper);
+    return keeper;
+  };
+  return { a: await make('hostA:1:run-a'), b: await make('hostB:2:run-b'), sink: sinks[0]! };
+}
+
+describe('account leases', () => {
+  it('a second holder is refused with the holder named; released leases are free again', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const { a, b, sink } = await twoKeepers(clock);
+    const never = new AbortController().signal;
+    const release = await a.hold(['account:x', 'account:y'], { wait: false, signal: never });
+    const refused = await b.hold(['account:y'], { wait: false, signal: never }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LeaseHeldError);
+    expect((refused as Error).message).toMatch(/account:y is held by hostA:1:run-a since 2026-01-01T00:00:00/);
+    // All or none: b got account:z for a moment and gave it back.
+    await expect(b.hold(['account:z', 'account:x'], { wait: false, signal: never })).rejects.toBeInstanceOf(LeaseHeldError);
+    expect((await sink.leases()).map((l) => [l.name, l.holder])).toEqual([
+      ['account:x', 'hostA:1:run-a'],
+      ['account:y', 'hostA:1:run-a'],
+    ]);
+    await release();
+    expect(await sink.leases()).toEqual([]);
+    const again = await b.hold(['account:y'], { wait: false, signal: never });
+    expect(b.holds('account:y')).toBe(true);
+    await again();
+  });
+
+  it('holds of one process are counted: the lease goes when the last user ends', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const { a, sink } = await twoKeepers(clock);
+    const never = new AbortController().signal;
+    const sync = await a.hold(['account:x'], { wait: false, signal: never });
+    const backfill = await a.hold(['account:x'], { wait: false, signal: never });
+    await sync();
+    expect((await sink.leases()).map((l) => l.name)).toEqual(['account:x']);
+    await backfill();
+    expect(await sink.leases()).toEqual([]);
+  });
+
+  it('--wait waits for the release; a stale lease (holder died) is taken over', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const { a, b } = await twoKeepers(clock);
+    const never = new AbortController().signal;
+    const releaseA = await a.hold(['account:x'], { wait: false, signal: never });
+    let got = false;
+    const waiting = b.hold(['account:x'], { wait: true, signal: never }).then((r) => {
+      got = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(got).toBe(false);
+    await releaseA();
+    const releaseB = await waiting;
+    expect(b.holds('account:x')).toBe(true);
+    // b "dies" (no heartbeat); 31 s later by the clock a takes over.
+    clock.now += 31_000;
+    const takeover = await a.hold(['account:x'], { wait: false, signal: never });
+    expect(a.holds('account:x')).toBe(true);
+    await takeover();
+    await releaseB();
+  });
+
+  it('a wait ends with InterruptedError on a signal', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const { a, b } = await twoKeepers(clock);
+    const release = await a.hold(['account:x'], { wait: false, signal: new AbortController().signal });
+    const stop = new AbortController();
+    const waiting = b.hold(['account:x'], { wait: true, signal: stop.signal });
+    stop.abort();
+    await expect(waiting).rejects.toBeInstanceOf(InterruptedError);
+    await release();
+  });
+});

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_START } from '../helpers/truth.js';
+import { until } from './wait-for.js';
+
+const POSTGRES_URL = process.env.IVS_TEST_POSTGRES_URL;
+const REQUIRED = process.env.IVS_REQUIRE_POSTGRES === '1';
+
+async function reachable(url: string | undefined): Promise<boolean> {
+  if (!url) return false;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const up = await reachable(POSTGRES_URL);
+if (!up && REQUIRED) throw new Error(`IVS_REQUIRE_POSTGRES=1 but IVS_TEST_POSTGRES_URL (${POSTGRES_URL ?? 'unset'}) is not reachable`);
+
+const tempDir = useTempDir();
+const ACCOUNTS = ['a1', 'a2', 'a3', 'a4'];
+const PERIOD = 2;
+let sim: RunningSimulator | undefined;
+const children: Child[] = [];
+const schema = `ivs_daemon_${randomBytes(5).toString('hex')}`;
+let db: pg.Client | undefined;
+
+beforeAll(async () => {
+  if (!up) return;
+  db = new pg.Client({ connectionString: POSTGRES_URL });
+  await db.connect();
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  await sim?.close();
+  sim = undefined;
+});
+afterAll(async () => {
+  if (!db) return;
+  await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await db.end();
+});
+
+describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
+  it('spread four accounts between them and sync each exactly once per tick', async () => {
+    sim = await startSimulator({ sessions: 120, seed: 41, rate: 200, burst: 200, tokens: Object.fromEntries(ACCOUNTS.map((a) => [`token-${a}`, `owner-${a}`])) });
+    const dir = tempDir();
+    const url = new URL(POSTGRES_URL!);
+    url.searchParams.set('schema', schema);
+    const env: Record<string, string> = {
+      IVS_BASE_URL: sim.url,
+      IVS_DB: url.toString(),
+      IVS_RATE: '200',
+      IVS_CONFIG: writeConfig(dir, { accounts: ACCOUNTS.map((name) => ({ name, tokenEnv: `TOKEN_${name.toUpperCase()}` })) }),
+      ...Object.fromEntries(ACCOUNTS.map((a) => [`TOKEN_${a.toUpperCase()}`, `token-${a}`])),
+    };
+    const args = ['daemon', '--schedule', `*/${PERIOD} * * * * *`, '--since', String(HISTORY_START), '--lease-ttl', '10'];
+    // The first sync of the history first (it takes longer than a tick), and
+    // the schema with it, so the daemons start on incremental runs.
+    expect((await spawnIvsync(['sync', '--since', String(HISTORY_START)], env).exited).code).toBe(0);
+    const one = spawnIvsync(args, env);
+    const two = spawnIvsync(args, env);
+    children.push(one, two);
+
+    type Run = { id: string; account: string; started_at: string; status: string };
+    const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
+    await until(async () => ((await runs()).length >= ACCOUNTS.length * 8 ? true : undefined), 60_000, 'eight ticks of runs');
+    one.kill('SIGTERM');
+    two.kill('SIGTERM');
+    const [endOne, endTwo] = await Promise.all([one.exited, two.exited]);
+    expect(endOne.code).toBe(0);
+    expect(endTwo.code).toBe(0);
+
+    const all = await runs();
+    expect(all.filter((r) => r.status === 'failed')).toEqual([]);
+    // Tick of a run: the schedule fires on even seconds; runs start within it.
+    const byTick = new Map<number, string[]>();
+    for (const r of all) {
+      const tick = Math.floor(Date.parse(r.started_at) / 1000 / PERIOD);
+      byTick.set(tick, [...(byTick.get(tick) ?? []), r.account]);
+    }
+    for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(Date.parse(r.started_at) / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
+    // Ticks between the first and the last (both may be cut by start and stop) have every account once.
+    const ticks = [...byTick.keys()].sort((a, b) => a - b).slice(1, -1);
+    expect(ticks.length).toBeGreaterThanOrEqual(4);
+    for (const tick of ticks) expect([...byTick.get(tick)!].sort()).toEqual(ACCOUNTS);
+
+    // Both daemons synced: each run id appears in the log lines of the daemon that ran it.
+    const idsOf = (stderr: string) => new Set([...stderr.matchAll(/"run":"([0-9a-f]{8})"/g)].map((m) => m[1]));
+    const ranBy = (ids: Set<string | undefined>) => all.filter((r) => ids.has(r.id)).length;
+    expect(ranBy(idsOf(endOne.stderr))).toBeGreaterThan(0);
+    expect(ranBy(idsOf(endTwo.stderr))).toBeGreaterThan(0);
+    expect(ranBy(idsOf(endOne.stderr)) + ranBy(idsOf(endTwo.stderr))).toBe(all.length);
+
+    // Every account's rows are its own owner's sessions, each once.
+    const counts = await db!.query<{ account: string; n: string }>(`SELECT account, COUNT(*) AS n FROM "${schema}".authentications GROUP BY account ORDER BY account`);
+    expect(counts.rows.map((r) => [r.account, Number(r.n)])).toEqual(ACCOUNTS.map((a) => [a, sim!.world.truth(`token-${a}`, 'authentications').length]));
+    // No lease of an account is left behind by a clean stop.
+    const leases = await db!.query(`SELECT name FROM "${schema}".sync_leases WHERE name LIKE 'account:%' OR name LIKE 'daemon:%'`);
+    expect(leases.rows).toEqual([]);
+  });
+
+  it('when one daemon dies, the other takes all its accounts over', async () => {
+    sim = await startSimulator({ sessions: 120, seed: 42, rate: 200, burst: 200, tokens: Object.fromEntries(ACCOUNTS.map((a) => [`token-${a}`, `owner-${a}`])) });
+    const dir = tempDir();
+    const url = new URL(POSTGRES_URL!);
+    url.searchParams.set('schema', `${schema}_b`);
+    const env: Record<string, string> = {
+      IVS_BASE_URL: sim.url,
+      IVS_DB: url.toString(),
+      IVS_RATE: '200',
+      IVS_CONFIG: writeConfig(dir, { accounts: ACCOUNTS.map((name) => ({ name, tokenEnv: `TOKEN_${name.toUpperCase()}` })) }),
+      ...Object.fromEntries(ACCOUNTS.map((a) => [`TOKEN_${a.toUpperCase()}`, `token-${a}`])),
+    };
+    try {
+      expect((await spawnIvsync(['sync', '--since', String(HISTORY_START)], env).exited).code).toBe(0);
+      const args = ['daemon', '--schedule', `*/${PERIOD} * * * * *`, '--lease-ttl', '4'];
+      const doomed = spawnIvsync(args, env);
+      const survivor = spawnIvsync(args, env);
+      children.push(doomed, survivor);
+      const runsSince = async (iso: string) =>
+        (await db!.query<{ account: string; started_at: string }>(`SELECT account, started_at FROM "${schema}_b".sync_runs WHERE account IS NOT NULL AND started_at > $1`, [iso])).rows;
+      await until(async () => ((await runsSince('')).length >= ACCOUNTS.length * 2 ? true : undefined), 30_000, 'two ticks');
+      doomed.kill('SIGKILL');
+      await doomed.exited;
+      const killedAt = new Date().toISOString().replace('Z', '000Z');
+      // Within a few ticks the survivor syncs every account on every tick.
+      const after = await until(
+        async () => {
+          const rows = await runsSince(killedAt);
+          const ticks = new Map<number, Set<string>>();
+          for (const r of rows) {
+            const tick = Math.floor(Date.parse(r.started_at) / 1000 / PERIOD);
+            ticks.set(tick, (ticks.get(tick) ?? new Set()).add(r.account));
+          }
+          const full = [...ticks.values()].filter((accounts) => accounts.size === ACCOUNTS.length).length;
+          return full >= 2 ? rows : undefined;
+        },
+        40_000,
+        'the survivor taking every account',
+      );
+      expect(new Set(after.map((r) => r.account))).toEqual(new Set(ACCOUNTS));
+      survivor.kill('SIGTERM');
+      expect((await survivor.exited).code).toBe(0);
+    } finally {
+      await db!.query(`DROP SCHEMA IF EXISTS "${schema}_b" CASCADE`);
+    }
+  });
+});

@@ -1,0 +1,20 @@
+import type { RunningSimulator } from '../../src/simulator/index.js';
+
+/** Resolves once the simulator has received `n` more requests, or `done` settled (polls a counter; no fixed sleeps). */
+export async function whenRequests(sim: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
+  const target = sim.stats.requests + n;
+  let finished = false;
+  void done?.then(() => (finished = true));
+  while (sim.stats.requests < target && !finished) await new Promise((r) => setTimeout(r, 5));
+}
+
+/** Polls `check` until it returns a value (not undefined), or throws after `limitMs` (a hang guard, not a timing assertion). */
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, limitMs = 45_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
