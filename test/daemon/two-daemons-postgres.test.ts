@@ -29,7 +29,8 @@ if (!up && REQUIRED) throw new Error(`IVS_REQUIRE_POSTGRES=1 but IVS_TEST_POSTGR
 
 const tempDir = useTempDir();
 const ACCOUNTS = ['a1', 'a2', 'a3', 'a4'];
-const PERIOD = 2;
+// Long enough that one account's sync fits in a tick on a loaded two-core machine.
+const PERIOD = 5;
 let sim: RunningSimulator | undefined;
 const children: Child[] = [];
 const schema = `ivs_daemon_${randomBytes(5).toString('hex')}`;
@@ -74,7 +75,7 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
 
     type Run = { id: string; account: string; started_at: string; status: string };
     const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
-    await until(async () => ((await runs()).length >= ACCOUNTS.length * 8 ? true : undefined), 60_000, 'eight ticks of runs');
+    await until(async () => ((await runs()).length >= ACCOUNTS.length * 6 ? true : undefined), 90_000, 'six ticks of runs');
     one.kill('SIGTERM');
     two.kill('SIGTERM');
     const [endOne, endTwo] = await Promise.all([one.exited, two.exited]);
@@ -92,7 +93,7 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(Date.parse(r.started_at) / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
     // Ticks between the first and the last (both may be cut by start and stop) have every account once.
     const ticks = [...byTick.keys()].sort((a, b) => a - b).slice(1, -1);
-    expect(ticks.length).toBeGreaterThanOrEqual(4);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
     for (const tick of ticks) expect([...byTick.get(tick)!].sort()).toEqual(ACCOUNTS);
 
     // Both daemons synced: each run id appears in the log lines of the daemon that ran it.
@@ -108,7 +109,7 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     // No lease of an account is left behind by a clean stop.
     const leases = await db!.query(`SELECT name FROM "${schema}".sync_leases WHERE name LIKE 'account:%' OR name LIKE 'daemon:%'`);
     expect(leases.rows).toEqual([]);
-  });
+  }, 150_000);
 
   it('when one daemon dies, the other takes all its accounts over', async () => {
     sim = await startSimulator({ sessions: 120, seed: 42, rate: 200, burst: 200, tokens: Object.fromEntries(ACCOUNTS.map((a) => [`token-${a}`, `owner-${a}`])) });
