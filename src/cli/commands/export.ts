@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import { exportTarget, type ExportedRelation } from '../../store/export.js';
+import type { ExportedRelation } from '../../store/export.js';
 import { parseExportTarget } from '../../store/export-target.js';
 import { openSink } from '../../store/open-sink.js';
 import { parseTarget } from '../../store/parse-target.js';
@@ -33,6 +33,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
     const sink = await openSink(config.db);
     let relations: ExportedRelation[];
     try {
+      // DuckDB's native library loads only for an export, not for every command.
+      const { exportTarget } = await import('../../store/export.js');
       const report = await exportTarget(sink, to, {
         force: args.force === true,
         onProgress: (r) => logger.info({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
