@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { offlineIngest, type OfflineIngestFigure } from './offline-ingest.js';
+import { offlineIngest, type NormalizeOn, type OfflineIngestFigure } from './offline-ingest.js';
 
 /**
  * The offline ingest figure per target (normalize + write of pre-fetched
  * pages), each case repeated on a fresh database and reported as the median.
  *
- *   npm run build && node dist/bench/ingest-targets.js [sqlite duckdb postgres] [--items N] [--runs N] [--pages-per-tx N]
+ *   npm run build && node dist/bench/ingest-targets.js [sqlite duckdb postgres] [--items N] [--runs N] [--pages-per-tx N] [--normalize main,interleaved]
+ *
+ * Runs of the normalize modes alternate, so a change in the machine's load
+ * reaches every mode alike.
  *
  * PostgreSQL is measured when IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL)
  * is set, in a throw-away schema.
@@ -26,12 +29,15 @@ export interface IngestTargetsOptions {
   runs?: number;
   /** @default 400 */
   pagesPerTransaction?: number;
+  /** Where pages are normalized (see offlineIngest); a row per mode. @default ['interleaved'] */
+  normalizeOn?: readonly NormalizeOn[];
   /** @default IVS_BENCH_POSTGRES_URL, else IVS_TEST_POSTGRES_URL; postgres is left out without one */
   postgresUrl?: string;
 }
 
 export interface IngestTargetRow {
   target: IngestTarget;
+  normalizeOn: NormalizeOn;
   items: number;
   pagesPerTransaction: number;
   runs: number;
@@ -55,24 +61,29 @@ export async function ingestTargets(options: IngestTargetsOptions = {}): Promise
   const rows: IngestTargetRow[] = [];
   try {
     for (const target of targets) {
-      const figures: OfflineIngestFigure[][] = [];
+      const modes = options.normalizeOn ?? ['interleaved'];
+      const figures = new Map<NormalizeOn, OfflineIngestFigure[][]>(modes.map((m) => [m, []]));
       for (let run = 0; run < runs; run++) {
-        const name = `${target}-${randomBytes(4).toString('hex')}`;
-        let url: string;
-        if (target === 'postgres') {
-          const u = new URL(postgresUrl ?? '');
-          u.searchParams.set('schema', name.replace('-', '_'));
-          url = u.toString();
-        } else url = `${target}:${join(dir, `${name}.${target}`)}`;
-        try {
-          figures.push(await offlineIngest(url, { items, pagesPerTransaction }));
-        } finally {
-          if (target === 'postgres') await dropSchema(postgresUrl ?? '', name.replace('-', '_'));
-          else await rm(join(dir, `${name}.${target}`), { force: true });
+        for (const normalizeOn of modes) {
+          const name = `${target}-${randomBytes(4).toString('hex')}`;
+          let url: string;
+          if (target === 'postgres') {
+            const u = new URL(postgresUrl ?? '');
+            u.searchParams.set('schema', name.replace('-', '_'));
+            url = u.toString();
+          } else url = `${target}:${join(dir, `${name}.${target}`)}`;
+          try {
+            figures.get(normalizeOn)!.push(await offlineIngest(url, { items, pagesPerTransaction, normalizeOn }));
+          } finally {
+            if (target === 'postgres') await dropSchema(postgresUrl ?? '', name.replace('-', '_'));
+            else await rm(join(dir, `${name}.${target}`), { force: true });
+          }
         }
       }
-      const rate = (mode: OfflineIngestFigure['mode']) => median(figures.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
-      rows.push({ target, items, pagesPerTransaction, runs, fresh: rate('fresh'), replace: rate('replace') });
+      for (const [normalizeOn, runsOfMode] of figures) {
+        const rate = (mode: OfflineIngestFigure['mode']) => median(runsOfMode.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
+        rows.push({ target, normalizeOn, items, pagesPerTransaction, runs, fresh: rate('fresh'), replace: rate('replace') });
+      }
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -91,9 +102,10 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 }
 
 export function ingestTable(rows: readonly IngestTargetRow[]): string {
-  const header = ['target', 'items', 'pages/tx', 'items/tx', 'runs', 'fresh items/s', 'replace items/s'];
+  const header = ['target', 'normalize', 'items', 'pages/tx', 'items/tx', 'runs', 'fresh items/s', 'replace items/s'];
   const lines = rows.map((r) => [
     r.target,
+    r.normalizeOn,
     String(r.items),
     String(r.pagesPerTransaction),
     String(r.pagesPerTransaction * 25),
@@ -115,11 +127,16 @@ if (invokedPath !== undefined && import.meta.url === pathToFileURL(resolve(invok
     return at >= 0 ? Number(args[at + 1]) : undefined;
   };
   const targets = args.filter((a): a is IngestTarget => a === 'sqlite' || a === 'duckdb' || a === 'postgres');
+  const modesAt = args.indexOf('--normalize');
+  const normalizeOn = (modesAt >= 0 ? (args[modesAt + 1] ?? '').split(',') : []).filter(
+    (m): m is NormalizeOn => m === 'main' || m === 'interleaved',
+  );
   const rows = await ingestTargets({
     ...(targets.length > 0 ? { targets } : {}),
     ...(flag('--items') !== undefined ? { items: flag('--items') } : {}),
     ...(flag('--runs') !== undefined ? { runs: flag('--runs') } : {}),
     ...(flag('--pages-per-tx') !== undefined ? { pagesPerTransaction: flag('--pages-per-tx') } : {}),
+    ...(normalizeOn.length > 0 ? { normalizeOn } : {}),
   });
   console.log(ingestTable(rows));
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DuckDBInstance, DuckDBListValue, listValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
@@ -172,6 +172,7 @@ export class DuckdbDriver implements SqlDriver {
       return result.rowsChanged;
     },
     write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
-    inList: (values) => ({ sql: '(SELECT unnest(?))', params: [listValue([...values])] }),
+    // JSON text, unpacked by DuckDB: a LIST parameter is built one native call per value.
+    inList: (values) => ({ sql: `(SELECT unnest(from_json(?, '["VARCHAR"]')))`, params: [JSON.stringify(values)] }),
   };
 }

@@ -23,15 +23,18 @@ export interface SqliteDriverOptions {
   /**
    * Page cache of the connection, in KiB. SQLite's own default (2 MiB) is
    * smaller than the indexes a backfill keeps touching; past it, every
-   * insert into an index reads pages back from the file.
-   * @default 65536
+   * insert into an index reads pages back from the file. 16 MiB keeps a crawl
+   * within its memory budget; 64 MiB gained nothing measurable on a 100k
+   * session load (the OS page cache holds the rest).
+   * @default 16384
    */
   cacheSizeKb?: number;
   /**
    * WAL pages after which a commit folds the WAL back into the database file.
    * SQLite's default (1000 pages, 4 MiB) makes every large group commit pay
-   * for a checkpoint, copying pages that the next commit rewrites anyway.
-   * @default 16384
+   * for a checkpoint, copying pages that the next commit rewrites anyway;
+   * 4096 pages (16 MiB) also bounds the WAL file and the memory that maps it.
+   * @default 4096
    */
   walAutocheckpointPages?: number;
 }
@@ -73,8 +76,8 @@ export class SqliteDriver implements SqlDriver {
   static async open(path: string, options: SqliteDriverOptions = {}): Promise<SqliteDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-    const cacheSizeKb = options.cacheSizeKb ?? 65_536;
-    const walAutocheckpointPages = options.walAutocheckpointPages ?? 16_384;
+    const cacheSizeKb = options.cacheSizeKb ?? 16_384;
+    const walAutocheckpointPages = options.walAutocheckpointPages ?? 4096;
     const knex = knexFactory({
       client: 'better-sqlite3',
       connection: { filename: path },
