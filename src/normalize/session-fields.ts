@@ -120,3 +120,18 @@ export function readParent(item: JsonObject, apiVersion: ApiVersion): ParentFiel
     unknown: false,
   };
 }
+
+/** The columns every session row takes from the observation rather than from the item's fields. */
+export function observationColumns(item: JsonObject, created: CreatedTime, lastUpdatedAt: string | null, raw: string, ctx: ObservationContext) {
+  return {
+    created_at: created.created_at,
+    created_epoch: created.created_epoch,
+    last_updated_at: lastUpdatedAt,
+    update_counter: readUpdateCounter(item, ctx),
+    first_seen_at: ctx.observedAt,
+    last_synced_at: ctx.observedAt,
+    missing_since: null,
+    source: ctx.source,
+    raw,
+  };
+}

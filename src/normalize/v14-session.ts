@@ -2,7 +2,7 @@ import { readArray, readBoolean, readIdAndName, readObject, readString } from '.
 import type { JsonObject } from './field-readers.js';
 import { v14ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, readCreatedV14, readParent, readUpdateCounter } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, readCreatedV14, readParent, observationColumns } from './session-fields.js';
 import { textFieldRows, textFieldText } from './text-field-rows.js';
 import { warningRows } from './warning-rows.js';
 
@@ -54,15 +54,7 @@ export function v14Authentication(item: JsonObject, serviceId: string, raw: stri
     certificate_id: null,
     certificate_preview: readString(certificate, 'preview', 'certificate.preview'),
     certificate_site: readString(certificate, 'site', 'certificate.site'),
-    created_at: created.created_at,
-    created_epoch: created.created_epoch,
-    last_updated_at: null,
-    update_counter: readUpdateCounter(item, ctx),
-    first_seen_at: ctx.observedAt,
-    last_synced_at: ctx.observedAt,
-    missing_since: null,
-    source: ctx.source,
-    raw,
+    ...observationColumns(item, created, null, raw, ctx),
   };
   return {
     resource: 'authentications',
@@ -102,15 +94,7 @@ export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string,
     username: readString(readObject(owner, 'user', 'owner.user'), 'username', 'owner.user.username'),
     organization_id: null,
     user_id: null,
-    created_at: created.created_at,
-    created_epoch: created.created_epoch,
-    last_updated_at: null,
-    update_counter: readUpdateCounter(item, ctx),
-    first_seen_at: ctx.observedAt,
-    last_synced_at: ctx.observedAt,
-    missing_since: null,
-    source: ctx.source,
-    raw,
+    ...observationColumns(item, created, null, raw, ctx),
   };
   return {
     resource: 'fingerprints',

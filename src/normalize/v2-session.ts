@@ -2,7 +2,7 @@ import { readBoolean, readIdAndName, readObject, readString } from './field-read
 import type { JsonObject } from './field-readers.js';
 import { v2ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, readCreatedV2, readIso, readParent, readUpdateCounter } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, readCreatedV2, readIso, readParent, observationColumns } from './session-fields.js';
 import { textFieldRows, textFieldText } from './text-field-rows.js';
 import { warningRows } from './warning-rows.js';
 
@@ -54,15 +54,7 @@ export function v2Authentication(item: JsonObject, serviceId: string, raw: strin
     certificate_id: readString(certificate, 'certificate_id', 'certificate.certificate_id'),
     certificate_preview: null,
     certificate_site: null,
-    created_at: created.created_at,
-    created_epoch: created.created_epoch,
-    last_updated_at: readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'),
-    update_counter: readUpdateCounter(item, ctx),
-    first_seen_at: ctx.observedAt,
-    last_synced_at: ctx.observedAt,
-    missing_since: null,
-    source: ctx.source,
-    raw,
+    ...observationColumns(item, created, readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'), raw, ctx),
   };
   return {
     resource: 'authentications',
@@ -104,15 +96,7 @@ export function v2Fingerprint(item: JsonObject, serviceId: string, raw: string, 
     username: null,
     organization_id: readString(owner, 'organization_id', 'owner.organization_id'),
     user_id: readString(owner, 'user_id', 'owner.user_id'),
-    created_at: created.created_at,
-    created_epoch: created.created_epoch,
-    last_updated_at: readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'),
-    update_counter: readUpdateCounter(item, ctx),
-    first_seen_at: ctx.observedAt,
-    last_synced_at: ctx.observedAt,
-    missing_since: null,
-    source: ctx.source,
-    raw,
+    ...observationColumns(item, created, readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'), raw, ctx),
   };
   return {
     resource: 'fingerprints',
