@@ -7,25 +7,10 @@ import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
 import { until } from './wait-for.js';
+import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 
-const POSTGRES_URL = process.env.IVS_TEST_POSTGRES_URL;
-const REQUIRED = process.env.IVS_REQUIRE_POSTGRES === '1';
-
-async function reachable(url: string | undefined): Promise<boolean> {
-  if (!url) return false;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const up = await reachable(POSTGRES_URL);
-if (!up && REQUIRED) throw new Error(`IVS_REQUIRE_POSTGRES=1 but IVS_TEST_POSTGRES_URL (${POSTGRES_URL ?? 'unset'}) is not reachable`);
+announcePostgres('two-daemon Postgres tests');
+const up = postgresUp;
 
 const tempDir = useTempDir();
 const ACCOUNTS = ['a1', 'a2', 'a3', 'a4'];

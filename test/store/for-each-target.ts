@@ -3,35 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Dialect } from '../../src/store/dialect.js';
 import { openSink, type OpenSinkOptions } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 
-const POSTGRES_URL = process.env.IVS_TEST_POSTGRES_URL;
-
-async function postgresReachable(url: string | undefined): Promise<boolean> {
-  if (!url) return false;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const postgresUp = await postgresReachable(POSTGRES_URL);
-if (!postgresUp) {
-  console.warn(
-    POSTGRES_URL
-      ? 'IVS_TEST_POSTGRES_URL is not reachable: the postgres store tests are skipped'
-      : 'IVS_TEST_POSTGRES_URL is not set: the postgres store tests are skipped',
-  );
-}
+announcePostgres('postgres store tests');
 
 export interface TargetContext {
   /** The target of the current test (a fresh file or schema per test). */

@@ -3,29 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { POSTGRES_URL, postgresProblem, postgresUp, REQUIRE_POSTGRES } from '../helpers/postgres.js';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import type { Dialect } from '../../src/store/dialect.js';
 
-const POSTGRES_URL = process.env.IVS_TEST_POSTGRES_URL;
-/** Set by .ci/run: there, a Postgres that does not answer fails the suites instead of skipping them. */
-const REQUIRE_POSTGRES = process.env.IVS_REQUIRE_POSTGRES === '1';
-
-async function postgresReachable(url: string | undefined): Promise<boolean> {
-  if (!url) return false;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-export const postgresUp = await postgresReachable(POSTGRES_URL);
-const postgresProblem = POSTGRES_URL ? `IVS_TEST_POSTGRES_URL (${POSTGRES_URL}) is not reachable` : 'IVS_TEST_POSTGRES_URL is not set';
+export { postgresUp };
 if (!postgresUp && !REQUIRE_POSTGRES) console.warn(`${postgresProblem}: the postgres target tests are skipped`);
 
 /** A fresh target of one dialect: a file in a temp dir, or a PostgreSQL schema of its own. */
