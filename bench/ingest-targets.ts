@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { offlineIngest, type NormalizeOn, type OfflineIngestFigure } from './offline-ingest.js';
+import { dropSchema } from './target-backfill.js';
 
 /**
  * The offline ingest figure per target (normalize + write of pre-fetched
@@ -89,16 +89,6 @@ export async function ingestTargets(options: IngestTargetsOptions = {}): Promise
     await rm(dir, { recursive: true, force: true });
   }
   return rows;
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 export function ingestTable(rows: readonly IngestTargetRow[]): string {

@@ -83,7 +83,8 @@ export async function targetBackfill(
   return { target, sessions: options.sessions, rate: options.rate, seconds, items };
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+/** Drops a throw-away benchmark schema. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
