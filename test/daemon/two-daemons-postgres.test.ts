@@ -58,8 +58,8 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     const two = spawnIvsync(args, env);
     children.push(one, two);
 
-    type Run = { id: string; account: string; started_at: string; status: string };
-    const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
+    type Run = { id: string; account: string; started_at: string; finished_at: string | null; status: string };
+    const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, finished_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
     await until(async () => ((await runs()).length >= ACCOUNTS.length * 6 ? true : undefined), 90_000, 'six ticks of runs');
     one.kill('SIGTERM');
     two.kill('SIGTERM');
@@ -76,10 +76,18 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       byTick.set(tick, [...(byTick.get(tick) ?? []), r.account]);
     }
     for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(Date.parse(r.started_at) / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
-    // Ticks between the first and the last (both may be cut by start and stop) have every account once.
+    // Ticks between the first and the last (both may be cut by start and stop) have every account once,
+    // unless that account's previous run was still going when the tick came: then the tick is skipped, by design.
     const ticks = [...byTick.keys()].sort((a, b) => a - b).slice(1, -1);
     expect(ticks.length).toBeGreaterThanOrEqual(3);
-    for (const tick of ticks) expect([...byTick.get(tick)!].sort()).toEqual(ACCOUNTS);
+    const stillRunning = (account: string, tick: number) =>
+      all.some((r) => r.account === account && Date.parse(r.started_at) < tick * PERIOD * 1000 && (r.finished_at === null || Date.parse(r.finished_at) > tick * PERIOD * 1000));
+    for (const tick of ticks) {
+      const missing = ACCOUNTS.filter((a) => !byTick.get(tick)!.includes(a));
+      expect(missing.filter((a) => !stillRunning(a, tick)), `tick ${tick}`).toEqual([]);
+    }
+    // Skips are the exception: most ticks have all four.
+    expect(ticks.filter((t) => byTick.get(t)!.length === ACCOUNTS.length).length).toBeGreaterThanOrEqual(Math.ceil(ticks.length / 2));
 
     // Both daemons synced: each run id appears in the log lines of the daemon that ran it.
     const idsOf = (stderr: string) => new Set([...stderr.matchAll(/"run":"([0-9a-f]{8})"/g)].map((m) => m[1]));
