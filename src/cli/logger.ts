@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
+
+const require = createRequire(import.meta.url);
 
 export type { Logger };
 
@@ -17,8 +20,9 @@ export interface LoggerOptions {
  * line of defence for anything that carries raw headers.
  */
 export function createLogger(options: LoggerOptions): Logger {
+  // pino-pretty loads only for a terminal: cron and containers never need it.
   const stream = options.destination.isTTY
-    ? pretty({ destination: options.destination, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
+    ? (require('pino-pretty') as typeof pinoPretty)({ destination: options.destination, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true })
     : options.destination;
   return pino(
     {

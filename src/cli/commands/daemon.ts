@@ -1,15 +1,13 @@
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { parseTime } from '../../config/parse-time.js';
-import { Daemon } from '../../daemon/daemon.js';
-import { DaemonMetrics } from '../../daemon/daemon-metrics.js';
-import { startDaemonServer, type RunningDaemonServer } from '../../daemon/daemon-server.js';
+import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
 import { LeaseKeeper } from '../../daemon/lease-keeper.js';
 import { holderId } from '../../daemon/lease-names.js';
 import { checkSchedule } from '../../daemon/schedule.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { UserError } from '../../errors.js';
-import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from '../../webhooks/webhook-receiver.js';
+import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
@@ -67,6 +65,14 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
   run: async ({ args, io, config: load }) => {
+    // Loaded here, not at start-up: the metrics registry, the HTTP server and the
+    // receiver are the daemon's alone, and every other command stays smaller without them.
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { createWebhookReceiver }] = await Promise.all([
+      import('../../daemon/daemon.js'),
+      import('../../daemon/daemon-metrics.js'),
+      import('../../daemon/daemon-server.js'),
+      import('../../webhooks/webhook-receiver.js'),
+    ]);
     const config = load();
     const schedule = { expression: args.schedule ?? config.daemon.schedule, timezone: args.timezone ?? config.daemon.timezone };
     checkSchedule(schedule.expression, schedule.timezone);
