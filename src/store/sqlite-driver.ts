@@ -111,11 +111,22 @@ export class SqliteDriver implements SqlDriver {
 
   migrate(): Promise<string[]> {
     return this.#lock.run(async () => {
-      const [, applied] = (await this.#knex.migrate.latest({ migrationSource: new StaticMigrationSource(MIGRATIONS) })) as [
-        number,
-        string[],
-      ];
-      return applied;
+      const config = { migrationSource: new StaticMigrationSource(MIGRATIONS) };
+      // Reading the list needs no write lock: a target that is up to date opens
+      // while another process (a backfill, a daemon) is writing to it.
+      const [, pending] = (await this.#knex.migrate.list(config)) as [unknown[], unknown[]];
+      if (pending.length === 0) return [];
+      // Applying does: wait for it as #begin does, without blocking the event loop.
+      const deadline = Date.now() + this.#busyTimeoutMs;
+      for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+        try {
+          const [, applied] = (await this.#knex.migrate.latest(config)) as [number, string[]];
+          return applied;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await delay(pause);
+      }
     });
   }
 
@@ -165,8 +176,7 @@ export class SqliteDriver implements SqlDriver {
         db.exec(begin);
         return;
       } catch (error) {
-        const busy = error instanceof Database.SqliteError && (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED');
-        if (!busy || Date.now() >= deadline) throw error;
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
       }
       await delay(pause);
     }
@@ -226,4 +236,10 @@ export class SqliteDriver implements SqlDriver {
       },
     };
   }
+}
+
+/** Another connection holds the write lock (knex passes better-sqlite3's error through). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
