@@ -2,7 +2,7 @@ import type { World } from './world.js';
 import { errorReply, ok, route, type Reply, type Route, type RouteRequest } from './route.js';
 import { parseSearchRequest } from './search-request.js';
 import type { ServiceWarning } from './render-item.js';
-import type { SimResource } from './session-record.js';
+import type { SessionRecord, SimResource } from './session-record.js';
 
 type ApiVersion = '1.4' | '2';
 
@@ -46,7 +46,16 @@ function notThere(apiVersion: ApiVersion): Reply {
 
 function getReply(world: World, resource: SimResource, apiVersion: ApiVersion, request: RouteRequest): Reply {
   const record = world.visible(request.owner, resource, request.params[0] ?? '');
-  if (record === undefined) return notThere(apiVersion);
+  return record === undefined ? notThere(apiVersion) : itemReply(world, record, apiVersion, request);
+}
+
+function lookupReply(world: World, apiVersion: ApiVersion, request: RouteRequest): Reply {
+  const record = world.lookup(request.owner, request.params[0] ?? '', apiVersion === '1.4' ? 'first-final' : 'latest');
+  return record === undefined ? notThere(apiVersion) : itemReply(world, record, apiVersion, request);
+}
+
+/** `{ item }` as the by-id and lookup routes answer it, with the response's warnings when the item has one. */
+function itemReply(world: World, record: SessionRecord, apiVersion: ApiVersion, request: RouteRequest): Reply {
   const photos = request.query.get('format_options__return_item_photos') === 'true';
   const rendered = world.render(record, {
     viewer: request.owner,
@@ -56,20 +65,6 @@ function getReply(world: World, resource: SimResource, apiVersion: ApiVersion, r
     images: request.query.get('include_images') === 'true',
   });
   return ok(rendered.warning === null ? { item: rendered.item } : { item: rendered.item, warnings: [rendered.warning] });
-}
-
-function lookupReply(world: World, apiVersion: ApiVersion, request: RouteRequest): Reply {
-  const record = world.lookup(request.owner, request.params[0] ?? '', apiVersion === '1.4' ? 'first-final' : 'latest');
-  if (record === undefined) return notThere(apiVersion);
-  const photos = request.query.get('format_options__return_item_photos') === 'true';
-  const rendered = world.render(record, {
-    viewer: request.owner,
-    apiVersion,
-    language: request.language,
-    ...(photos && apiVersion === '1.4' ? { photosAtMs: request.nowMs } : {}),
-    images: request.query.get('include_images') === 'true',
-  });
-  return ok({ item: rendered.item });
 }
 
 /** Retrieval, lookup and search of sessions, for both interfaces. */

@@ -1,23 +1,14 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
+import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
 const tempDir = useTempDir();
-let sims: RunningSimulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-
-async function simulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const sim = await startSimulator({ sessions: 300, rate: 2000, burst: 2000, seed: 7, ...options });
-  sims.push(sim);
-  return sim;
-}
+const simulator = useSimulators({ sessions: 300, rate: 2000, burst: 2000, seed: 7 });
 
 function setup(sim: RunningSimulator, config: Record<string, unknown> = {}) {
   const dir = tempDir();

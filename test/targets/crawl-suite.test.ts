@@ -1,6 +1,7 @@
-import { afterEach, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
+import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { eachTarget } from './each-target.js';
@@ -13,17 +14,7 @@ import { storedFacts, truthFacts, type SessionResource } from './truth-rows.js';
  */
 
 const tempDir = useTempDir();
-let sims: RunningSimulator[] = [];
-afterEach(async () => {
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
-
-async function simulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const sim = await startSimulator({ sessions: 200, rate: 2000, burst: 2000, seed: 21, ...options });
-  sims.push(sim);
-  return sim;
-}
+const simulator = useSimulators({ sessions: 200, rate: 2000, burst: 2000, seed: 21 });
 
 function envFor(sim: RunningSimulator, db: string, apiVersion: '1.4' | '2', rate = 2000): Record<string, string> {
   const config = writeConfig(tempDir(), { crawl: { windowSeconds: 14 * 86_400, concurrency: 6, overlapSeconds: 86_400 } });
