@@ -58,6 +58,8 @@ export class LeaseKeeper {
   readonly #lost = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> = Promise.resolve();
+  /** The keeper's lease writes, one at a time, so a renewal never lands after the release of its lease. */
+  #writes: Promise<unknown> = Promise.resolve();
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options;
@@ -98,7 +100,7 @@ export class LeaseKeeper {
         if (!state.held && this.#options.holderIsDead?.(state.holder) === true) {
           this.#options.logger.warn({ lease: name, holder: state.holder }, 'taking over the lease of a process that is gone');
           // Deletes the row only while the dead holder still has it; a live process that took it meanwhile keeps it.
-          await this.#options.sink.releaseLease(name, state.holder);
+          await this.#inTurn(() => this.#options.sink.releaseLease(name, state.holder));
           state = await this.#acquire(name);
         }
         if (!state.held) {
@@ -141,7 +143,18 @@ export class LeaseKeeper {
     return this.#options.pollMs ?? Math.min(2000, this.ttlSeconds * 250);
   }
 
+  /** Runs `write` after every lease write this keeper started before it. */
+  #inTurn<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.#writes.then(write);
+    this.#writes = result.catch(() => undefined);
+    return result;
+  }
+
   #acquire(name: string): Promise<LeaseState> {
+    return this.#inTurn(() => this.#acquireNow(name));
+  }
+
+  #acquireNow(name: string): Promise<LeaseState> {
     return this.#options.sink.acquireLease(name, this.holder, this.ttlSeconds, toIsoMicros(this.#options.clock() / 1000));
   }
 
@@ -160,7 +173,7 @@ export class LeaseKeeper {
 
   async #releaseOne(name: string): Promise<void> {
     try {
-      await this.#options.sink.releaseLease(name, this.holder);
+      await this.#inTurn(() => this.#options.sink.releaseLease(name, this.holder));
     } catch (error) {
       // Not fatal: an unreleased lease goes stale and is taken over after the ttl.
       this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'could not release the lease');
@@ -184,8 +197,9 @@ export class LeaseKeeper {
   async #beat(): Promise<void> {
     for (const name of [...this.#counts.keys()]) {
       try {
-        const state = await this.#acquire(name);
-        if (!state.held && !this.#lost.has(name)) {
+        // A lease released since the beat began is skipped: acquiring it again would insert it back.
+        const state = await this.#inTurn(async () => (this.holds(name) ? this.#acquireNow(name) : undefined));
+        if (state !== undefined && !state.held && !this.#lost.has(name)) {
           this.#lost.add(name);
           // Rows stay right (newer never loses to older); only work is done twice.
           this.#options.logger.error({ lease: name, holder: state.holder }, 'lease lost: this process missed its heartbeats and another took the lease over');

@@ -97,3 +97,36 @@ describe('account leases', () => {
     await release();
   });
 });
+
+describe('heartbeat', () => {
+  it('a heartbeat in flight when its lease is released does not bring the lease back', async () => {
+    const target = `sqlite:${join(tempDir(), 'ivsync.sqlite')}`;
+    const sink = await openSink(target);
+    sinks.push(sink);
+    // The heartbeat's renewals wait at a gate, so a release can come while one is in flight.
+    let gate: Promise<void> | undefined;
+    let open = (): void => undefined;
+    let renewalWaiting = (): void => undefined;
+    const waiting = new Promise<void>((resolve) => (renewalWaiting = resolve));
+    const gated = {
+      acquireLease: async (...args: Parameters<QueryableSink['acquireLease']>) => {
+        if (gate) {
+          renewalWaiting();
+          await gate;
+        }
+        return sink.acquireLease(...args);
+      },
+      releaseLease: (name: string, holder: string) => sink.releaseLease(name, holder),
+    };
+    const keeper = new LeaseKeeper({ sink: gated, holder: 'hostA:1:run-a', ttlSeconds: 0.03, clock: () => Date.now(), logger: silent });
+    keepers.push(keeper);
+    const release = await keeper.hold(['account:x'], { wait: false, signal: new AbortController().signal });
+    gate = new Promise<void>((resolve) => (open = resolve));
+    await waiting; // a heartbeat's renewal of account:x is in flight
+    const released = release();
+    open();
+    await released;
+    await keeper.close();
+    expect(await sink.leases()).toEqual([]);
+  });
+});
