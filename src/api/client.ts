@@ -175,8 +175,8 @@ class HttpServiceClient implements ServiceClient {
 
   async searchPage(resource: Resource, request: SearchRequest, options: CallOptions = {}): Promise<SearchPage> {
     const call = this.#routes.search(resource, request);
-    const { body } = await this.#send({ ...call, priority: options.priority ?? 0 });
-    return readPage(body, request.cursor ?? null, `${call.method} ${call.route}`);
+    const { body, text } = await this.#send({ ...call, priority: options.priority ?? 0 });
+    return readPage(body, request.cursor ?? null, `${call.method} ${call.route}`, text);
   }
 
   pages(resource: Resource, request: SearchRequest, options: CallOptions = {}): AsyncIterable<SearchPage> {

@@ -1,3 +1,4 @@
+import { itemTexts } from './element-texts.js';
 import { ApiError } from './errors.js';
 import type { Fetched, SearchPage } from './service-client.js';
 
@@ -32,8 +33,11 @@ export function readFetched(body: unknown, route: string): Fetched {
   return { item: record.item, warnings: warningsOf(record) };
 }
 
-/** `{ items, item_count, next_cursor, warnings? }` of every search route, both versions. */
-export function readPage(body: unknown, cursor: string | null, route: string): SearchPage {
+/**
+ * `{ items, item_count, next_cursor, warnings? }` of every search route, both
+ * versions. With the body's `text`, the page carries each item's text as sent.
+ */
+export function readPage(body: unknown, cursor: string | null, route: string, text?: string): SearchPage {
   const record = readObject(body, route);
   if (!Array.isArray(record.items)) throw malformed(route, 'no `items` array');
   const next = record.next_cursor;
@@ -42,11 +46,13 @@ export function readPage(body: unknown, cursor: string | null, route: string): S
     throw malformed(route, `a next_cursor of type ${typeof next}`);
   }
   const itemCount = typeof record.item_count === 'number' ? record.item_count : record.items.length;
+  const texts = itemTexts(text, 'items', record.items.length);
   return {
     items: record.items,
     itemCount,
     nextCursor: typeof next === 'string' && next !== '' ? next : null,
     warnings: warningsOf(record),
     cursor,
+    ...(texts === undefined ? {} : { itemTexts: texts }),
   };
 }

@@ -37,6 +37,8 @@ export interface SearchPage {
   warnings: unknown[];
   /** The cursor that fetched this page. */
   cursor: string | null;
+  /** Each item's JSON text as the service sent it, when the body could be sliced (element-texts.ts). */
+  itemTexts?: string[];
 }
 
 export interface Fetched {

@@ -53,6 +53,18 @@ export interface Call {
 export interface Answer {
   status: number;
   body: unknown;
+  /** The body's JSON text as received, when it parsed to an object or array (element-texts.ts slices items from it). */
+  text?: string;
+}
+
+/** Parsed bodies to the text they came from, filled by got's JSON parser. */
+const bodyTexts = new WeakMap<object, string>();
+const parseWithGotDefault = got.defaults.options.parseJson;
+
+function parseJson(text: string): unknown {
+  const value = parseWithGotDefault(text);
+  if (typeof value === 'object' && value !== null) bodyTexts.set(value, text);
+  return value;
 }
 
 interface AttemptState {
@@ -104,6 +116,7 @@ export class Transport {
       agent: this.#agents,
       timeout: { request: options.timeoutMs },
       responseType: 'json',
+      parseJson,
       // A redirect could carry the Authorization header to another host; the
       // service documents none, so a 3xx is reported instead of followed.
       followRedirect: false,
@@ -176,7 +189,8 @@ export class Transport {
     if (status < 200 || status > 299) {
       throw new ApiError(`${call.method} ${path} answered an unexpected ${status}`, { status, route: `${call.method} ${call.route}` });
     }
-    return { status, body };
+    const text = typeof body === 'object' && body !== null ? bodyTexts.get(body) : undefined;
+    return text === undefined ? { status, body } : { status, body, text };
   }
 
   /** got's `calculateDelay`: one failed attempt in, a wait (or 0: give up) out. */

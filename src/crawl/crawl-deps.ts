@@ -7,16 +7,17 @@ export interface CrawlClient {
     resource: Resource,
     request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
     options?: { priority?: number },
-  ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[] }>;
+  ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
   get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[] } | null>;
 }
 
-/** The normalizer, as the crawl calls it. */
+/** The normalizer, as the crawl calls it; `texts`, when given, are the items' JSON texts as received. */
 export type Normalize = (
   resource: Resource,
   apiVersion: ApiVersion,
   items: readonly unknown[],
   ctx: ObservationContext,
+  texts?: readonly string[],
 ) => NormalizedBatch;
 
 /** What the crawl reports as it goes (progress bars, logs, metrics). */

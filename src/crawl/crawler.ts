@@ -150,12 +150,13 @@ export class Crawler {
     );
     for await (const page of iterator) {
       const now = this.#now();
-      const batch = normalize(task.resource, apiVersion, page.items, {
-        account,
-        source: 'search',
-        observedAt: now,
-        responseWarnings: page.warnings,
-      });
+      const batch = normalize(
+        task.resource,
+        apiVersion,
+        page.items,
+        { account, source: 'search', observedAt: now, responseWarnings: page.warnings },
+        page.itemTexts,
+      );
       const done = page.nextCursor === null;
       const result = await this.#commits.commit({ key: windowKey, batch, nextCursor: page.nextCursor, done, now });
       pages++;

@@ -28,15 +28,18 @@ const NORMALIZERS: Readonly<Record<ApiVersion, Readonly<Record<Resource, Session
 /**
  * One item of a page, a GET, a lookup or a webhook delivery: the rows it
  * becomes, or the `rejected_items` row that keeps it aside with the reason.
- * Pure: everything time- or account-dependent comes in `ctx`.
+ * Pure: everything time- or account-dependent comes in `ctx`. `text` is the
+ * item's JSON text as received, when the caller has it; else `raw` is the
+ * item serialized again.
  */
 export function normalizeItem(
   resource: Resource,
   apiVersion: ApiVersion,
   item: unknown,
   ctx: ObservationContext,
+  text?: string,
 ): NormalizedSession | RejectedRow {
-  const raw = rawText(item);
+  const raw = text ?? rawText(item);
   if (!isJsonObject(item)) {
     return rejectedRow(resource, `(item): expected an object, got ${jsonTypeOf(item)}`, raw, null, ctx.account, ctx.observedAt);
   }
@@ -53,15 +56,20 @@ export function normalizeItem(
   }
 }
 
-/** A page (or a delivery) of one resource: sessions and rejected items, in item order. */
+/**
+ * A page (or a delivery) of one resource: sessions and rejected items, in item
+ * order. `texts`, when given, holds each item's JSON text as received, one per item.
+ */
 export function normalizeItems(
   resource: Resource,
   apiVersion: ApiVersion,
   items: readonly unknown[],
   ctx: ObservationContext,
+  texts?: readonly string[],
 ): NormalizedBatch {
+  assertOneTextEach(items, texts);
   const batch: NormalizedBatch = { sessions: [], rejected: [] };
-  for (const item of items) addTo(batch, normalizeItem(resource, apiVersion, item, ctx));
+  for (let i = 0; i < items.length; i++) addTo(batch, normalizeItem(resource, apiVersion, items[i], ctx, texts?.[i]));
   return batch;
 }
 
@@ -84,17 +92,24 @@ export function resourceOfItem(item: unknown): Resource | null {
  * Items that may be of either resource, as in a webhook delivery whose filter
  * lets both activity names through: each is normalized as the resource its
  * `activity.name` says. An item that says neither is rejected (resource
- * `sessions`), since no table can hold it.
+ * `sessions`), since no table can hold it. `texts` as for normalizeItems.
  */
-export function normalizeMixedItems(apiVersion: ApiVersion, items: readonly unknown[], ctx: ObservationContext): NormalizedBatch {
+export function normalizeMixedItems(
+  apiVersion: ApiVersion,
+  items: readonly unknown[],
+  ctx: ObservationContext,
+  texts?: readonly string[],
+): NormalizedBatch {
+  assertOneTextEach(items, texts);
   const batch: NormalizedBatch = { sessions: [], rejected: [] };
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     const resource = resourceOfItem(item);
     if (resource !== null) {
-      addTo(batch, normalizeItem(resource, apiVersion, item, ctx));
+      addTo(batch, normalizeItem(resource, apiVersion, item, ctx, texts?.[i]));
       continue;
     }
-    const raw = rawText(item);
+    const raw = texts?.[i] ?? rawText(item);
     const reason = isJsonObject(item)
       ? ItemShapeError.wrongValue('activity.name', '"authentication" or "fingerprint"', isJsonObject(item['activity']) ? item['activity']['name'] : undefined).message
       : `(item): expected an object, got ${jsonTypeOf(item)}`;
@@ -102,6 +117,10 @@ export function normalizeMixedItems(apiVersion: ApiVersion, items: readonly unkn
     batch.rejected.push(rejectedRow('sessions', reason, raw, serviceId, ctx.account, ctx.observedAt));
   }
   return batch;
+}
+
+function assertOneTextEach(items: readonly unknown[], texts: readonly string[] | undefined): void {
+  if (texts !== undefined && texts.length !== items.length) throw new Error(`${texts.length} item texts for ${items.length} items`);
 }
 
 function addTo(batch: NormalizedBatch, result: NormalizedSession | RejectedRow): void {

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { itemTexts } from '../api/element-texts.js';
 
 /** The parts of a verified delivery body the receiver uses (api-spec "Events", Delivery 2). */
 export interface DeliveryBody {
   webhookUuid: string | null;
   channel: string | null;
   items: readonly unknown[];
+  /** Each item's JSON text as sent, when the body could be sliced (api/element-texts.ts). */
+  itemTexts?: readonly string[];
 }
 
 export type DeliveryParse = { ok: true; body: DeliveryBody } | { ok: false; reason: string };
@@ -28,7 +31,8 @@ export function parseDeliveryBody(text: string): DeliveryParse {
   if (!Array.isArray(items)) return { ok: false, reason: 'the body has no items array' };
   if (uuid !== undefined && uuid !== null && typeof uuid !== 'string') return { ok: false, reason: 'webhook_uuid is not a string' };
   if (channel !== undefined && channel !== null && typeof channel !== 'string') return { ok: false, reason: 'channel is not a string' };
-  return { ok: true, body: { webhookUuid: uuid ?? null, channel: channel ?? null, items } };
+  const texts = itemTexts(text, 'items', items.length);
+  return { ok: true, body: { webhookUuid: uuid ?? null, channel: channel ?? null, items, ...(texts === undefined ? {} : { itemTexts: texts }) } };
 }
 
 /** Inbox id: a retry of the same delivery (same webhook, same bytes) is the same row. */

@@ -20,14 +20,20 @@ export function deliveryItemApiVersion(item: unknown): ApiVersion {
  * `update_counter` (the normalizer reads it from the item), either resource.
  * A webhook fingerprint item has no `fingerprint_parent`; the normalizer
  * lists the parent columns in `preserve` so the parent a poll stored survives.
+ * `texts`, when given, are the items' JSON texts as sent, one per item.
  */
-export function normalizeDelivery(items: readonly unknown[], account: string, observedAt: string): NormalizedBatch {
-  const byVersion: Record<ApiVersion, unknown[]> = { '1.4': [], '2': [] };
-  for (const item of items) byVersion[deliveryItemApiVersion(item)].push(item);
+export function normalizeDelivery(items: readonly unknown[], account: string, observedAt: string, texts?: readonly string[]): NormalizedBatch {
+  const byVersion: Record<ApiVersion, { items: unknown[]; texts: string[] }> = { '1.4': { items: [], texts: [] }, '2': { items: [], texts: [] } };
+  items.forEach((item, i) => {
+    const part = byVersion[deliveryItemApiVersion(item)];
+    part.items.push(item);
+    if (texts !== undefined) part.texts.push(texts[i]!);
+  });
   const batch: NormalizedBatch = { sessions: [], rejected: [] };
   for (const version of ['1.4', '2'] as const) {
-    if (byVersion[version].length === 0) continue;
-    const part = normalizeMixedItems(version, byVersion[version], { account, source: 'webhook', observedAt });
+    const { items: versionItems, texts: versionTexts } = byVersion[version];
+    if (versionItems.length === 0) continue;
+    const part = normalizeMixedItems(version, versionItems, { account, source: 'webhook', observedAt }, texts === undefined ? undefined : versionTexts);
     batch.sessions.push(...part.sessions);
     batch.rejected.push(...part.rejected);
   }

@@ -163,13 +163,13 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     const text = raw.bytes.toString('utf8');
     const parsed = parseDeliveryBody(text);
     if (!parsed.ok) return refuse(res, 'invalid-body', remote);
-    const { webhookUuid, channel, items } = parsed.body;
+    const { webhookUuid, channel, items, itemTexts } = parsed.body;
     // Any configured secret may open the body; only the webhook's own may have signed it.
     const expected = expectedSecret(deps.secrets, webhookUuid);
     if (expected === undefined || !check.matched.includes(expected)) return refuse(res, 'wrong-secret-for-webhook', remote);
 
     const receivedAt = toIsoMicros(clock() / 1000);
-    const batch = normalizeDelivery(items, account, receivedAt);
+    const batch = normalizeDelivery(items, account, receivedAt, itemTexts);
     const stored = refresher === undefined ? undefined : await storedCounters(deps.sink, batch).catch(() => undefined);
     await deps.beforeCommit?.();
     let result: CommitResult & { duplicate: boolean };

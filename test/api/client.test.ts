@@ -293,6 +293,17 @@ describe('by-id routes', () => {
 });
 
 describe('pages', () => {
+  it("carry each item's text exactly as the service sent it", async () => {
+    const body = '{\n  "item_count": 2,\n  "items": [\n    {"service_id": "s1", "timestamp": {"epoch": 1.50}},\n    {"service_id": "s\\"2"}\n  ],\n  "next_cursor": null\n}';
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    const result = await client.searchPage('authentications', {});
+    expect(result.items).toEqual([{ service_id: 's1', timestamp: { epoch: 1.5 } }, { service_id: 's"2' }]);
+    expect(result.itemTexts).toEqual(['{"service_id": "s1", "timestamp": {"epoch": 1.50}}', '{"service_id": "s\\"2"}']);
+  });
+
   const chain: Record<string, ReturnType<typeof page>> = {
     '': page(['a1', 'a2'], 'c2'),
     c2: page(['a3'], 'c3'),

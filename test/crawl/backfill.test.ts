@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import { startScriptServer } from '../api/script-server.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useSimulators } from '../helpers/simulators.js';
@@ -86,5 +87,27 @@ describe('backfill against the simulator', () => {
     expect(rejected.some((r) => r.raw.includes(wrongType.serviceId))).toBe(true);
     // truth() leaves out what the service returns malformed: everything else is stored.
     expectTargetEqualsTruth(db, sim, ['authentications']);
+  });
+});
+
+describe('raw', () => {
+  it('is each item exactly as the service sent it, spacing and number spelling included', async () => {
+    const epoch = 1_700_000_100;
+    const itemText = `{ "service_id": "raw-1", "activity": {"name": "authentication"}, "timestamp": {"epoch": ${epoch}.0} }`;
+    const server = await startScriptServer((req, res) => {
+      const items = req.path.endsWith('/authentications') ? `[\n  ${itemText}\n]` : '[]';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"items": ${items}, "item_count": ${items === '[]' ? 0 : 1}, "next_cursor": null}`);
+    });
+    try {
+      const dir = tempDir();
+      const db = join(dir, 'ivsync.sqlite');
+      const env = { IVS_BASE_URL: server.baseUrl, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, {}) };
+      const result = await runIvsync(['backfill', '--from', String(epoch - 60), '--to', String(epoch + 60)], env);
+      expect(result.code).toBe(0);
+      expect(query(db, 'SELECT service_id, created_epoch, raw FROM authentications')).toEqual([{ service_id: 'raw-1', created_epoch: epoch, raw: itemText }]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -123,8 +123,8 @@ describe('refreshReason', () => {
 
 describe('delivery bodies', () => {
   it.each([
-    ['{"webhook_uuid":"u","channel":"c","items":[]}', { ok: true, body: { webhookUuid: 'u', channel: 'c', items: [] } }],
-    ['{"items":[1],"future_key":{}}', { ok: true, body: { webhookUuid: null, channel: null, items: [1] } }],
+    ['{"webhook_uuid":"u","channel":"c","items":[]}', { ok: true, body: { webhookUuid: 'u', channel: 'c', items: [], itemTexts: [] } }],
+    ['{"items":[1],"future_key":{}}', { ok: true, body: { webhookUuid: null, channel: null, items: [1], itemTexts: ['1'] } }],
     ['not json', { ok: false, reason: 'the body is not valid JSON' }],
     ['[]', { ok: false, reason: 'the body is not a JSON object' }],
     ['{"webhook_uuid":"u"}', { ok: false, reason: 'the body has no items array' }],

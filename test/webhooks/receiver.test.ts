@@ -198,6 +198,21 @@ describe('deliveries from the simulator', () => {
   });
 });
 
+describe('raw', () => {
+  it("is each delivered item's text as sent, spacing included, for either interface", async () => {
+    const { sim, h } = await setup();
+    const [id] = goodIds(sim, 'authentications', 1);
+    const compact = JSON.parse(deliveryBody(sim, id!, 'wh-raw')) as { items: Record<string, unknown>[] };
+    const v14 = JSON.stringify(compact.items[0], null, 1);
+    const v2 = '{ "service_id": "raw-v2", "activity": {"name": "authentication"}, "timestamp": {"created_at": "2026-01-01T00:00:00Z"} }';
+    const body = `{"channel": "default", "webhook_uuid": "wh-raw", "item_count": 2, "items": [${v14}, ${v2}]}`;
+    const answer = await post(h.url, body, { 'Service-Signature': sign(SECRET, body) });
+    expect(answer.status).toBe(200);
+    expect(row(h.db, 'authentications', id!)?.raw).toBe(v14);
+    expect(row(h.db, 'authentications', 'raw-v2')?.raw).toBe(v2);
+  });
+});
+
 describe('refused requests change nothing', () => {
   it.each([
     ['a wrong secret', (body: string) => ({ body, headers: { 'Service-Signature': sign(new Secret('not-the-configured-secret!'), body) } }), 401],
