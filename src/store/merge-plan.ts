@@ -26,6 +26,13 @@ export interface MergePlan {
   seen: Array<{ resource: Resource; serviceId: string; lastSyncedAt: string }>;
   /** Child rows to replace: the stored rows of `replaceStored` ids go, `rows` come. */
   children: Record<ChildKind, { replaceStored: string[]; rows: Array<TextFieldRow | ImageRow | WarningRow> }>;
+  /**
+   * Whether some service_id is in the batch under both resources. Child rows
+   * are keyed by service_id alone, and the rows of one observation are
+   * unique by construction (map keys, numbered photos, one warning per
+   * code), so only then can `children` hold one key twice.
+   */
+  childKeysMayRepeat: boolean;
   written: number;
   stale: number;
 }
@@ -158,9 +165,20 @@ function assemble(current: Record<Resource, Map<string, Current>>, written: numb
       session_images: { replaceStored: [], rows: [] },
       session_warnings: { replaceStored: [], rows: [] },
     },
+    childKeysMayRepeat: false,
     written,
     stale,
   };
+  const [fewer, more] =
+    current.authentications.size <= current.fingerprints.size
+      ? [current.authentications, current.fingerprints]
+      : [current.fingerprints, current.authentications];
+  for (const id of fewer.keys()) {
+    if (more.has(id)) {
+      plan.childKeysMayRepeat = true;
+      break;
+    }
+  }
   for (const resource of ['authentications', 'fingerprints'] as const) {
     for (const [serviceId, state] of current[resource]) {
       if (state.row) plan.rows[resource].push(state.row);

@@ -478,7 +478,10 @@ export class SqlSink implements QueryableSink {
         await tx.run(`DELETE FROM ${kind} WHERE service_id IN ${list.sql}`, list.params);
       }
       // Every session these rows belong to has no child rows of this kind left.
-      if (rows.length > 0) await tx.write(table(kind), uniqueByKey(table(kind), rows as unknown as Row[]), 'fail');
+      if (rows.length > 0) {
+        const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows as unknown as Row[]) : (rows as unknown as Row[]);
+        await tx.write(table(kind), unique, 'fail');
+      }
     }
   }
 

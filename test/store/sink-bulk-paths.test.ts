@@ -64,4 +64,24 @@ forEachTarget((_dialect, ctx) => {
     const rows = await sink.query("SELECT key, value FROM session_text_fields WHERE service_id = 'same' ORDER BY key");
     expect(rows.map((r) => [r.key, r.value])).toEqual([['k', 'auth']]);
   });
+
+  // The same id under both resources in one batch gives two child rows with
+  // one key: one of them is written (the fingerprint's, the resource applied
+  // last), not a failed transaction.
+  it('one batch holding an id under both resources writes each child key once', async () => {
+    const sink = await ctx.open();
+    const result = await sink.mergeBatch(
+      batch([
+        fp('twin', { last_synced_at: t(1) }, { textFields: fields('twin', ['k', 'fp-only'], 'fp') }),
+        auth('twin', { last_synced_at: t(1) }, { textFields: fields('twin', ['k'], 'auth') }),
+      ]),
+      t(1),
+    );
+    expect(result).toMatchObject({ written: 2, stale: 0 });
+    const rows = await sink.query("SELECT key, value FROM session_text_fields WHERE service_id = 'twin' ORDER BY key");
+    expect(rows.map((r) => [r.key, r.value])).toEqual([
+      ['fp-only', 'fp'],
+      ['k', 'fp'],
+    ]);
+  });
 });
