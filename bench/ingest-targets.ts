@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { MAX_PAGES_PER_COMMIT } from '../src/crawl/commit-queue.js';
 import { offlineIngest, type NormalizeOn, type OfflineIngestFigure } from './offline-ingest.js';
+import { isEntryPoint, numberFlag } from './script-args.js';
 import { dropSchema } from './target-backfill.js';
 
 /**
@@ -27,9 +28,13 @@ export interface IngestTargetsOptions {
   items?: number;
   /** Fresh databases per target; the median is reported. @default 3 */
   runs?: number;
-  /** @default 400 */
+  /** @default MAX_PAGES_PER_COMMIT, as a backfill's group commit */
   pagesPerTransaction?: number;
-  /** Where pages are normalized (see offlineIngest); a row per mode. @default ['interleaved'] */
+  /**
+   * Where pages are normalized (see offlineIngest); a row per mode. By
+   * default `main` for SQLite, whose statements run on the main thread and
+   * leave no wait to fill, and `interleaved` for the others.
+   */
   normalizeOn?: readonly NormalizeOn[];
   /** @default IVS_BENCH_POSTGRES_URL, else IVS_TEST_POSTGRES_URL; postgres is left out without one */
   postgresUrl?: string;
@@ -56,12 +61,12 @@ export async function ingestTargets(options: IngestTargetsOptions = {}): Promise
   const targets = (options.targets ?? ['sqlite', 'duckdb', 'postgres']).filter((t) => t !== 'postgres' || postgresUrl);
   const runs = options.runs ?? 3;
   const items = options.items ?? 100_000;
-  const pagesPerTransaction = options.pagesPerTransaction ?? 400;
+  const pagesPerTransaction = options.pagesPerTransaction ?? MAX_PAGES_PER_COMMIT;
   const dir = await mkdtemp(join(tmpdir(), 'ivsync-ingest-'));
   const rows: IngestTargetRow[] = [];
   try {
     for (const target of targets) {
-      const modes = options.normalizeOn ?? ['interleaved'];
+      const modes = options.normalizeOn ?? [target === 'sqlite' ? 'main' : 'interleaved'];
       const figures = new Map<NormalizeOn, OfflineIngestFigure[][]>(modes.map((m) => [m, []]));
       for (let run = 0; run < runs; run++) {
         for (const normalizeOn of modes) {
@@ -109,13 +114,9 @@ export function ingestTable(rows: readonly IngestTargetRow[]): string {
   return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
 }
 
-const invokedPath = process.argv[1];
-if (invokedPath !== undefined && import.meta.url === pathToFileURL(resolve(invokedPath)).href) {
+if (isEntryPoint(import.meta.url)) {
   const args = process.argv.slice(2);
-  const flag = (name: string): number | undefined => {
-    const at = args.indexOf(name);
-    return at >= 0 ? Number(args[at + 1]) : undefined;
-  };
+  const flag = (name: string): number | undefined => numberFlag(args, name);
   const targets = args.filter((a): a is IngestTarget => a === 'sqlite' || a === 'duckdb' || a === 'postgres');
   const modesAt = args.indexOf('--normalize');
   const normalizeOn = (modesAt >= 0 ? (args[modesAt + 1] ?? '').split(',') : []).filter(

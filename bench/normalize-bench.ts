@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { normalizeItems } from '../src/normalize/normalize-item.js';
 import type { ApiVersion, ObservationContext, Resource } from '../src/normalize/rows.js';
 import { toIsoMicros } from '../src/normalize/time.js';
+import { isEntryPoint } from './script-args.js';
 
 /**
  * Items per second of the normalizer alone (no database), for each interface
@@ -150,8 +149,7 @@ export function runNormalizeBench(options: NormalizeBenchOptions = {}): Normaliz
   return figures;
 }
 
-const invokedPath = process.argv[1];
-if (invokedPath !== undefined && import.meta.url === pathToFileURL(resolve(invokedPath)).href) {
+if (isEntryPoint(import.meta.url)) {
   const items = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
   for (const f of runNormalizeBench(items === undefined ? {} : { items })) {
     process.stdout.write(`${f.case.padEnd(22)} ${String(f.itemsPerSecond).padStart(9)} items/s  ${f.microsPerItem.toFixed(2)} us/item  (${f.items} items)\n`);

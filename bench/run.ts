@@ -62,9 +62,11 @@ if (sections.includes('soak')) {
 const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
 
 if (want('ingest')) {
-  const rows = await ingestTargets({ items: 100_000, runs: 3, pagesPerTransaction: 400, ...(postgresUrl ? { postgresUrl } : {}) });
+  const rows = await ingestTargets({ items: 100_000, runs: 3, ...(postgresUrl ? { postgresUrl } : {}) });
   console.log('\nOffline ingest per target: normalize + write of pre-fetched v1.4 pages (25 items, 3 text fields + 1 photo each), median of 3 fresh targets\n');
   console.log(ingestTable(rows));
+  const { duckdbCeiling, ceilingLine } = await import('./duckdb-ceiling.js');
+  console.log(`\n${ceilingLine(await duckdbCeiling({ items: 100_000, runs: 3 }))}`);
 }
 
 if (want('targets')) {
