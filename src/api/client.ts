@@ -222,7 +222,7 @@ class HttpServiceClient implements ServiceClient {
   async #fetchOne(call: Call, options: CallOptions): Promise<Fetched | null> {
     const answer = await this.#send({ ...call, priority: options.priority ?? 0 });
     if (call.answers?.includes(answer.status) === true) return null;
-    return readFetched(answer.body, `${call.method} ${call.route}`);
+    return readFetched(answer.body, `${call.method} ${call.route}`, answer.text);
   }
 
   /** Every item of a paged listing (webhooks, domains), page after page. */

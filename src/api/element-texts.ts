@@ -1,6 +1,6 @@
 /*
- * The text of each element of a response's item array, sliced from the body
- * as received. It becomes the `raw` column: the item exactly as the service
+ * The text of each item of a response (the elements of a page's item array,
+ * or the one item of a by-id answer), sliced from the body as received. It becomes the `raw` column: the item exactly as the service
  * sent it, and the normalizer does not serialize the parsed item again
  * (scanning is about a third of the cost of JSON.stringify). The body has
  * already parsed as JSON, so the scan only has to find boundaries; anything
@@ -83,17 +83,21 @@ function arrayElements(text: string, at: number): { texts: string[]; end: number
   }
 }
 
+/** Reads one member's value at `at`: what it holds and the index after it, or null if malformed. */
+type ValueReader<T> = (text: string, at: number) => { value: T; end: number } | null;
+
 /**
- * The text of each element of the array member `key` of the JSON object
- * `body`, or null when the body is not an object with such an array. Like
- * JSON.parse, the last of two members with one name counts.
+ * The value of the top-level member `key` of the JSON object `body`, read by
+ * `read` when its first character is `opening`; null when the body is not an
+ * object with such a member. Like JSON.parse, the last of two members with
+ * one name counts.
  */
-export function arrayElementTexts(body: string, key: string): string[] | null {
+function lastMember<T>(body: string, key: string, opening: number, read: ValueReader<T>): T | null {
   let at = skipSpace(body, 0);
   if (body.charCodeAt(at) !== OPEN_OBJECT) return null;
   at = skipSpace(body, at + 1);
   if (body.charCodeAt(at) === CLOSE_OBJECT) return null;
-  let found: string[] | null = null;
+  let found: T | null = null;
   for (;;) {
     if (body.charCodeAt(at) !== QUOTE) return null;
     const nameEnd = skipString(body, at);
@@ -103,11 +107,11 @@ export function arrayElementTexts(body: string, key: string): string[] | null {
     at = skipSpace(body, nameEnd);
     if (body.charCodeAt(at) !== COLON) return null;
     at = skipSpace(body, at + 1);
-    if (name === key && body.charCodeAt(at) === OPEN_ARRAY) {
-      const array = arrayElements(body, at);
-      if (array === null) return null;
-      found = array.texts;
-      at = array.end;
+    if (name === key && body.charCodeAt(at) === opening) {
+      const member = read(body, at);
+      if (member === null) return null;
+      found = member.value;
+      at = member.end;
     } else {
       if (name === key) found = null;
       at = skipValue(body, at);
@@ -119,6 +123,29 @@ export function arrayElementTexts(body: string, key: string): string[] | null {
     if (c !== COMMA) return null;
     at = skipSpace(body, at + 1);
   }
+}
+
+const readArrayElements: ValueReader<string[]> = (text, at) => {
+  const array = arrayElements(text, at);
+  return array === null ? null : { value: array.texts, end: array.end };
+};
+
+const readObjectText: ValueReader<string> = (text, at) => {
+  const end = skipValue(text, at);
+  return end < 0 ? null : { value: text.slice(at, end), end };
+};
+
+/**
+ * The text of each element of the array member `key` of the JSON object
+ * `body`, or null when the body is not an object with such an array.
+ */
+export function arrayElementTexts(body: string, key: string): string[] | null {
+  return lastMember(body, key, OPEN_ARRAY, readArrayElements);
+}
+
+/** The text of the object member `key` of the JSON object `body` (the `item` of a by-id answer), or null. */
+export function objectMemberText(body: string, key: string): string | null {
+  return lastMember(body, key, OPEN_OBJECT, readObjectText);
 }
 
 /** The items' texts when the scan finds exactly `count` of them, else undefined (the caller serializes). */

@@ -1,4 +1,4 @@
-import { itemTexts } from './element-texts.js';
+import { itemTexts, objectMemberText } from './element-texts.js';
 import { ApiError } from './errors.js';
 import type { Fetched, SearchPage } from './service-client.js';
 
@@ -26,11 +26,12 @@ export function readObject(body: unknown, route: string): Record<string, unknown
   return body;
 }
 
-/** `{ item, warnings? }` of the by-id and lookup routes. */
-export function readFetched(body: unknown, route: string): Fetched {
+/** `{ item, warnings? }` of the by-id and lookup routes; with the body's `text`, the item's text as sent too. */
+export function readFetched(body: unknown, route: string, text?: string): Fetched {
   const record = readObject(body, route);
   if (!isRecord(record.item)) throw malformed(route, 'no `item` object');
-  return { item: record.item, warnings: warningsOf(record) };
+  const itemText = text === undefined ? null : objectMemberText(text, 'item');
+  return { item: record.item, warnings: warningsOf(record), ...(itemText === null ? {} : { itemText }) };
 }
 
 /**

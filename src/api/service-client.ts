@@ -45,6 +45,8 @@ export interface Fetched {
   item: unknown;
   /** Top-level `warnings` of the answer, e.g. `fingerprint_parent_not_authorized`. */
   warnings: unknown[];
+  /** The item's JSON text as the service sent it, when the body could be sliced (element-texts.ts). */
+  itemText?: string;
 }
 
 export interface CallOptions {

@@ -8,7 +8,7 @@ export interface CrawlClient {
     request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
     options?: { priority?: number },
   ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
-  get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[] } | null>;
+  get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
 }
 
 /** The normalizer, as the crawl calls it; `texts`, when given, are the items' JSON texts as received. */

@@ -117,12 +117,13 @@ async function refreshNonFinal(
         gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
         return;
       }
-      const batch: NormalizedBatch = ctx.normalize(resource, account.client.apiVersion, [fetched.item], {
-        account: account.name,
-        source: 'get',
-        observedAt: stamp,
-        responseWarnings: fetched.warnings,
-      });
+      const batch: NormalizedBatch = ctx.normalize(
+        resource,
+        account.client.apiVersion,
+        [fetched.item],
+        { account: account.name, source: 'get', observedAt: stamp, responseWarnings: fetched.warnings },
+        fetched.itemText === undefined ? undefined : [fetched.itemText],
+      );
       await sink.mergeBatch(batch, stamp);
     }),
   );

@@ -107,12 +107,7 @@ export class SessionRefresher {
       await sink.markMissing(account, resource, [serviceId], now);
       return;
     }
-    const result = normalizeItem(resource, client.apiVersion, fetched.item, {
-      account,
-      source: 'get',
-      observedAt: now,
-      responseWarnings: fetched.warnings,
-    });
+    const result = normalizeItem(resource, client.apiVersion, fetched.item, { account, source: 'get', observedAt: now, responseWarnings: fetched.warnings }, fetched.itemText);
     const batch: NormalizedBatch = isRejectedRow(result) ? { sessions: [], rejected: [result] } : { sessions: [result], rejected: [] };
     await sink.mergeBatch(batch, now);
   }

@@ -138,8 +138,8 @@ describe('retries', () => {
     expect(sawB()).toBe(false);
     expect(limiter.pending).toBe(1);
 
-    expect(await a).toEqual({ item: item('A'), warnings: [] });
-    expect(await b).toEqual({ item: item('B'), warnings: [] });
+    expect(await a).toMatchObject({ item: item('A'), warnings: [] });
+    expect(await b).toMatchObject({ item: item('B'), warnings: [] });
     expect(server.seen.filter((r) => r.path.endsWith('/A'))).toHaveLength(2);
     expect(client.stats.status429).toBe(1);
     expect(client.stats.retries).toBe(1);
@@ -272,8 +272,19 @@ describe('by-id routes', () => {
     );
     expect(await client.lookup('order/42 x?')).toBeNull();
     expect(server.seen[0]?.url).toBe('/v1/lookup/authentications/order%2F42%20x%3F');
-    expect(await client.get('fingerprints', 'fp1')).toEqual({ item: item('fp1'), warnings: [{ code: 'fingerprint_parent_not_authorized' }] });
+    expect(await client.get('fingerprints', 'fp1')).toEqual({ item: item('fp1'), warnings: [{ code: 'fingerprint_parent_not_authorized' }], itemText: JSON.stringify(item('fp1')) });
     expect(server.seen[1]?.path).toBe('/v1/fingerprints/fp1');
+  });
+
+  it("carry the item's text exactly as the service sent it", async () => {
+    const text = '{ "service_id": "a1",\n  "timestamp": {"epoch": 1.50}, "note": "}\\"" }';
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"warnings": [], "item": ${text}}`);
+    });
+    const fetched = await client.get('authentications', 'a1');
+    expect(fetched?.item).toEqual({ service_id: 'a1', timestamp: { epoch: 1.5 }, note: '}"' });
+    expect(fetched?.itemText).toBe(text);
   });
 
   it('v1.4: a 404 is not read as "missing" (it would mean a wrong base URL)', async () => {
@@ -394,7 +405,7 @@ describe('v2', () => {
     await client.health();
     const result = await client.searchPage('authentications', { cursor: 'k1', filters: [{ key: 'status.result.id', value: 'authentic' }] });
     expect(result.items).toEqual([item('a1')]);
-    expect(await client.get('authentications', 'a1')).toEqual({ item: item('a1'), warnings: [] });
+    expect(await client.get('authentications', 'a1')).toMatchObject({ item: item('a1'), warnings: [] });
     expect(await client.get('authentications', 'missing')).toBeNull();
     expect(await client.lookup('sku-1')).toBeNull();
 

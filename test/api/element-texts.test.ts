@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElementTexts, itemTexts } from '../../src/api/element-texts.js';
+import { arrayElementTexts, itemTexts, objectMemberText } from '../../src/api/element-texts.js';
 
 /** Items whose strings hold every character the scan must not take for structure. */
 const TRICKY: unknown[] = [
@@ -58,5 +58,21 @@ describe('itemTexts', () => {
     expect(itemTexts(body, 'items', 2)).toEqual(['{"a":1}', '{"b":2}']);
     expect(itemTexts(body, 'items', 3)).toBeUndefined();
     expect(itemTexts(undefined, 'items', 2)).toBeUndefined();
+  });
+});
+
+describe('objectMemberText', () => {
+  it("slices a by-id answer's item exactly as it was sent", () => {
+    for (const item of TRICKY) {
+      const text = JSON.stringify(item, null, 1);
+      expect(objectMemberText(`{"warnings":[{"code":"x"}], "item" : ${text}, "z": "\\"}"}`, 'item')).toBe(text);
+    }
+  });
+
+  it('gives null unless the member is an object, the last of its name counting', () => {
+    expect(objectMemberText('{"item":{"a":1},"item":{"b":2}}', 'item')).toBe('{"b":2}');
+    for (const body of ['{"item":[{}]}', '{"item":{"a":1},"item":null}', '{"data":{"item":{}}}', '{"item":{"a":1}', '[{"item":{}}]', '']) {
+      expect(objectMemberText(body, 'item'), body).toBeNull();
+    }
   });
 });
