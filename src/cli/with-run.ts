@@ -11,6 +11,8 @@ import { loggerFor, newRunId, openTarget, type CliIo } from './runtime.js';
 
 export interface RunScope {
   runId: string;
+  /** The command's io, its signal also aborted when another process takes over a lease of the run. */
+  io: CliIo;
   sink: Sink;
   logger: Logger;
   /** Set by the body so the run row records them. */
@@ -31,7 +33,9 @@ export interface LeaseRequest {
  * account into a target at a time, whatever started it), records the run in
  * `sync_runs`, runs the body, records how it ended (succeeded, failed with its
  * one-line error, or interrupted), and gives back the leases and closes the
- * target whatever happens. A refused lease records no run: nothing ran.
+ * target whatever happens. A refused lease records no run: nothing ran. A lease
+ * lost during the run (another process took it over) stops the body like a
+ * signal, and the run fails with the LeaseLostError.
  */
 export async function withRun<T>(
   command: string,
@@ -55,17 +59,22 @@ export async function withRun<T>(
     host?.leases ??
     (lease ? new LeaseKeeper({ sink, holder: holderId(hostname(), process.pid, runId), ttlSeconds: lease.ttlSeconds, clock: io.clock, logger, holderIsDead: localHolderIsDead() }) : undefined);
   try {
-    const release = lease && keeper ? await keeper.hold(lease.accounts.map(accountLease), { wait: lease.wait, signal: io.signal }) : async () => undefined;
+    const names = lease?.accounts.map(accountLease) ?? [];
+    const release = lease && keeper ? await keeper.hold(names, { wait: lease.wait, signal: io.signal }) : async () => undefined;
+    const lost = keeper && names.length > 0 ? keeper.lossSignal(names) : undefined;
+    const runIo = lost ? { ...io, signal: AbortSignal.any([io.signal, lost]) } : io;
     try {
       await sink.startRun({ id: runId, command, startedAt: now(), account });
       // In the daemon many runs share one log: this line ties a run id to its holder.
       if (host) logger.info({ command, account, holder: keeper?.holder }, 'run started');
       try {
-        const result = await body({ runId, sink, logger, tally });
+        const result = await body({ runId, io: runIo, sink, logger, tally });
         await sink.finishRun(runId, { finishedAt: now(), status: 'succeeded', requests: Math.max(0, tally.requests - baseline), itemsWritten: tally.itemsWritten, error: null });
         host?.onRunEnd?.(command, 'succeeded');
         return result;
-      } catch (error) {
+      } catch (thrown) {
+        // Stopped because the lease went: that is the cause to report, not the interruption it caused.
+        const error: unknown = lost?.aborted === true ? lost.reason : thrown;
         const interrupted = error instanceof InterruptedError;
         await sink.finishRun(runId, {
           finishedAt: now(),

@@ -3,6 +3,7 @@ import { abortablePause } from './abortable-pause.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { LeaseState, Sink } from '../store/sink.js';
 import { LeaseHeldError } from './lease-held-error.js';
+import { LeaseLostError } from './lease-lost-error.js';
 
 /** The part of a logger the keeper uses (pino's shape). */
 export interface LeaseLogger {
@@ -55,7 +56,8 @@ export class LeaseKeeper {
   readonly ttlSeconds: number;
   readonly #options: LeaseKeeperOptions;
   readonly #counts = new Map<string, number>();
-  readonly #lost = new Set<string>();
+  /** Per held lease: aborted with a LeaseLostError when another process takes it over. */
+  readonly #losses = new Map<string, AbortController>();
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> = Promise.resolve();
   /** The keeper's lease writes, one at a time, so a renewal never lands after the release of its lease. */
@@ -73,9 +75,19 @@ export class LeaseKeeper {
     return (this.#counts.get(name) ?? 0) > 0;
   }
 
-  /** Leases that another process took over while this one believed it held them. */
-  get lost(): ReadonlySet<string> {
-    return this.#lost;
+  /**
+   * Aborted, with a LeaseLostError as its reason, when another process takes
+   * over one of `names` while this one holds it (a heartbeat finds it gone).
+   * Every name must be held.
+   */
+  lossSignal(names: readonly string[]): AbortSignal {
+    return AbortSignal.any(
+      names.map((name) => {
+        const loss = this.#losses.get(name);
+        if (loss === undefined) throw new Error(`lossSignal: ${name} is not held`);
+        return loss.signal;
+      }),
+    );
   }
 
   /**
@@ -108,7 +120,7 @@ export class LeaseKeeper {
           break;
         }
         this.#counts.set(name, 1);
-        this.#lost.delete(name);
+        this.#losses.set(name, new AbortController());
         taken.push(name);
       }
       if (refused === undefined) {
@@ -136,6 +148,7 @@ export class LeaseKeeper {
     await this.#beating;
     const names = [...this.#counts.keys()];
     this.#counts.clear();
+    this.#losses.clear();
     for (const name of names) await this.#releaseOne(name);
   }
 
@@ -166,6 +179,7 @@ export class LeaseKeeper {
         continue;
       }
       this.#counts.delete(name);
+      this.#losses.delete(name);
       await this.#releaseOne(name);
     }
     if (this.#counts.size === 0) this.#stopHeartbeat();
@@ -199,10 +213,10 @@ export class LeaseKeeper {
       try {
         // A lease released since the beat began is skipped: acquiring it again would insert it back.
         const state = await this.#inTurn(async () => (this.holds(name) ? this.#acquireNow(name) : undefined));
-        if (state !== undefined && !state.held && !this.#lost.has(name)) {
-          this.#lost.add(name);
-          // Rows stay right (newer never loses to older); only work is done twice.
+        const loss = this.#losses.get(name);
+        if (state !== undefined && !state.held && loss !== undefined && !loss.signal.aborted) {
           this.#options.logger.error({ lease: name, holder: state.holder }, 'lease lost: this process missed its heartbeats and another took the lease over');
+          loss.abort(new LeaseLostError(name, state.holder));
         }
       } catch (error) {
         this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'lease heartbeat failed; retrying at the next beat');

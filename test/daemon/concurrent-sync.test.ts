@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
-import { query } from '../helpers/sqlite-target.js';
+import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
 import { whenRequests } from './wait-for.js';
@@ -66,5 +66,24 @@ describe('two sync processes on one target', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/held by/);
     expect((await first.exited).code).toBe(0);
+  });
+
+  it('a sync whose lease another process takes over stops, names the new holder, and loses nothing', async () => {
+    const { sim, db, env } = await setup();
+    const first = spawnIvsync([...sync, '--lease-ttl', '3'], env);
+    await whenRequests(sim, 5, first.exited);
+    // Another process takes the lease over, as one would once this one's heartbeats stopped for a ttl.
+    const other = 'elsewhere:1:0000beef';
+    expect(execute(db, "UPDATE sync_leases SET holder = ?, heartbeat_at = '2100-01-01T00:00:00.000000Z' WHERE name = 'account:default'", other)).toBe(1);
+    const end = await first.exited;
+    expect(end.code).toBe(1);
+    expect(end.stderr).toContain(`ivsync: account:default was taken over by ${other}: `);
+    expect(query(db, 'SELECT status, error FROM sync_runs')).toEqual([{ status: 'failed', error: expect.stringMatching(/^account:default was taken over by elsewhere:1:0000beef: /) }]);
+    // The new holder's lease is left alone.
+    expect(query(db, 'SELECT name, holder FROM sync_leases')).toEqual([{ name: 'account:default', holder: other }]);
+    // Once it is given back, the next sync completes the truth from what the stopped one committed.
+    execute(db, 'DELETE FROM sync_leases');
+    expect((await spawnIvsync(sync, env).exited).code).toBe(0);
+    expectTargetEqualsTruth(db, sim);
   });
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
 import { LeaseKeeper } from '../../src/daemon/lease-keeper.js';
+import { LeaseLostError } from '../../src/daemon/lease-lost-error.js';
 import { InterruptedError } from '../../src/errors.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
@@ -128,5 +129,36 @@ describe('heartbeat', () => {
     await released;
     await keeper.close();
     expect(await sink.leases()).toEqual([]);
+  });
+});
+
+describe('a lease taken over', () => {
+  it("aborts the loss signal of its holder at the holder's next heartbeat, naming the new holder", async () => {
+    const target = `sqlite:${join(tempDir(), 'ivsync.sqlite')}`;
+    const make = async (holder: string, now: number) => {
+      const sink = await openSink(target);
+      sinks.push(sink);
+      // Beats every 100 ms of real time; the fixed clock decides staleness.
+      const keeper = new LeaseKeeper({ sink, holder, ttlSeconds: 0.3, clock: () => now, logger: silent });
+      keepers.push(keeper);
+      return keeper;
+    };
+    // a "hangs": its heartbeats say a minute before b's clock, so to b its leases look abandoned.
+    const start = Date.UTC(2026, 0, 1);
+    const a = await make('hostA:1:run-a', start);
+    const b = await make('hostB:2:run-b', start + 60_000);
+    const never = new AbortController().signal;
+    await a.hold(['account:x'], { wait: false, signal: never });
+    await a.hold(['account:y'], { wait: false, signal: never });
+    const lossOfX = a.lossSignal(['account:x']);
+    const lossOfBoth = a.lossSignal(['account:x', 'account:y']);
+    await b.hold(['account:x'], { wait: false, signal: never });
+    const reason = await new Promise<unknown>((resolve) => lossOfBoth.addEventListener('abort', () => resolve(lossOfBoth.reason), { once: true }));
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect((reason as Error).message).toMatch(/^account:x was taken over by hostB:2:run-b: /);
+    expect(lossOfX.aborted).toBe(true);
+    // account:y is still a's.
+    expect(a.lossSignal(['account:y']).aborted).toBe(false);
+    expect(() => a.lossSignal(['account:z'])).toThrow(/not held/);
   });
 });

@@ -27,7 +27,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     const to = parseTime(args.to, '--to');
     const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
-    return withRun('backfill', config, io, args.account ?? null, async ({ sink, logger, tally }) => {
+    return withRun('backfill', config, io, args.account ?? null, async ({ io, sink, logger, tally }) => {
       const accounts = bindAccounts(config, selected, logger, io);
       const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock, requests: () => requestsOf(accounts) });
       const ctx = crawlContext(config, sink, accounts, io, progress.onEvent);

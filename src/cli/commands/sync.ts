@@ -27,7 +27,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
     const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
     const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
-    return withRun('sync', config, io, args.account ?? null, async ({ sink, logger, tally }) => {
+    return withRun('sync', config, io, args.account ?? null, async ({ io, sink, logger, tally }) => {
       const accounts = bindAccounts(config, selected, logger, io);
       const ctx = crawlContext(config, sink, accounts, io, (event) => {
         if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
