@@ -1,12 +1,15 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAIN, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
-import { clientFor, count, createWebhook, deliveryBody, row, SECRET, sign, startHarness, startSim } from './harness.js';
+import { clientFor, count, createWebhook, deliveryBody, post, row, SECRET, sign, startHarness, startSim } from './harness.js';
 
 const tempDir = useTempDir();
 const closers: (() => Promise<void>)[] = [];
@@ -31,8 +34,8 @@ interface Receiver {
 }
 
 /** `ivsync webhooks serve` as a child process (the built CLI), its output watched as it comes. */
-function serve(port: number, env: Record<string, string>): Receiver {
-  const child = spawn(process.execPath, [MAIN, 'webhooks', 'serve', '--port', String(port), '--host', '127.0.0.1'], { env: { PATH: process.env.PATH, ...env } });
+function serve(port: number, env: Record<string, string>, extraArgs: string[] = []): Receiver {
+  const child = spawn(process.execPath, [MAIN, 'webhooks', 'serve', '--port', String(port), '--host', '127.0.0.1', ...extraArgs], { env: { PATH: process.env.PATH, ...env } });
   const out = { stdout: '', stderr: '' };
   const waiters: Array<() => void> = [];
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -64,7 +67,48 @@ function serve(port: number, env: Record<string, string>): Receiver {
   };
 }
 
+const TLS_DIR = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+
+/** POSTs over HTTPS trusting only `ca`; resolves with the status and the body. */
+function postTls(url: string, body: string, headers: Record<string, string>, ca: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method: 'POST', ca, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('ivsync webhooks serve', () => {
+  it('serves HTTPS with --tls-cert and --tls-key: a signed delivery over TLS lands, plain HTTP gets no answer', async () => {
+    const sim = await startSim();
+    closers.push(() => sim.close());
+    const dir = tempDir();
+    const db = join(dir, 'target.sqlite');
+    const port = await freePort();
+    const env = { IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir) };
+    const receiver = serve(port, env, ['--tls-cert', join(TLS_DIR, 'cert.pem'), '--tls-key', join(TLS_DIR, 'key.pem')]);
+    await receiver.waitFor('stdout', `listening on https://127.0.0.1:${port}/webhooks`);
+
+    const [id] = sim.world.serviceIds('alice', 'authentications').filter((i) => sim.world.get(i)?.bad === null);
+    const body = deliveryBody(sim, id!, 'wh-tls');
+    const ca = readFileSync(join(TLS_DIR, 'cert.pem'));
+    // The certificate names localhost: the client checks it against the name it dialled.
+    const answer = await postTls(`https://localhost:${port}/webhooks`, body, { 'Service-Signature': sign(SECRET, body) }, ca);
+    expect(answer.status).toBe(200);
+    expect(row(db, 'authentications', id!)).toMatchObject({ service_id: id, update_counter: sim.world.get(id!)!.updateCounter });
+    // A wrong signature over TLS is refused like over HTTP.
+    expect((await postTls(`https://localhost:${port}/webhooks`, body, { 'Service-Signature': sign(SECRET, `${body} `) }, ca)).status).toBe(401);
+    await expect(post(`http://127.0.0.1:${port}/webhooks`, body, { 'Service-Signature': sign(SECRET, body) })).rejects.toThrow();
+    expect(count(db, 'webhook_deliveries')).toBe(1);
+
+    receiver.child.kill('SIGTERM');
+    expect((await receiver.exited).code).toBe(0);
+  });
+
   it('killed with SIGKILL between receipt and answer, loses nothing once the service retries', async () => {
     const sim = await startSim({ webhookRetryBaseMs: 50, webhookMaxAttempts: 14 });
     closers.push(() => sim.close());
