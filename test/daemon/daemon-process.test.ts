@@ -24,6 +24,17 @@ function daemon(args: readonly string[], env: Record<string, string>): Child {
   return child;
 }
 
+/** The base URL a daemon started with `--port 0` serves on, from its log line. */
+async function servedUrl(child: Child): Promise<string> {
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  return until(() => {
+    const url = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"serving \/healthz and \/metrics"/.exec(child.stderr())?.[1];
+    if (url === undefined && exited) throw new Error(`the daemon exited before serving: ${child.stderr()}`);
+    return url;
+  }, 30_000, 'the daemon serving');
+}
+
 describe('the daemon process', () => {
   it('SIGTERM mid-run: commits the pages in flight, exits 0 promptly, and the next start loses nothing', async () => {
     sim = await startSimulator({ sessions: 800, seed: 31, rate: 30, burst: 30, latencyMs: [20, 60] });
@@ -119,9 +130,8 @@ describe('the daemon process', () => {
     sim = await startSimulator({ sessions: 200, seed: 33, rate: 100, burst: 100, faults: '429=0.05' });
     const dir = tempDir();
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '100', IVS_WEBHOOK_SECRET: 'hook-secret' };
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const child = daemon(['--schedule', '*/2 * * * * *', '--since', String(HISTORY_START), '--port', String(port)], env);
-    const base = `http://127.0.0.1:${port}`;
+    const child = daemon(['--schedule', '*/2 * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    const base = await servedUrl(child);
     // The receiver is mounted beside the metrics; an unsigned delivery is refused and counted.
     const unsigned = await until(async () => {
       try {
@@ -168,11 +178,11 @@ describe('the daemon process', () => {
     sim = await startSimulator({ sessions: 50, seed: 34 });
     const dir = tempDir();
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'wrong-token', IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir) };
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const child = daemon(['--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', String(port)], env);
+    const child = daemon(['--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    const base = await servedUrl(child);
     const body = await until(async () => {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const res = await fetch(`${base}/healthz`);
         const json = (await res.json()) as { reason?: string };
         return res.status === 503 && /crash loop/.test(json.reason ?? '') ? json : undefined;
       } catch {

@@ -40,6 +40,8 @@ export interface Child {
   exited: Promise<CliResult & { signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): void;
   pid: number | undefined;
+  /** What the process wrote to stderr so far. */
+  stderr(): string;
 }
 
 /** Runs the built CLI as a child process: for crashes and signals. Needs `npm run build`. */
@@ -56,5 +58,5 @@ export function spawnIvsync(args: readonly string[], env: Record<string, string 
   const exited = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
   });
-  return { exited, kill: (s) => child.kill(s), pid: child.pid };
+  return { exited, kill: (s) => child.kill(s), pid: child.pid, stderr: () => stderr };
 }
