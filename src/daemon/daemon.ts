@@ -6,6 +6,7 @@ import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
 import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
 import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
 import { LeaseHeldError } from './lease-held-error.js';
+import { LeaseLostError } from './lease-lost-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from './lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
@@ -53,10 +54,15 @@ export interface DaemonOptions {
   stopDeadlineMs?: number;
 }
 
-/** Classifies how a run ended; a lease held by another process is not a failure. */
+/**
+ * Classifies how a run ended. A lease held by another process is not a
+ * failure, nor is one another process took over mid-run (the account is
+ * theirs now): neither counts towards the crash-loop backoff.
+ */
 export function outcomeOf(error: unknown): RunOutcome {
   if (error === undefined) return { status: 'succeeded' };
   if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
+  if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder };
   if (error instanceof InterruptedError) return { status: 'interrupted' };
   return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
 }
@@ -244,7 +250,7 @@ export class Daemon {
     const finishedAt = toIsoMicros(clock() / 1000);
     const failed = [...outcomes].filter((e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed');
     for (const [account, outcome] of outcomes) {
-      if (outcome.status === 'held') logger.info({ account, holder: outcome.holder }, 'account skipped this tick: another process holds its lease');
+      if (outcome.status === 'held') logger.info({ account, holder: outcome.holder }, 'account left to the process that holds its lease this tick');
     }
     if (failed.length > 0) {
       this.#failuresInARow++;
