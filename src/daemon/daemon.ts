@@ -121,6 +121,7 @@ export class Daemon {
         (error: unknown) => {
           const outcome = outcomeOf(error);
           if (outcome.status === 'failed') logger.error({ err: outcome.error }, 'background backfill failed; restart the daemon to resume it');
+          if (outcome.status === 'held') logger.warn({ holder: outcome.holder }, 'background backfill stopped: another process took its account over; restart the daemon to resume it');
         },
       );
     }
