@@ -67,10 +67,7 @@ export function normalizeItems(
   ctx: ObservationContext,
   texts?: readonly string[],
 ): NormalizedBatch {
-  assertOneTextEach(items, texts);
-  const batch: NormalizedBatch = { sessions: [], rejected: [] };
-  for (let i = 0; i < items.length; i++) addTo(batch, normalizeItem(resource, apiVersion, items[i], ctx, texts?.[i]));
-  return batch;
+  return eachItem(items, texts, (item, text) => normalizeItem(resource, apiVersion, item, ctx, text));
 }
 
 export function isRejectedRow(result: NormalizedSession | RejectedRow): result is RejectedRow {
@@ -100,27 +97,27 @@ export function normalizeMixedItems(
   ctx: ObservationContext,
   texts?: readonly string[],
 ): NormalizedBatch {
-  assertOneTextEach(items, texts);
-  const batch: NormalizedBatch = { sessions: [], rejected: [] };
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
+  return eachItem(items, texts, (item, text) => {
     const resource = resourceOfItem(item);
-    if (resource !== null) {
-      addTo(batch, normalizeItem(resource, apiVersion, item, ctx, texts?.[i]));
-      continue;
-    }
-    const raw = texts?.[i] ?? rawText(item);
+    if (resource !== null) return normalizeItem(resource, apiVersion, item, ctx, text);
     const reason = isJsonObject(item)
       ? ItemShapeError.wrongValue('activity.name', '"authentication" or "fingerprint"', isJsonObject(item['activity']) ? item['activity']['name'] : undefined).message
       : `(item): expected an object, got ${jsonTypeOf(item)}`;
     const serviceId = isJsonObject(item) && typeof item['service_id'] === 'string' && item['service_id'] !== '' ? item['service_id'] : null;
-    batch.rejected.push(rejectedRow('sessions', reason, raw, serviceId, ctx.account, ctx.observedAt));
-  }
-  return batch;
+    return rejectedRow('sessions', reason, text ?? rawText(item), serviceId, ctx.account, ctx.observedAt);
+  });
 }
 
-function assertOneTextEach(items: readonly unknown[], texts: readonly string[] | undefined): void {
+/** Each item with its text (when `texts` is given, one per item), its result added to one batch in item order. */
+function eachItem(
+  items: readonly unknown[],
+  texts: readonly string[] | undefined,
+  one: (item: unknown, text: string | undefined) => NormalizedSession | RejectedRow,
+): NormalizedBatch {
   if (texts !== undefined && texts.length !== items.length) throw new Error(`${texts.length} item texts for ${items.length} items`);
+  const batch: NormalizedBatch = { sessions: [], rejected: [] };
+  for (let i = 0; i < items.length; i++) addTo(batch, one(items[i], texts?.[i]));
+  return batch;
 }
 
 function addTo(batch: NormalizedBatch, result: NormalizedSession | RejectedRow): void {
