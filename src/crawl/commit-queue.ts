@@ -45,10 +45,8 @@ export class CommitQueue {
           continue;
         }
         try {
-          const total = await this.#sink.commitPages(group.map((w) => w.page));
-          // The sink merges a group in bulk and counts it as a whole: the group's
-          // figures go to its first page, so that sums over pages stay exact.
-          group.forEach((w, i) => w.resolve(i === 0 ? total : { written: 0, stale: 0, rejected: 0, missing: 0 }));
+          const results = await this.#sink.commitPages(group.map((w) => w.page));
+          group.forEach((w, i) => w.resolve(results[i]!));
         } catch {
           // One bad page must not fail its neighbours: commit them one by one.
           for (const w of group) await this.#one(w);

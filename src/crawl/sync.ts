@@ -124,7 +124,7 @@ async function refreshNonFinal(
         { account: account.name, source: 'get', observedAt: stamp, responseWarnings: fetched.warnings },
         fetched.itemText === undefined ? undefined : [fetched.itemText],
       );
-      await sink.mergeBatch(batch, stamp);
+      await sink.mergeBatch(batch);
     }),
   );
   await Promise.all([repaging, fetching]);

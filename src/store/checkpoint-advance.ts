@@ -10,6 +10,8 @@ export interface CheckpointAdvance {
   /** Whether the run's last page completed the pass. */
   done: boolean;
   now: string;
+  /** Index, in the group, of the run's last page. */
+  lastPage: number;
 }
 
 /**
@@ -22,12 +24,12 @@ export interface CheckpointAdvance {
 export function checkpointAdvances(pages: readonly PageCommit[]): CheckpointAdvance[] {
   const out: CheckpointAdvance[] = [];
   const open = new Map<string, CheckpointAdvance>();
-  for (const page of pages) {
+  for (const [index, page] of pages.entries()) {
     const id = `${page.key.account}\u0000${page.key.resource}\u0000${page.key.apiVersion}\u0000${page.key.windowStart}`;
     const items = page.batch.sessions.length + page.batch.rejected.length;
     let advance = open.get(id);
     if (advance === undefined) {
-      advance = { key: page.key, pages: 0, items: 0, cursor: null, done: false, now: page.now };
+      advance = { key: page.key, pages: 0, items: 0, cursor: null, done: false, now: page.now, lastPage: index };
       out.push(advance);
       open.set(id, advance);
     }
@@ -36,6 +38,7 @@ export function checkpointAdvances(pages: readonly PageCommit[]): CheckpointAdva
     advance.cursor = page.done ? null : page.nextCursor;
     advance.done = page.done;
     advance.now = page.now;
+    advance.lastPage = index;
     if (page.done) open.delete(id);
   }
   return out;

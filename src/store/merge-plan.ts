@@ -5,6 +5,9 @@ import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
 export interface StoredSession extends Observation {
   first_seen_at: string;
   missing_since: string | null;
+  /** The stored item text and interface: an observation with the same text and no higher counter changes nothing. */
+  raw: string;
+  api_version: string;
   /** Stored values of the columns some incoming observation preserves. */
   preserved: Readonly<Record<string, unknown>>;
 }
@@ -19,7 +22,16 @@ export interface ChildRows {
   session_warnings: WarningRow[];
 }
 
+/**
+ * What became of one incoming observation: a new row, a replaced row whose
+ * content changed, a later observation of the same content (only marks the
+ * session seen), or an older one that lost (stale).
+ */
+export type SessionOutcome = 'inserted' | 'changed' | 'unchanged' | 'stale';
+
 export interface MergePlan {
+  /** One per incoming session, in input order. */
+  outcomes: SessionOutcome[];
   /** Complete rows to insert or replace, per session table. */
   rows: Record<Resource, Record<string, unknown>[]>;
   /** Stored sessions an observation lost to but still saw: set last_synced_at, clear missing_since. */
@@ -33,8 +45,6 @@ export interface MergePlan {
    * code), so only then can `children` hold one key twice.
    */
   childKeysMayRepeat: boolean;
-  written: number;
-  stale: number;
 }
 
 /**
@@ -56,6 +66,8 @@ export function replacedChildren(session: NormalizedSession): Record<ChildKind, 
 
 interface Current {
   obs: Observation;
+  raw: string;
+  apiVersion: string;
   firstSeenAt: string;
   missingSince: string | null;
   lastSyncedAt: string;
@@ -74,13 +86,15 @@ const laterOf = (a: string, b: string): string => (a >= b ? a : b);
  * (merge-rule.ts). A winner replaces the row but keeps the stored
  * first_seen_at, the highest update_counter and the columns it `preserve`s; a
  * loser is counted stale, and unless it came by webhook still marks the
- * session seen (a page that returned it proves it exists). The same session
- * twice in a batch is decided against the earlier one.
+ * session seen (a page that returned it proves it exists). A later
+ * observation of the very same item text (and no higher counter) is
+ * `unchanged`: it only marks the session seen, so an idle sync rewrites no
+ * row and reports nothing new. The same session twice in a batch is decided
+ * against the earlier one.
  */
 export function planMerge(sessions: readonly NormalizedSession[], stored: StoredSessions): MergePlan {
   const current: Record<Resource, Map<string, Current>> = { authentications: new Map(), fingerprints: new Map() };
-  let written = 0;
-  let stale = 0;
+  const outcomes: SessionOutcome[] = [];
   for (const session of sessions) {
     const incoming: Record<string, unknown> = { ...session.row };
     const id = session.row.service_id;
@@ -91,6 +105,8 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
       if (s !== undefined) {
         state = {
           obs: { update_counter: s.update_counter, last_updated_at: s.last_updated_at, last_synced_at: s.last_synced_at },
+          raw: s.raw,
+          apiVersion: s.api_version,
           firstSeenAt: s.first_seen_at,
           missingSince: s.missing_since,
           lastSyncedAt: s.last_synced_at,
@@ -108,22 +124,12 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
       last_updated_at: session.row.last_updated_at,
       last_synced_at: session.row.last_synced_at,
     };
-    if (state !== undefined && !isNewer(state.obs, obs)) {
-      stale += 1;
-      if (session.row.source !== 'webhook') {
-        const lastSyncedAt = laterOf(state.lastSyncedAt, session.row.last_synced_at);
-        if (lastSyncedAt !== state.lastSyncedAt || state.missingSince !== null) {
-          state.lastSyncedAt = lastSyncedAt;
-          state.missingSince = null;
-          if (state.row) {
-            state.row.last_synced_at = lastSyncedAt;
-            state.row.missing_since = null;
-          } else state.seenChanged = true;
-        }
-      }
+    if (state !== undefined && (!isNewer(state.obs, obs) || sameContent(state, session))) {
+      outcomes.push(isNewer(state.obs, obs) ? 'unchanged' : 'stale');
+      if (session.row.source !== 'webhook') markSeen(state, session.row.last_synced_at);
       continue;
     }
-    written += 1;
+    outcomes.push(state === undefined ? 'inserted' : 'changed');
     if (state !== undefined) {
       incoming.first_seen_at = state.firstSeenAt;
       incoming.update_counter = mergedCounter(state.obs.update_counter, session.row.update_counter);
@@ -142,6 +148,8 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
         last_updated_at: session.row.last_updated_at,
         last_synced_at: incoming.last_synced_at as string,
       },
+      raw: session.row.raw,
+      apiVersion: session.row.api_version,
       firstSeenAt: incoming.first_seen_at as string,
       missingSince: (incoming.missing_since as string | null) ?? null,
       lastSyncedAt: incoming.last_synced_at as string,
@@ -153,11 +161,33 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
     };
     states.set(id, next);
   }
-  return assemble(current, written, stale);
+  return assemble(current, outcomes);
 }
 
-function assemble(current: Record<Resource, Map<string, Current>>, written: number, stale: number): MergePlan {
+/** The observation repeats what the batch or the target holds: same text, same interface, no higher counter. */
+function sameContent(state: Current, session: NormalizedSession): boolean {
+  return (
+    state.raw === session.row.raw &&
+    state.apiVersion === session.row.api_version &&
+    mergedCounter(state.obs.update_counter, session.row.update_counter) === state.obs.update_counter
+  );
+}
+
+/** A poll that returned the session proves it exists: later last_synced_at, no missing_since. */
+function markSeen(state: Current, syncedAt: string): void {
+  const lastSyncedAt = laterOf(state.lastSyncedAt, syncedAt);
+  if (lastSyncedAt === state.lastSyncedAt && state.missingSince === null) return;
+  state.lastSyncedAt = lastSyncedAt;
+  state.missingSince = null;
+  if (state.row) {
+    state.row.last_synced_at = lastSyncedAt;
+    state.row.missing_since = null;
+  } else state.seenChanged = true;
+}
+
+function assemble(current: Record<Resource, Map<string, Current>>, outcomes: SessionOutcome[]): MergePlan {
   const plan: MergePlan = {
+    outcomes,
     rows: { authentications: [], fingerprints: [] },
     seen: [],
     children: {
@@ -166,8 +196,6 @@ function assemble(current: Record<Resource, Map<string, Current>>, written: numb
       session_warnings: { replaceStored: [], rows: [] },
     },
     childKeysMayRepeat: false,
-    written,
-    stale,
   };
   const [fewer, more] =
     current.authentications.size <= current.fingerprints.size

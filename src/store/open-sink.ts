@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import type { SqlDriver } from './sql-driver.js';
-import { SqlSink, type QueryableSink } from './sql-sink.js';
+import { createSqlSink, type QueryableSink } from './sql-sink.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -62,7 +62,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);
   }
-  return new SqlSink(driver, { clock });
+  return createSqlSink(driver, { clock });
 }
 
 /**

@@ -1,19 +1,25 @@
 import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js';
 
 /**
- * The one interface the crawl, the webhook receiver and the CLI write through.
- * SQLite, DuckDB and Postgres are adapters behind it; nothing above src/store
- * knows which one it talks to.
+ * The stores ivsync writes through, one per concern; SQLite, DuckDB and
+ * Postgres are adapters behind them and nothing above src/store knows which
+ * one it talks to. Callers take the slice they use (a `Pick` or one of the
+ * interfaces below); `Sink` is all of them over one target.
  *
  * Every method that writes is one transaction: a page's rows and its window's
  * checkpoint commit together or not at all.
  */
-export interface Sink {
+export interface Sink extends WindowStore, PageStore, SessionStore, DeliveryStore, LeaseStore, RunLog, StatusSource {
   readonly dialect: 'sqlite' | 'duckdb' | 'postgres';
 
   /** Applies pending migrations; idempotent. Every opener calls it. */
   migrate(): Promise<void>;
 
+  close(): Promise<void>;
+}
+
+/** `sync_windows`: the windows of the history and each one's checkpoint. */
+export interface WindowStore {
   /** Inserts the windows that do not exist yet; existing rows are left as they are. */
   planWindows(windows: readonly WindowSpec[]): Promise<void>;
 
@@ -22,29 +28,6 @@ export interface Sink {
 
   /** Begins a new pass over a window: status running, cursor null, pages and items 0, attempts + 1. */
   startPass(key: WindowKey, pass: PassSpec): Promise<void>;
-
-  /**
-   * Merges a page's sessions (newer never loses to older), keeps its rejected
-   * items, and advances the window's checkpoint, in one transaction. When
-   * `done`, the pass is complete: the window becomes `done`, `synced_to` takes
-   * the pass's end, and sessions in the pass's range that the pass did not see
-   * get `missing_since`.
-   */
-  commitPage(page: PageCommit): Promise<CommitResult>;
-
-  /**
-   * Group commit: several pages (of any windows) and their checkpoints in ONE
-   * transaction, each with the semantics of commitPage, applied in order.
-   * The crawler uses it when pages arrive faster than single transactions
-   * commit; bulk loads use it to amortize the commit.
-   */
-  commitPages(pages: readonly PageCommit[]): Promise<CommitResult>;
-
-  /**
-   * Merges sessions that arrived outside a window pass (a GET refresh, a
-   * lookup) in one transaction.
-   */
-  mergeBatch(batch: NormalizedBatch, now: string): Promise<CommitResult>;
 
   /**
    * Splits the unfetched rest of a dense window: in one transaction the
@@ -58,6 +41,29 @@ export interface Sink {
 
   /** The largest `synced_to` over the windows of an account, resource and interface; null when none. */
   highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null>;
+}
+
+/** The crawl's pages, each with its window's checkpoint. */
+export interface PageStore {
+  /** `commitPages` of one page. */
+  commitPage(page: PageCommit): Promise<CommitResult>;
+
+  /**
+   * Group commit: pages (of any windows) and their checkpoints in ONE
+   * transaction, applied in order: each page's sessions merged (newer never
+   * loses), its rejected items kept, its window's checkpoint advanced. When a
+   * page is `done`, its pass is complete: the window becomes `done`,
+   * `synced_to` takes the pass's end, and sessions in the pass's range that
+   * the pass did not see get `missing_since`. Returns one result per page,
+   * in order, each counting that page's own sessions.
+   */
+  commitPages(pages: readonly PageCommit[]): Promise<CommitResult[]>;
+}
+
+/** Sessions outside window passes, and what the refresh of non-final sessions reads. */
+export interface SessionStore {
+  /** Merges sessions that arrived outside a window pass (a GET refresh, a lookup) in one transaction. */
+  mergeBatch(batch: NormalizedBatch): Promise<CommitResult>;
 
   /**
    * Marks sessions missing (`missing_since = now` where still null): a GET
@@ -67,20 +73,32 @@ export interface Sink {
 
   /** Stored sessions of an account whose result is not final and that are not missing. */
   nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]>;
+}
 
+/** The tables that mirror the service's own objects, one set per account. */
+export type MirrorTable = 'webhooks' | 'domains' | 'catalog_brands' | 'catalog_materials' | 'catalog_detail_fields' | 'catalog_categories';
+
+/** Webhook deliveries and the mirror tables. */
+export interface DeliveryStore {
   /**
    * A verified webhook delivery: its inbox row (insert-or-ignore by id, so a
    * replay is one row) and its items merged, in one transaction, before the
    * receiver answers 200.
    */
-  applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<CommitResult & { duplicate: boolean }>;
+  applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<DeliveryResult>;
 
-  /**
-   * Replaces an account's rows of a mirror table (webhooks, domains, catalog_*)
-   * with `rows` in one transaction. Rows must carry every column of the table.
-   */
-  replaceMirror(table: string, account: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /** Replaces an account's rows of a mirror table with `rows` in one transaction. Rows carry every column of the table. */
+  replaceMirror(table: MirrorTable, account: string, rows: readonly Record<string, unknown>[]): Promise<void>;
 
+  /** Inserts or replaces rows of a mirror table by primary key, keeping the account's other rows. */
+  upsertMirror(table: MirrorTable, account: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+
+  /** The mirrored rows of one account (or of all when null), typed, in primary key order. */
+  mirrorRows(table: MirrorTable, account: string | null): Promise<Record<string, unknown>[]>;
+}
+
+/** `sync_leases`. */
+export interface LeaseStore {
   /**
    * Takes the lease `name` for `holder` when it is free or its holder's
    * heartbeat is older than `ttlSeconds`; returns the holder that has it now.
@@ -89,14 +107,17 @@ export interface Sink {
   acquireLease(name: string, holder: string, ttlSeconds: number, now: string): Promise<LeaseState>;
   releaseLease(name: string, holder: string): Promise<void>;
   leases(): Promise<LeaseState[]>;
+}
 
+/** `sync_runs`. */
+export interface RunLog {
   startRun(run: RunStart): Promise<void>;
   finishRun(id: string, end: RunEnd): Promise<void>;
+}
 
+export interface StatusSource {
   /** Counts, windows and runs for `ivsync status`. */
   status(): Promise<StatusReport>;
-
-  close(): Promise<void>;
 }
 
 export type WindowStatus = 'pending' | 'running' | 'done' | 'sealed' | 'failed';
@@ -155,8 +176,10 @@ export interface PageCommit {
 }
 
 export interface CommitResult {
-  /** Sessions inserted or replaced (newer than what was stored). */
+  /** Sessions inserted, or replaced by a newer observation whose content differs: "new or changed". */
   written: number;
+  /** Sessions observed again with the same content: only marked seen. */
+  unchanged: number;
   /** Sessions not applied because the stored row was newer. */
   stale: number;
   rejected: number;
@@ -203,6 +226,17 @@ export interface DeliveryRecord {
   items: number;
   /** The raw body text as received (verified). */
   body: string;
+}
+
+export interface DeliveryResult extends CommitResult {
+  /** The delivery was stored before (a replay): nothing was applied. */
+  duplicate: boolean;
+  /**
+   * The update_counter each delivered session had in the target before this
+   * delivery, read in its transaction; a session the target did not hold is
+   * absent. The follow-up GETs are decided on these.
+   */
+  previousCounters: Record<Resource, ReadonlyMap<string, number | null>>;
 }
 
 export interface LeaseState {

@@ -10,4 +10,3 @@ export { SessionRefresher, type SessionRefresherOptions } from './session-refres
 export type { ReceiverLogger } from './receiver-logger.js';
 export { buildWebhookCreate, checkEndpoint, parseFilterFlag, MIN_SECRET_LENGTH, WEBHOOK_FILTER_KEYS, type WebhookCreateFlags } from './webhook-create-request.js';
 export { explainManagementFailure, rethrowManagementFailure, type ManagementOperation } from './management-failure.js';
-export { mirroredRows, upsertMirrorRows, type MirrorSink } from './mirror-rows.js';

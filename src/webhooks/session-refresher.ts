@@ -109,6 +109,6 @@ export class SessionRefresher {
     }
     const result = normalizeItem(resource, client.apiVersion, fetched.item, { account, source: 'get', observedAt: now, responseWarnings: fetched.warnings }, fetched.itemText);
     const batch: NormalizedBatch = isRejectedRow(result) ? { sessions: [], rejected: [result] } : { sessions: [result], rejected: [] };
-    await sink.mergeBatch(batch, now);
+    await sink.mergeBatch(batch);
   }
 }

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceClient } from '../api/service-client.js';
-import type { NormalizedBatch, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
-import type { CommitResult, Sink } from '../store/sink.js';
+import type { DeliveryResult, Sink } from '../store/sink.js';
 import { deliveryId, parseDeliveryBody } from './delivery-body.js';
 import { normalizeDelivery } from './normalize-delivery.js';
 import { readRawBody } from './read-raw-body.js';
@@ -13,10 +12,7 @@ import { checkSignature, SIGNATURE_HEADER } from './verify-signature.js';
 import { candidateSecrets, expectedSecret, type WebhookSecrets } from './webhook-secrets.js';
 
 /** What the receiver writes through: the inbox and its items in one transaction, and the follow-up GETs. */
-export type DeliverySink = Pick<Sink, 'applyDelivery' | 'mergeBatch' | 'markMissing'> & {
-  /** Read-only SQL; when present, stored counters decide the follow-up GETs. */
-  query?(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
-};
+export type DeliverySink = Pick<Sink, 'applyDelivery' | 'mergeBatch' | 'markMissing'>;
 
 /** Why a delivery was turned away, for logs and metrics (never the header or the body). */
 export type RefusalReason =
@@ -170,9 +166,8 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
 
     const receivedAt = toIsoMicros(clock() / 1000);
     const batch = normalizeDelivery(items, account, receivedAt, itemTexts);
-    const stored = refresher === undefined ? undefined : await storedCounters(deps.sink, batch).catch(() => undefined);
     await deps.beforeCommit?.();
-    let result: CommitResult & { duplicate: boolean };
+    let result: DeliveryResult;
     try {
       result = await deps.sink.applyDelivery(
         { id: deliveryId(webhookUuid, raw.bytes), webhookUuid, channel, receivedAt, items: items.length, body: text },
@@ -199,9 +194,9 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
       rejected: result.rejected,
       serviceIds,
     });
-    if (refresher !== undefined && stored !== undefined && !result.duplicate) {
+    if (refresher !== undefined && !result.duplicate) {
       for (const session of batch.sessions) {
-        const known = stored[session.resource].get(session.row.service_id);
+        const known = result.previousCounters[session.resource].get(session.row.service_id);
         if (refreshReason(known, session.row.update_counter) !== null) refresher.request(session.resource, session.row.service_id);
       }
     }
@@ -234,22 +229,4 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     },
   });
   return receiver;
-}
-
-type StoredCounters = Record<Resource, Map<string, number | null>>;
-
-/** The stored update_counter of each delivered session; absent from the map when the target has no row. */
-async function storedCounters(sink: DeliverySink, batch: NormalizedBatch): Promise<StoredCounters | undefined> {
-  if (sink.query === undefined) return undefined;
-  const out: StoredCounters = { authentications: new Map(), fingerprints: new Map() };
-  for (const resource of ['authentications', 'fingerprints'] as const) {
-    const ids = [...new Set(batch.sessions.filter((s) => s.resource === resource).map((s) => s.row.service_id))];
-    if (ids.length === 0) continue;
-    const rows = await sink.query(`SELECT service_id, update_counter FROM ${resource} WHERE service_id IN (${ids.map(() => '?').join(', ')})`, ids);
-    for (const row of rows) {
-      const counter = row['update_counter'];
-      out[resource].set(String(row['service_id']), counter === null || counter === undefined ? null : Number(counter));
-    }
-  }
-  return out;
 }

@@ -38,8 +38,23 @@ const base = (id: string, createdEpoch: number) => ({
   raw: JSON.stringify({ service_id: id }),
 });
 
+/** Bookkeeping columns: not part of what the service sent. */
+const BOOKKEEPING = new Set(['account', 'first_seen_at', 'last_synced_at', 'missing_since', 'source', 'raw']);
+
+/**
+ * A session's `raw` stands for the item text the service sent, so unless a
+ * test gives its own, it is derived from the content: two observations with
+ * the same content have the same text, and any change of content changes it.
+ */
+function withRaw<S extends NormalizedSession>(session: S, given: string | undefined): S {
+  if (given !== undefined) return session;
+  const content = Object.fromEntries(Object.entries(session.row).filter(([k]) => !BOOKKEEPING.has(k)));
+  const raw = JSON.stringify({ ...content, textFields: session.textFields, images: session.images, warnings: session.warnings.map((w) => w.code) });
+  return { ...session, row: { ...session.row, raw } };
+}
+
 export function auth(id: string, row: Partial<AuthenticationRow> = {}, extra: Partial<NormalizedAuthentication> = {}): NormalizedAuthentication {
-  return {
+  return withRaw<NormalizedAuthentication>({
     resource: 'authentications',
     row: {
       ...base(id, 1_000),
@@ -65,11 +80,11 @@ export function auth(id: string, row: Partial<AuthenticationRow> = {}, extra: Pa
     warnings: [],
     preserve: [],
     ...extra,
-  };
+  }, row.raw);
 }
 
 export function fp(id: string, row: Partial<FingerprintRow> = {}, extra: Partial<NormalizedFingerprint> = {}): NormalizedFingerprint {
-  return {
+  return withRaw<NormalizedFingerprint>({
     resource: 'fingerprints',
     row: {
       ...base(id, 1_000),
@@ -88,7 +103,7 @@ export function fp(id: string, row: Partial<FingerprintRow> = {}, extra: Partial
     warnings: [],
     preserve: [],
     ...extra,
-  };
+  }, row.raw);
 }
 
 export function rejected(id: string, seenAt: string): RejectedRow {

@@ -5,7 +5,7 @@ import { auth, fp, t } from './fixtures.js';
 
 const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSession] => [
   id,
-  { update_counter: null, last_updated_at: null, last_synced_at: t(5), first_seen_at: t(1), missing_since: null, preserved: {}, ...s },
+  { update_counter: null, last_updated_at: null, last_synced_at: t(5), first_seen_at: t(1), missing_since: null, raw: '{}', api_version: '1.4', preserved: {}, ...s },
 ];
 
 const none = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
@@ -13,7 +13,7 @@ const none = { authentications: new Map<string, StoredSession>(), fingerprints: 
 describe('planMerge', () => {
   it('inserts what is not stored, as given', () => {
     const plan = planMerge([auth('a', { last_synced_at: t(9), first_seen_at: t(9) })], none);
-    expect(plan).toMatchObject({ written: 1, stale: 0, seen: [] });
+    expect(plan).toMatchObject({ outcomes: ['inserted'], seen: [] });
     expect(plan.rows.authentications).toEqual([expect.objectContaining({ service_id: 'a', first_seen_at: t(9) })]);
   });
 
@@ -35,8 +35,7 @@ describe('planMerge', () => {
   for (const c of staleCases) {
     it(c.name, () => {
       const plan = planMerge([c.incoming], { ...none, authentications: new Map([['s', c.stored]]) });
-      expect(plan.written).toBe(0);
-      expect(plan.stale).toBe(1);
+      expect(plan.outcomes).toEqual(['stale']);
       expect(plan.rows.authentications).toEqual([]);
       expect(plan.seen.map((s) => ({ lastSyncedAt: s.lastSyncedAt }))).toEqual(c.seen);
     });

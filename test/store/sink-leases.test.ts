@@ -55,8 +55,8 @@ forEachTarget((dialect, ctx) => {
 
   it('rejected items are kept once per id, with the latest seen_at', async () => {
     const sink = await ctx.open();
-    expect(await sink.mergeBatch(batch([], [rejected('r1', t(1)), rejected('r2', t(1))]), t(1))).toEqual({ written: 0, stale: 0, rejected: 2, missing: 0 });
-    await sink.mergeBatch(batch([], [rejected('r1', t(5))]), t(5));
+    expect(await sink.mergeBatch(batch([], [rejected('r1', t(1)), rejected('r2', t(1))]))).toEqual({ written: 0, unchanged: 0, stale: 0, rejected: 2, missing: 0 });
+    await sink.mergeBatch(batch([], [rejected('r1', t(5))]));
     expect(await sink.query('SELECT id, seen_at, reason FROM rejected_items ORDER BY id')).toEqual([
       { id: 'r1', seen_at: t(5), reason: 'status.result: expected an object' },
       { id: 'r2', seen_at: t(1), reason: 'status.result: expected an object' },
@@ -75,6 +75,6 @@ forEachTarget((dialect, ctx) => {
       ['w9', 'second', true],
     ]);
     await expect(sink.replaceMirror('webhooks', 'default', [{ webhook_uuid: 'x', account: 'default' }])).rejects.toThrow(/lacks/);
-    await expect(sink.replaceMirror('authentications', 'default', [])).rejects.toThrow(/not a mirror/);
+    await expect(sink.replaceMirror('authentications' as never, 'default', [])).rejects.toThrow(/not a mirror/);
   });
 });

@@ -39,10 +39,10 @@ forEachTarget((_dialect, ctx) => {
     it(`newer never loses: ${c.name}`, async () => {
       const sink = await ctx.open();
       const stored = auth('s1', { result_id: 'stored', update_counter: c.stored.counter, last_updated_at: c.stored.updated, last_synced_at: c.stored.synced, first_seen_at: c.stored.synced, source: c.stored.counter === null ? 'search' : 'webhook' });
-      await sink.mergeBatch(batch([stored]), c.stored.synced);
+      await sink.mergeBatch(batch([stored]));
       const incoming = auth('s1', { result_id: 'incoming', update_counter: c.incoming.counter, last_updated_at: c.incoming.updated, last_synced_at: c.incoming.synced, first_seen_at: c.incoming.synced, source: c.incoming.counter === null ? 'search' : 'webhook' });
-      const result = await sink.mergeBatch(batch([incoming]), c.incoming.synced);
-      expect(result).toEqual({ written: c.wins ? 1 : 0, stale: c.wins ? 0 : 1, rejected: 0, missing: 0 });
+      const result = await sink.mergeBatch(batch([incoming]));
+      expect(result).toEqual({ written: c.wins ? 1 : 0, unchanged: 0, stale: c.wins ? 0 : 1, rejected: 0, missing: 0 });
       const r = await row(sink, 'authentications', 's1');
       expect(r?.result_id).toBe(c.wins ? 'incoming' : 'stored');
       expect(r?.first_seen_at).toBe(c.stored.synced);
@@ -50,12 +50,23 @@ forEachTarget((_dialect, ctx) => {
     });
   }
 
+  it('a later poll of the same item text is unchanged: not counted as written, only marked seen', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(batch([auth('u', { result_final: false, last_synced_at: t(1), first_seen_at: t(1) })]));
+    await sink.markMissing('default', 'authentications', ['u'], t(2));
+    const again = await sink.mergeBatch(batch([auth('u', { result_final: false, last_synced_at: t(3), first_seen_at: t(3), source: 'get' })]));
+    expect(again).toEqual({ written: 0, unchanged: 1, stale: 0, rejected: 0, missing: 0 });
+    expect(await row(sink, 'authentications', 'u')).toMatchObject({ last_synced_at: t(3), missing_since: null, source: 'search', first_seen_at: t(1) });
+    const changed = await sink.mergeBatch(batch([auth('u', { result_final: true, last_synced_at: t(4) })]));
+    expect(changed).toMatchObject({ written: 1, unchanged: 0 });
+  });
+
   it('replaying a page twice leaves the same rows', async () => {
     const sink = await ctx.open();
     const page = batch([auth('a', { customer_item_id: 'c1' }, { textFields: [{ service_id: 'a', key: 'identifier', value: 'X1' }] }), auth('b')]);
-    await sink.mergeBatch(page, t(0));
+    await sink.mergeBatch(page);
     const first = await sink.query('SELECT * FROM authentications ORDER BY service_id');
-    await sink.mergeBatch(page, t(0));
+    await sink.mergeBatch(page);
     expect(await sink.query('SELECT * FROM authentications ORDER BY service_id')).toEqual(first);
     expect(await children(sink, 'session_text_fields', 'a', 'key')).toEqual(['identifier']);
   });
@@ -74,7 +85,6 @@ forEachTarget((_dialect, ctx) => {
           },
         ),
       ]),
-      t(5),
     );
     const webhook = fp(
       'f1',
@@ -84,7 +94,7 @@ forEachTarget((_dialect, ctx) => {
         preserve: ['parent_service_id', 'parent_customer_item_id', 'parent_relationship_type', 'parent_accessible'],
       },
     );
-    expect((await sink.mergeBatch(batch([webhook]), t(10))).written).toBe(1);
+    expect((await sink.mergeBatch(batch([webhook]))).written).toBe(1);
     const r = await row(sink, 'fingerprints', 'f1');
     expect(r).toMatchObject({ result_id: 'match', parent_service_id: 'r1', parent_customer_item_id: 'c-r1', first_seen_at: t(5), last_synced_at: t(10) });
     expect(bool(r?.parent_accessible)).toBe(false);
@@ -94,23 +104,23 @@ forEachTarget((_dialect, ctx) => {
     expect(await children(sink, 'session_warnings', 'f1', 'code')).toEqual(['fingerprint_parent_not_authorized']);
 
     // A later poll sees the whole item: its (absent) warnings replace the stored ones.
-    await sink.mergeBatch(batch([fp('f1', { mode: 'compare', parent_service_id: 'r1', last_synced_at: t(20) })]), t(20));
+    await sink.mergeBatch(batch([fp('f1', { mode: 'compare', parent_service_id: 'r1', last_synced_at: t(20) })]));
     expect(await children(sink, 'session_warnings', 'f1', 'code')).toEqual([]);
     expect(await children(sink, 'session_images', 'f1', 'name')).toEqual(['photo_0']);
   });
 
   it('a stale poll still marks the session seen; a stale webhook does not', async () => {
     const sink = await ctx.open();
-    await sink.mergeBatch(batch([auth('s', { update_counter: 5, source: 'webhook', result_id: 'kept', last_synced_at: t(10), last_updated_at: t(10) })]), t(10));
+    await sink.mergeBatch(batch([auth('s', { update_counter: 5, source: 'webhook', result_id: 'kept', last_synced_at: t(10), last_updated_at: t(10) })]));
     await sink.markMissing('default', 'authentications', ['s'], t(11));
     expect((await row(sink, 'authentications', 's'))?.missing_since).toBe(t(11));
 
     const stalePoll = auth('s', { result_id: 'old', last_updated_at: t(9), last_synced_at: t(30) });
-    expect(await sink.mergeBatch(batch([stalePoll]), t(30))).toMatchObject({ written: 0, stale: 1 });
+    expect(await sink.mergeBatch(batch([stalePoll]))).toMatchObject({ written: 0, stale: 1 });
     expect(await row(sink, 'authentications', 's')).toMatchObject({ result_id: 'kept', last_synced_at: t(30), missing_since: null });
 
     const staleWebhook = auth('s', { result_id: 'older', update_counter: 4, source: 'webhook', last_synced_at: t(40) });
-    expect(await sink.mergeBatch(batch([staleWebhook]), t(40))).toMatchObject({ written: 0, stale: 1 });
+    expect(await sink.mergeBatch(batch([staleWebhook]))).toMatchObject({ written: 0, stale: 1 });
     expect(await row(sink, 'authentications', 's')).toMatchObject({ result_id: 'kept', last_synced_at: t(30) });
   });
 
@@ -123,7 +133,12 @@ forEachTarget((_dialect, ctx) => {
       { key: authWindow, batch: batch([auth('x', { result_id: 'second', last_synced_at: t(2) })]), nextCursor: 'c2', done: false, now: t(2) },
       { key: authWindow, batch: batch([auth('x', { result_id: 'older', last_synced_at: t(0), last_updated_at: t(0) })]), nextCursor: 'c3', done: false, now: t(3) },
     ]);
-    expect(result).toEqual({ written: 2, stale: 1, rejected: 0, missing: 0 });
+    // Each page counts its own session.
+    expect(result).toEqual([
+      { written: 1, unchanged: 0, stale: 0, rejected: 0, missing: 0 },
+      { written: 1, unchanged: 0, stale: 0, rejected: 0, missing: 0 },
+      { written: 0, unchanged: 0, stale: 1, rejected: 0, missing: 0 },
+    ]);
     expect(await row(sink, 'authentications', 'x')).toMatchObject({ result_id: 'second', first_seen_at: t(0) });
     const [w] = await sink.listWindows({ account: 'default', resource: 'authentications', apiVersion: '1.4' });
     expect(w).toMatchObject({ cursor: 'c3', pages: 3, items: 3, status: 'running' });
@@ -132,9 +147,13 @@ forEachTarget((_dialect, ctx) => {
   it('applyDelivery stores the inbox row and its items once; a replay is a duplicate', async () => {
     const sink = await ctx.open();
     const delivery = { id: 'd1', webhookUuid: 'w1', channel: 'main', receivedAt: t(5), items: 2, body: '{"items":[1,2]}' };
-    const items = batch([auth('a', { update_counter: 1, source: 'webhook', last_synced_at: t(5) }), auth('b', { update_counter: 1, source: 'webhook', last_synced_at: t(5) })]);
-    expect(await sink.applyDelivery(delivery, items)).toEqual({ written: 2, stale: 0, rejected: 0, missing: 0, duplicate: false });
-    expect(await sink.applyDelivery(delivery, items)).toEqual({ written: 0, stale: 0, rejected: 0, missing: 0, duplicate: true });
+    await sink.mergeBatch(batch([auth('b', { update_counter: 1, source: 'webhook', result_id: 'before', last_synced_at: t(4) })]));
+    const items = batch([auth('a', { update_counter: 1, source: 'webhook', last_synced_at: t(5) }), auth('b', { update_counter: 2, source: 'webhook', last_synced_at: t(5) })]);
+    const applied = await sink.applyDelivery(delivery, items);
+    expect(applied).toMatchObject({ written: 2, unchanged: 0, stale: 0, rejected: 0, missing: 0, duplicate: false });
+    // The counters read in the delivery's own transaction: 'a' was not stored, 'b' had 1.
+    expect([...applied.previousCounters.authentications]).toEqual([['b', 1]]);
+    expect(await sink.applyDelivery(delivery, items)).toMatchObject({ written: 0, stale: 0, rejected: 0, missing: 0, duplicate: true });
     const inbox = await sink.query('SELECT id, items, applied, signature_ok FROM webhook_deliveries');
     expect(inbox.map((r) => ({ ...r, items: Number(r.items), applied: Number(r.applied), signature_ok: bool(r.signature_ok) }))).toEqual([
       { id: 'd1', items: 2, applied: 2, signature_ok: true },

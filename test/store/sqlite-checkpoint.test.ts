@@ -2,16 +2,16 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { SqliteDriver, type SqliteDriverOptions } from '../../src/store/sqlite-driver.js';
-import { SqlSink } from '../../src/store/sql-sink.js';
+import { createSqlSink, type QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { auth, batch, t } from './fixtures.js';
 
 const tempDir = useTempDir();
 
-async function open(path: string, checkpoint: SqliteDriverOptions['checkpoint']): Promise<SqlSink> {
+async function open(path: string, checkpoint: SqliteDriverOptions['checkpoint']): Promise<QueryableSink> {
   const driver = await SqliteDriver.open(path, { checkpoint });
   await driver.migrate();
-  return new SqlSink(driver, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
+  return createSqlSink(driver, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
 }
 
 /** 1,200 sessions with a text field each: 2,400 rows, a bulk commit. */
@@ -26,7 +26,7 @@ describe('SQLite checkpoints', () => {
     const sink = await open(path, 'background');
     try {
       const before = statSync(path).size;
-      await sink.mergeBatch(bulk(), t(1));
+      await sink.mergeBatch(bulk());
       await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(before), { timeout: 10_000, interval: 10 });
     } finally {
       await sink.close();
@@ -46,7 +46,7 @@ describe('SQLite checkpoints', () => {
     const sink = await open(path, 'inline');
     try {
       const before = statSync(path).size;
-      await sink.mergeBatch(bulk(), t(1));
+      await sink.mergeBatch(bulk());
       expect(statSync(path).size).toBe(before);
       expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
     } finally {

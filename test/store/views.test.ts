@@ -17,7 +17,6 @@ forEachTarget((_dialect, ctx) => {
         auth('z-gone', { customer_item_id: 'Z', result_final: true, created_epoch: 100 }),
         auth('no-id', { customer_item_id: null }),
       ]),
-      t(0),
     );
     await sink.markMissing('default', 'authentications', ['z-gone'], t(1));
     const rows = await sink.query('SELECT customer_item_id, service_id FROM v_latest_authentications ORDER BY customer_item_id');
@@ -38,7 +37,6 @@ forEachTarget((_dialect, ctx) => {
         fp('cmp', { mode: 'compare', customer_item_id: 'C', result_id: 'match', parent_service_id: 'reg', parent_accessible: true }),
         fp('orphan', { mode: 'compare', result_id: 'match', parent_accessible: false }),
       ]),
-      t(0),
     );
     const rows = await sink.query(
       'SELECT compare_service_id, compare_result_id, parent_service_id, parent_accessible, registration_service_id, registration_customer_item_id FROM v_fingerprint_pairs ORDER BY compare_service_id',
@@ -61,7 +59,6 @@ forEachTarget((_dialect, ctx) => {
         auth('c', { ...at(day1 + 30), result_id: 'unidentified', brand_id: 'acme', result_final: true }),
         auth('d', { ...at(day2 + 10), result_id: 'authentic', brand_id: 'other', result_final: true }),
       ]),
-      t(0),
     );
     const rows = await sink.query('SELECT day, result_id, brand_id, total, final FROM v_daily_results ORDER BY day, result_id, brand_id');
     expect(rows.map((r) => ({ ...r, total: Number(r.total), final: Number(r.final) }))).toEqual([

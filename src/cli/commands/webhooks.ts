@@ -11,7 +11,6 @@ import type { QueryableSink } from '../../store/sql-sink.js';
 import { parseDomainVerifications } from '../../webhooks/domain-verification.js';
 import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
-import { mirroredRows, upsertMirrorRows } from '../../webhooks/mirror-rows.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { createWebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
@@ -105,7 +104,7 @@ const createCommand: CliCommand<CreateArgs> = {
         .create(request)
         .catch((error: unknown) => rethrowManagementFailure(error, 'create', { hasUsernameFilter: request.filters.some((f) => f.key === 'owner.user.username') }));
       const row = webhookRow(created, account.name, now());
-      await mirrorAfterChange(io, () => upsertMirrorRows(sink, 'webhooks', account.name, [row]));
+      await mirrorAfterChange(io, () => sink.upsertMirror('webhooks', account.name, [row]));
       printWebhooks(io, config.json, [created], [row]);
     });
   },
@@ -122,7 +121,7 @@ const listCommand: CliCommand = {
       const rows = objects.map((obj) => webhookRow(obj, account.name, at));
       const listed = new Set(rows.map((r) => r.webhook_uuid));
       // The service lists active webhooks only: one mirrored before and not listed now was deactivated.
-      const gone = (await mirroredRows(sink, 'webhooks', account.name))
+      const gone = (await sink.mirrorRows('webhooks', account.name))
         .filter((r) => !listed.has(String(r.webhook_uuid)))
         .map((r) => ({ ...r, active: false, last_synced_at: at }));
       await sink.replaceMirror('webhooks', account.name, [...rows, ...gone]);
@@ -142,7 +141,7 @@ const showCommand: CliCommand<UuidArgs> = {
     withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const obj = await client.webhooks.get(ctx.args.uuid).catch((error: unknown) => rethrowManagementFailure(error, 'show', { uuid: ctx.args.uuid }));
       const row = webhookRow(obj, account.name, now());
-      await upsertMirrorRows(sink, 'webhooks', account.name, [row]);
+      await sink.upsertMirror('webhooks', account.name, [row]);
       printWebhooks(ctx.io, config.json, [obj], [row]);
     }),
 };
@@ -157,10 +156,10 @@ const deactivateCommand: CliCommand<UuidArgs> = {
       await client.webhooks.deactivate(uuid).catch((error: unknown) => rethrowManagementFailure(error, 'deactivate', { uuid }));
       await mirrorAfterChange(ctx.io, async () => {
         const at = now();
-        const known = (await mirroredRows(sink, 'webhooks', account.name)).find((r) => r.webhook_uuid === uuid);
+        const known = (await sink.mirrorRows('webhooks', account.name)).find((r) => r.webhook_uuid === uuid);
         // Not mirrored yet: the service still shows a deactivated webhook by id.
         const row = known ?? webhookRow(await client.webhooks.get(uuid), account.name, at);
-        await upsertMirrorRows(sink, 'webhooks', account.name, [{ ...row, active: false, last_synced_at: at }]);
+        await sink.upsertMirror('webhooks', account.name, [{ ...row, active: false, last_synced_at: at }]);
       });
       ctx.io.stdout.write(config.json ? `${JSON.stringify({ webhook_uuid: uuid, status: 'deactivated' })}\n` : `webhook ${uuid} deactivated\n`);
     }),

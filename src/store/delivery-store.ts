@@ -1,0 +1,88 @@
+import type { NormalizedBatch } from '../normalize/rows.js';
+import { readRow } from './row-reader.js';
+import { table, type TableDef } from './schema.js';
+import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import type { DeliveryRecord, DeliveryResult, DeliveryStore, MirrorTable } from './sink.js';
+import type { Row, SqlDriver } from './sql-driver.js';
+import { uniqueByKey } from './unique-by-key.js';
+
+const MIRRORS: ReadonlySet<string> = new Set<MirrorTable>(['webhooks', 'domains', 'catalog_brands', 'catalog_materials', 'catalog_detail_fields', 'catalog_categories']);
+
+/** Webhook deliveries (the inbox and their sessions) and the mirror tables of the service's own objects. */
+export class SqlDeliveryStore implements DeliveryStore {
+  readonly #driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#driver = driver;
+  }
+
+  async applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<DeliveryResult> {
+    return this.#driver.transaction(async (tx) => {
+      const existing = await tx.all('SELECT id FROM webhook_deliveries WHERE id = ?', [delivery.id]);
+      if (existing.length > 0) {
+        return { written: 0, unchanged: 0, stale: 0, rejected: 0, missing: 0, duplicate: true, previousCounters: { authentications: new Map(), fingerprints: new Map() } };
+      }
+      const { outcomes, previousCounters } = await mergeSessions(tx, batch.sessions);
+      await writeRejected(tx, batch.rejected);
+      const counts = countOutcomes(outcomes);
+      await tx.write(
+        table('webhook_deliveries'),
+        [
+          {
+            id: delivery.id,
+            webhook_uuid: delivery.webhookUuid,
+            channel: delivery.channel,
+            received_at: delivery.receivedAt,
+            signature_ok: true,
+            items: delivery.items,
+            applied: counts.written,
+            body: delivery.body,
+          },
+        ],
+        'ignore',
+      );
+      return { ...counts, rejected: batch.rejected.length, missing: 0, duplicate: false, previousCounters };
+    });
+  }
+
+  async replaceMirror(name: MirrorTable, account: string, rows: readonly Row[]): Promise<void> {
+    const def = mirror(name, account, rows);
+    await this.#driver.transaction(async (tx) => {
+      await tx.run(`DELETE FROM ${def.name} WHERE account = ?`, [account]);
+      await tx.write(def, uniqueByKey(def, rows), 'replace');
+    });
+  }
+
+  async upsertMirror(name: MirrorTable, account: string, rows: readonly Row[]): Promise<void> {
+    const def = mirror(name, account, rows);
+    if (rows.length === 0) return;
+    await this.#driver.transaction((tx) => tx.write(def, uniqueByKey(def, rows), 'replace'));
+  }
+
+  async mirrorRows(name: MirrorTable, account: string | null): Promise<Record<string, unknown>[]> {
+    const def = mirror(name, account ?? '', []);
+    const columns = def.columns.map((c) => c.name).join(', ');
+    const rows = await this.#driver.read((tx) =>
+      account === null
+        ? tx.all(`SELECT ${columns} FROM ${def.name} ORDER BY ${def.primaryKey.join(', ')}`)
+        : tx.all(`SELECT ${columns} FROM ${def.name} WHERE account = ? ORDER BY ${def.primaryKey.join(', ')}`, [account]),
+    );
+    return rows.map((r) => readRow(def, r));
+  }
+}
+
+/** The mirror table `name`, after checking that each row carries exactly its columns and belongs to `account`. */
+function mirror(name: MirrorTable, account: string, rows: readonly Row[]): TableDef {
+  if (!MIRRORS.has(name)) throw new Error(`${name} is not a mirror table`);
+  const def = table(name);
+  const names = new Set(def.columns.map((c) => c.name));
+  for (const row of rows) {
+    const absent = def.columns.filter((c) => !(c.name in row)).map((c) => c.name);
+    const unknown = Object.keys(row).filter((k) => !names.has(k));
+    if (absent.length > 0 || unknown.length > 0) {
+      throw new Error(`${name}: row lacks [${absent.join(', ')}], has unknown [${unknown.join(', ')}]`);
+    }
+    if (row.account !== account) throw new Error(`${name}: row of account ${String(row.account)} given for ${account}`);
+  }
+  return def;
+}

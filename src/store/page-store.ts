@@ -1,0 +1,52 @@
+import type { NormalizedSession, RejectedRow } from '../normalize/rows.js';
+import { checkpointAdvances } from './checkpoint-advance.js';
+import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import type { CommitResult, PageCommit, PageStore } from './sink.js';
+import type { SqlDriver } from './sql-driver.js';
+import { advanceCheckpoint } from './window-store.js';
+
+/** The crawl's pages: their sessions, rejected items and checkpoints, committed together. */
+export class SqlPageStore implements PageStore {
+  readonly #driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#driver = driver;
+  }
+
+  async commitPage(page: PageCommit): Promise<CommitResult> {
+    const [result] = await this.commitPages([page]);
+    return result!;
+  }
+
+  async commitPages(pages: readonly PageCommit[]): Promise<CommitResult[]> {
+    if (pages.length === 0) return [];
+    return this.#driver.transaction(async (tx) => {
+      const sessions: NormalizedSession[] = [];
+      const rejected: RejectedRow[] = [];
+      for (const page of pages) {
+        sessions.push(...page.batch.sessions);
+        rejected.push(...page.batch.rejected);
+      }
+      // One merge for the whole group: sessions are decided in page order, as
+      // if committed one by one, but read and written in bulk. Missing
+      // detection runs after the group's merge, so a session that a later
+      // page of the group sees is never marked (one by one, it would be
+      // marked and cleared again): same rows, a smaller `missing` count.
+      const { outcomes } = await mergeSessions(tx, sessions);
+      await writeRejected(tx, rejected);
+      const results: CommitResult[] = [];
+      let at = 0;
+      for (const page of pages) {
+        const own = outcomes.slice(at, at + page.batch.sessions.length);
+        at += page.batch.sessions.length;
+        results.push({ ...countOutcomes(own), rejected: page.batch.rejected.length, missing: 0 });
+      }
+      // A pass's missing sessions belong to the page that completed it.
+      for (const advance of checkpointAdvances(pages)) {
+        const missing = await advanceCheckpoint(tx, advance);
+        results[advance.lastPage]!.missing += missing;
+      }
+      return results;
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import type { NormalizedBatch, Resource } from '../normalize/rows.js';
+import { rowReader } from './row-reader.js';
+import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import { sessionTable } from './session-table.js';
+import type { CommitResult, NonFinalSession, SessionStore } from './sink.js';
+import type { SqlDriver } from './sql-driver.js';
+
+/** Sessions that arrive outside a window pass (a GET, a lookup), and what the refresh reads. */
+export class SqlSessionStore implements SessionStore {
+  readonly #driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#driver = driver;
+  }
+
+  async mergeBatch(batch: NormalizedBatch): Promise<CommitResult> {
+    return this.#driver.transaction(async (tx) => {
+      const { outcomes } = await mergeSessions(tx, batch.sessions);
+      await writeRejected(tx, batch.rejected);
+      return { ...countOutcomes(outcomes), rejected: batch.rejected.length, missing: 0 };
+    });
+  }
+
+  async markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number> {
+    if (serviceIds.length === 0) return 0;
+    return this.#driver.transaction(async (tx) => {
+      const list = tx.inList([...new Set(serviceIds)]);
+      return tx.run(
+        `UPDATE ${sessionTable(resource).name} SET missing_since = ?
+         WHERE account = ? AND missing_since IS NULL AND service_id IN ${list.sql}`,
+        [now, account, ...list.params],
+      );
+    });
+  }
+
+  async nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]> {
+    const def = sessionTable(resource);
+    const rows = await this.#driver.read((tx) =>
+      tx.all(
+        `SELECT service_id, created_epoch FROM ${def.name}
+         WHERE account = ? AND NOT result_final AND missing_since IS NULL ORDER BY created_epoch, service_id`,
+        [account],
+      ),
+    );
+    return rows.map((row) => {
+      const r = rowReader(def, row);
+      return { serviceId: r.text('service_id'), createdEpoch: r.numberOrNull('created_epoch') };
+    });
+  }
+}

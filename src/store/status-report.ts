@@ -1,0 +1,86 @@
+import type { ApiVersion, Resource } from '../normalize/rows.js';
+import { readRow, readValue } from './row-reader.js';
+import { table, TABLES } from './schema.js';
+import { RESOURCES, sessionTable } from './session-table.js';
+import type { StatusReport, StatusSource, WindowStatus } from './sink.js';
+import type { SqlDriver } from './sql-driver.js';
+
+const COUNT = { type: 'integer' } as const;
+
+/** What `ivsync status`, the metrics and the health view read: counts, windows, marks and the last runs. */
+export class SqlStatusSource implements StatusSource {
+  readonly #driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#driver = driver;
+  }
+
+  async status(): Promise<StatusReport> {
+    return this.#driver.read(async (tx) => {
+      const tables: Record<string, number> = {};
+      for (const def of TABLES) {
+        const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${def.name}`);
+        tables[def.name] = Number(readValue(COUNT, row?.n) ?? 0);
+      }
+      const windows = await tx.all(
+        `SELECT account, resource, api_version, status, COUNT(*) AS n, SUM(items) AS items FROM sync_windows
+         GROUP BY account, resource, api_version, status ORDER BY account, resource, api_version, status`,
+      );
+      const marks = await tx.all(
+        `SELECT account, resource, api_version, MAX(synced_to) AS synced_to FROM sync_windows
+         GROUP BY account, resource, api_version ORDER BY account, resource, api_version`,
+      );
+      const nonFinal = { authentications: 0, fingerprints: 0 };
+      const missing = { authentications: 0, fingerprints: 0 };
+      for (const resource of RESOURCES) {
+        const [row] = await tx.all(
+          `SELECT SUM(CASE WHEN NOT result_final AND missing_since IS NULL THEN 1 ELSE 0 END) AS non_final,
+                  SUM(CASE WHEN missing_since IS NOT NULL THEN 1 ELSE 0 END) AS missing
+           FROM ${sessionTable(resource).name}`,
+        );
+        nonFinal[resource] = Number(readValue(COUNT, row?.non_final) ?? 0);
+        missing[resource] = Number(readValue(COUNT, row?.missing) ?? 0);
+      }
+      const runs = await tx.all(
+        `SELECT id, command, started_at, finished_at, status, requests, items_written, error FROM sync_runs
+         ORDER BY started_at DESC, id DESC LIMIT 10`,
+      );
+      const windowDef = table('sync_windows');
+      const runDef = table('sync_runs');
+      return {
+        tables,
+        windows: windows.map((w) => {
+          const r = readRow(windowDef, w);
+          return {
+            account: r.account as string,
+            resource: r.resource as Resource,
+            apiVersion: r.api_version as ApiVersion,
+            status: r.status as WindowStatus,
+            count: Number(readValue(COUNT, w.n)),
+            items: Number(readValue(COUNT, w.items) ?? 0),
+          };
+        }),
+        highWaterMarks: marks.map((m) => {
+          const r = readRow(windowDef, m);
+          return { account: r.account as string, resource: r.resource as Resource, apiVersion: r.api_version as ApiVersion, syncedTo: r.synced_to as number | null };
+        }),
+        nonFinal,
+        missing,
+        rejected: tables.rejected_items ?? 0,
+        lastRuns: runs.map((run) => {
+          const r = readRow(runDef, run);
+          return {
+            id: r.id as string,
+            command: r.command as string,
+            startedAt: r.started_at as string,
+            finishedAt: r.finished_at as string | null,
+            status: r.status as string,
+            requests: r.requests as number,
+            itemsWritten: r.items_written as number,
+            error: r.error as string | null,
+          };
+        }),
+      };
+    });
+  }
+}

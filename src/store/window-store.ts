@@ -1,0 +1,197 @@
+import type { ApiVersion, Resource } from '../normalize/rows.js';
+import type { CheckpointAdvance } from './checkpoint-advance.js';
+import { rowReader } from './row-reader.js';
+import { table } from './schema.js';
+import { sessionTable } from './session-table.js';
+import type { PassSpec, WindowKey, WindowQuery, WindowSpec, WindowState, WindowStatus, WindowStore } from './sink.js';
+import { placeholders } from './placeholders.js';
+import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { uniqueByKey } from './unique-by-key.js';
+
+const WINDOWS = table('sync_windows');
+const KEY_WHERE = 'account = ? AND resource = ? AND api_version = ? AND window_start = ?';
+const keyParams = (key: WindowKey): unknown[] => [key.account, key.resource, key.apiVersion, key.windowStart];
+
+export function describeKey(key: WindowKey): string {
+  return `${key.account}/${key.resource}/v${key.apiVersion}@${key.windowStart}`;
+}
+
+/**
+ * The crawl's bookkeeping in `sync_windows`: which windows exist, how far
+ * each pass got (its checkpoint), and which are done or sealed.
+ */
+export class SqlWindowStore implements WindowStore {
+  readonly #driver: SqlDriver;
+  readonly #now: () => string;
+
+  /** @param now the time of writes whose method takes none (planWindows) */
+  constructor(driver: SqlDriver, now: () => string) {
+    this.#driver = driver;
+    this.#now = now;
+  }
+
+  async planWindows(windows: readonly WindowSpec[]): Promise<void> {
+    if (windows.length === 0) return;
+    const now = this.#now();
+    await this.#driver.transaction((tx) => tx.write(WINDOWS, uniqueByKey(WINDOWS, windows.map((w) => newWindowRow(w, now))), 'ignore'));
+  }
+
+  async listWindows(query: WindowQuery): Promise<WindowState[]> {
+    const where = ['account = ?', 'resource = ?', 'api_version = ?'];
+    const params: unknown[] = [query.account, query.resource, query.apiVersion];
+    if (query.from !== undefined) {
+      where.push('window_end > ?');
+      params.push(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push('window_start < ?');
+      params.push(query.to);
+    }
+    if (query.status !== undefined) {
+      if (query.status.length === 0) return [];
+      where.push(`status IN (${placeholders(query.status.length)})`);
+      params.push(...query.status);
+    }
+    const rows = await this.#driver.read((tx) => tx.all(`SELECT * FROM sync_windows WHERE ${where.join(' AND ')} ORDER BY window_start DESC`, params));
+    return rows.map(windowState);
+  }
+
+  async startPass(key: WindowKey, pass: PassSpec): Promise<void> {
+    await this.#driver.transaction(async (tx) => {
+      const changed = await tx.run(
+        `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, error = NULL,
+           updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
+        [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
+      );
+      if (changed !== 1) throw new Error(`startPass: no window ${describeKey(key)}`);
+    });
+  }
+
+  async splitWindow(key: WindowKey, keepFrom: number, parts: readonly WindowSpec[], now: string): Promise<void> {
+    await this.#driver.transaction(async (tx) => {
+      const window = await readWindow(tx, key);
+      if (keepFrom <= window.windowStart || keepFrom >= window.windowEnd) {
+        throw new Error(`splitWindow: ${keepFrom} is not inside ${describeKey(key)} [${window.windowStart}, ${window.windowEnd})`);
+      }
+      assertPartition(parts, key, window.windowStart, keepFrom);
+      const passFrom = window.passFrom === null ? keepFrom : Math.max(window.passFrom, keepFrom);
+      const passTo = window.passTo ?? window.windowEnd;
+      await tx.run(
+        `UPDATE sync_windows SET window_start = ?, status = 'done', cursor = NULL, pass_from = ?, pass_to = ?, synced_to = ?, updated_at = ?
+         WHERE ${KEY_WHERE}`,
+        [keepFrom, passFrom, passTo, Math.max(passTo, window.syncedTo ?? passTo), now, ...keyParams(key)],
+      );
+      await tx.write(WINDOWS, parts.map((p) => newWindowRow(p, now)), 'ignore');
+    });
+  }
+
+  async markWindow(key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
+    await this.#driver.transaction(async (tx) => {
+      const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
+      if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
+    });
+  }
+
+  async highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null> {
+    const [row] = await this.#driver.read((tx) =>
+      tx.all('SELECT MAX(synced_to) AS synced_to FROM sync_windows WHERE account = ? AND resource = ? AND api_version = ?', [account, resource, apiVersion]),
+    );
+    return row ? rowReader(WINDOWS, row).numberOrNull('synced_to') : null;
+  }
+}
+
+/**
+ * Advances one window's checkpoint inside the caller's transaction; when the
+ * pass completes, marks the sessions of its range it did not see missing and
+ * returns how many.
+ */
+export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
+  if (!advance.done) {
+    const changed = await tx.run(`UPDATE sync_windows SET cursor = ?, pages = pages + ?, items = items + ?, updated_at = ? WHERE ${KEY_WHERE}`, [
+      advance.cursor,
+      advance.pages,
+      advance.items,
+      advance.now,
+      ...keyParams(advance.key),
+    ]);
+    if (changed !== 1) throw new Error(`commitPage: no window ${describeKey(advance.key)}`);
+    return 0;
+  }
+  const window = await readWindow(tx, advance.key);
+  const passFrom = window.passFrom ?? window.windowStart;
+  const passTo = window.passTo ?? window.windowEnd;
+  await tx.run(
+    `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, updated_at = ?
+     WHERE ${KEY_WHERE}`,
+    [advance.pages, advance.items, passTo, advance.now, ...keyParams(advance.key)],
+  );
+  // Without a recorded pass start nothing tells seen from unseen; mark nothing.
+  if (window.passStartedAt === null) return 0;
+  return tx.run(
+    `UPDATE ${sessionTable(advance.key.resource).name} SET missing_since = ?
+     WHERE account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ? AND missing_since IS NULL`,
+    [advance.now, advance.key.account, passFrom, passTo, window.passStartedAt],
+  );
+}
+
+async function readWindow(tx: SqlExecutor, key: WindowKey): Promise<WindowState> {
+  const [row] = await tx.all(`SELECT * FROM sync_windows WHERE ${KEY_WHERE}`, keyParams(key));
+  if (!row) throw new Error(`no window ${describeKey(key)}`);
+  return windowState(row);
+}
+
+function newWindowRow(w: WindowSpec, now: string): Row {
+  return {
+    account: w.account,
+    resource: w.resource,
+    api_version: w.apiVersion,
+    window_start: w.windowStart,
+    window_end: w.windowEnd,
+    status: 'pending',
+    cursor: null,
+    pages: 0,
+    items: 0,
+    attempts: 0,
+    error: null,
+    updated_at: now,
+    pass_from: null,
+    pass_to: null,
+    pass_started_at: null,
+    synced_to: null,
+  };
+}
+
+/** The parts of a split must tile [from, to) exactly, in any order, each under the same account, resource and interface. */
+function assertPartition(parts: readonly WindowSpec[], key: WindowKey, from: number, to: number): void {
+  const sorted = [...parts].sort((a, b) => a.windowStart - b.windowStart);
+  let at = from;
+  for (const p of sorted) {
+    if (p.account !== key.account || p.resource !== key.resource || p.apiVersion !== key.apiVersion || p.windowStart !== at || p.windowEnd <= at) {
+      throw new Error(`splitWindow: parts do not partition [${from}, ${to}) of ${describeKey(key)}`);
+    }
+    at = p.windowEnd;
+  }
+  if (at !== to) throw new Error(`splitWindow: parts do not partition [${from}, ${to}) of ${describeKey(key)}`);
+}
+
+function windowState(row: Record<string, unknown>): WindowState {
+  const r = rowReader(WINDOWS, row);
+  return {
+    account: r.text('account'),
+    resource: r.text('resource') as Resource,
+    apiVersion: r.text('api_version') as ApiVersion,
+    windowStart: r.number('window_start'),
+    windowEnd: r.number('window_end'),
+    status: r.text('status') as WindowStatus,
+    cursor: r.textOrNull('cursor'),
+    pages: r.number('pages'),
+    items: r.number('items'),
+    attempts: r.number('attempts'),
+    error: r.textOrNull('error'),
+    updatedAt: r.text('updated_at'),
+    passFrom: r.numberOrNull('pass_from'),
+    passTo: r.numberOrNull('pass_to'),
+    passStartedAt: r.textOrNull('pass_started_at'),
+    syncedTo: r.numberOrNull('synced_to'),
+  };
+}
