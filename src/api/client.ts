@@ -175,7 +175,7 @@ class HttpServiceClient implements ServiceClient {
 
   async searchPage(resource: Resource, request: SearchRequest, options: CallOptions = {}): Promise<SearchPage> {
     const call = this.#routes.search(resource, request);
-    const { body, text } = await this.#send({ ...call, priority: options.priority ?? 0 });
+    const { body, text } = await this.#send({ ...call, ...callOptions(options) });
     return readPage(body, request.cursor ?? null, `${call.method} ${call.route}`, text);
   }
 
@@ -184,18 +184,18 @@ class HttpServiceClient implements ServiceClient {
     return cursorPages((cursor) => this.searchPage(resource, { ...request, cursor }, options), request.cursor ?? null, `${call.method} ${call.route}`);
   }
 
-  async config(): Promise<AuthenticationConfig> {
+  async config(options: CallOptions = {}): Promise<AuthenticationConfig> {
     const call = this.#v2('config').config();
-    const body = readObject((await this.#send(call)).body, call.route);
+    const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
     if (!isRecordWithArray(body.config, 'brands')) {
       throw new ApiError(`GET ${call.route} answered without config.brands`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
     }
     return body as unknown as AuthenticationConfig;
   }
 
-  async catalog(): Promise<SupportedCatalog> {
+  async catalog(options: CallOptions = {}): Promise<SupportedCatalog> {
     const call = this.#v2('catalog').catalog();
-    const body = readObject((await this.#send(call)).body, call.route);
+    const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
     if (!Array.isArray(body.categories)) {
       throw new ApiError(`GET ${call.route} answered without categories`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
     }
@@ -220,7 +220,7 @@ class HttpServiceClient implements ServiceClient {
   }
 
   async #fetchOne(call: Call, options: CallOptions): Promise<Fetched | null> {
-    const answer = await this.#send({ ...call, priority: options.priority ?? 0 });
+    const answer = await this.#send({ ...call, ...callOptions(options) });
     if (call.answers?.includes(answer.status) === true) return null;
     return readFetched(answer.body, `${call.method} ${call.route}`, answer.text);
   }
@@ -243,6 +243,11 @@ class HttpServiceClient implements ServiceClient {
     }
     return v2;
   }
+}
+
+/** What a Call takes of the caller's options. */
+function callOptions(options: CallOptions): Pick<Call, 'priority' | 'tally'> {
+  return options.tally === undefined ? { priority: options.priority ?? 0 } : { priority: options.priority ?? 0, tally: options.tally };
 }
 
 function isRecordWithArray(value: unknown, key: string): boolean {

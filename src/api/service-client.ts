@@ -49,12 +49,19 @@ export interface Fetched {
   itemText?: string;
 }
 
+/** A count of attempts sent, kept by whoever wants its own: a run counts its requests in one. */
+export interface RequestTally {
+  requests: number;
+}
+
 export interface CallOptions {
   /**
    * Among requests waiting for a token, higher goes first.
    * @default 0
    */
   priority?: number;
+  /** Also counts this call's attempts (each took a token), besides the client's own stats. @default none */
+  tally?: RequestTally;
 }
 
 /** Webhook filter (api-spec "POST /v1/webhooks"). */
@@ -174,9 +181,9 @@ export interface ServiceClient {
     list(): AsyncIterable<unknown>;
   };
   /** v2 only: a UserError on a v1.4 client. */
-  config(): Promise<AuthenticationConfig>;
+  config(options?: CallOptions): Promise<AuthenticationConfig>;
   /** v2 only. 503 is retried as the spec asks. */
-  catalog(): Promise<SupportedCatalog>;
+  catalog(options?: CallOptions): Promise<SupportedCatalog>;
   /** v2 only. */
   createVoucher(input: VoucherRequest): Promise<LoginVoucher>;
   readonly stats: Readonly<ClientStats>;

@@ -9,7 +9,7 @@ import type { RateLimiter } from './rate-limiter.js';
 import { isRetryable, retryDecision } from './retry-policy.js';
 import type { FailureKind, RetryPolicyOptions } from './retry-policy.js';
 import { fillRoute } from './route-path.js';
-import type { ClientStats, RequestEvent } from './service-client.js';
+import type { ClientStats, RequestEvent, RequestTally } from './service-client.js';
 import { serviceMessage } from './service-message.js';
 
 export interface TransportOptions {
@@ -40,6 +40,8 @@ export interface Call {
   body?: unknown;
   /** @default 0 */
   priority?: number;
+  /** Counts the call's attempts besides the transport's own stats. */
+  tally?: RequestTally;
   /** @default true */
   idempotent?: boolean;
   /** Statuses that are answers rather than failures (403 or 404 on by-id routes). */
@@ -163,6 +165,7 @@ export class Transport {
             state.attempt = context.retryCount + 1;
             state.startedAt = now();
             this.#stats.requests += 1;
+            if (call.tally !== undefined) call.tally.requests += 1;
           },
         ],
       },

@@ -8,8 +8,6 @@ export interface ProgressOptions {
   stream: NodeJS.WritableStream;
   logger: Logger;
   clock: () => number;
-  /** Requests sent so far (all accounts). */
-  requests: () => number;
   /** Seconds between progress lines when not on a terminal. @default 10 */
   intervalSeconds?: number;
 }
@@ -22,7 +20,7 @@ export interface ProgressOptions {
 export class Progress {
   readonly #options: ProgressOptions;
   readonly #startedAt: number;
-  readonly #startRequests: number;
+  #pages = 0;
   #bar: cliProgress.SingleBar | undefined;
   #timer: NodeJS.Timeout | undefined;
   #total = 0;
@@ -33,7 +31,6 @@ export class Progress {
   constructor(options: ProgressOptions) {
     this.#options = options;
     this.#startedAt = options.clock();
-    this.#startRequests = options.requests();
   }
 
   start(totalSeconds: number): void {
@@ -42,7 +39,7 @@ export class Progress {
       this.#bar = new cliProgress.SingleBar(
         {
           stream: this.#options.stream,
-          format: ' {bar} {percentage}% | {items} items | {rps} req/s | ETA {eta_formatted}',
+          format: ' {bar} {percentage}% | {items} items | {pps} pages/s | ETA {eta_formatted}',
           hideCursor: true,
           clearOnComplete: false,
           etaBuffer: 50,
@@ -57,7 +54,12 @@ export class Progress {
   }
 
   onEvent = (event: CrawlEvent): void => {
+    if (event.type === 'backfill-plan') {
+      this.start(event.plans.reduce((n, p) => n + p.seconds, 0));
+      return;
+    }
     if (event.type !== 'page') return;
+    this.#pages += 1;
     this.#covered = Math.min(this.#total, this.#covered + event.covered);
     this.#items += event.items;
     this.#rejected += event.rejected;
@@ -72,13 +74,14 @@ export class Progress {
     }
   }
 
+  /** Pages committed per second: what the user waits for (requests include retries). */
   #rate(): number {
     const seconds = (this.#options.clock() - this.#startedAt) / 1000;
-    return seconds > 0 ? (this.#options.requests() - this.#startRequests) / seconds : 0;
+    return seconds > 0 ? this.#pages / seconds : 0;
   }
 
   #payload(): Record<string, string | number> {
-    return { items: this.#items, rps: this.#rate().toFixed(1) };
+    return { items: this.#items, pps: this.#rate().toFixed(1) };
   }
 
   #line(msg: string): void {
@@ -86,7 +89,7 @@ export class Progress {
     const share = this.#covered / this.#total;
     const eta = share > 0 ? Math.round((elapsed / share) * (1 - share)) : null;
     this.#options.logger.info(
-      { items: this.#items, rejected: this.#rejected, requestsPerSecond: Number(this.#rate().toFixed(2)), percent: Math.round(share * 1000) / 10, etaSeconds: eta },
+      { items: this.#items, rejected: this.#rejected, pagesPerSecond: Number(this.#rate().toFixed(2)), percent: Math.round(share * 1000) / 10, etaSeconds: eta },
       msg,
     );
   }

@@ -1,17 +1,21 @@
-import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createClient, type ServiceClient } from '../api/client.js';
 import { RateLimiter } from '../api/rate-limiter.js';
+import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
+import { CommitQueue } from '../crawl/commit-queue.js';
+import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
+import { LeaseKeeper } from '../daemon/lease-keeper.js';
 import { UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
+import { holderId } from '../store/lease-names.js';
 import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
-import { CommitQueue } from '../crawl/commit-queue.js';
-import type { CrawlContext } from '../crawl/crawl-context.js';
-import type { CrawlEvent } from '../crawl/crawl-deps.js';
-import type { RequestEvent } from '../api/service-client.js';
-import type { LeaseKeeper } from '../daemon/lease-keeper.js';
+import { localHolderIsDead } from './local-holder.js';
 import { createLogger, type Logger } from './logger.js';
+
+export { newRunId } from '../crawl/run-recorder.js';
 
 /** What a command gets from the composition root. */
 export interface CliIo {
@@ -21,33 +25,13 @@ export interface CliIo {
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
   clock: () => number;
-  /** Set when a long-lived process (the daemon) runs commands inside itself. */
-  host?: RunHost | undefined;
 }
 
-/**
- * What the daemon shares with the runs it starts: one target connection, one
- * client and bucket per account (so a background backfill and the scheduled
- * syncs draw on the same budget, by priority), its leases and its metrics.
- */
-export interface RunHost {
-  /** Shared; a run does not close it. */
-  sink: Sink;
-  accounts: ReadonlyMap<string, BoundAccount>;
-  /** The leases of this process (holder host:pid:daemon-id). */
-  leases: LeaseKeeper;
-  onCrawlEvent?: ((event: CrawlEvent) => void) | undefined;
-  onRunEnd?: ((command: string, status: 'succeeded' | 'failed' | 'interrupted') => void) | undefined;
-}
-
+/** An account with its client and bucket: one per token for the life of the process. */
 export interface BoundAccount {
   config: AccountConfig;
   client: ServiceClient;
   limiter: RateLimiter;
-}
-
-export function newRunId(): string {
-  return randomUUID().slice(0, 8);
 }
 
 export function loggerFor(config: Config, io: CliIo, runId: string): Logger {
@@ -65,24 +49,10 @@ export function selectAccounts(config: Config, only: string | undefined): Accoun
 }
 
 /**
- * The clients of the accounts: the host's when a daemon runs the command (bound
- * once per process), else new ones.
- */
-export function bindAccounts(config: Config, accounts: readonly AccountConfig[], logger: Logger, io?: Pick<CliIo, 'host'>): BoundAccount[] {
-  const host = io?.host;
-  if (host === undefined) return createBindings(config, accounts, logger);
-  return accounts.map((account) => {
-    const bound = host.accounts.get(account.name);
-    if (!bound) throw new UserError('UNKNOWN_ACCOUNT', `account '${account.name}' is not one the daemon serves`);
-    return bound;
-  });
-}
-
-/**
  * One client per account, each with its own bucket: the bucket is per token,
  * and every request of every worker of the account passes through it.
  */
-export function createBindings(
+export function bindAccounts(
   config: Config,
   accounts: readonly AccountConfig[],
   logger: Logger,
@@ -118,32 +88,50 @@ export async function openTarget(config: Config): Promise<Sink> {
   return openSink(config.db);
 }
 
-export function crawlContext(
-  config: Config,
-  sink: Sink,
-  accounts: readonly BoundAccount[],
-  io: CliIo,
-  onEvent?: (event: CrawlEvent) => void,
-): CrawlContext {
+/** The leases of this process: its holder id names the host, the pid and the run (or daemon) id. */
+export function leaseKeeper(sink: Sink, io: CliIo, logger: Logger, id: string, ttlSeconds: number): LeaseKeeper {
+  return new LeaseKeeper({ sink, holder: holderId(hostname(), process.pid, id), ttlSeconds, clock: io.clock, logger, holderIsDead: localHolderIsDead() });
+}
+
+/** RunDeps over what the process holds: its target, its bound accounts, its leases. */
+export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: readonly BoundAccount[]; leases: RunLeases; onEvent?: ((event: CrawlEvent) => void) | undefined }): RunDeps {
   return {
-    sink,
-    accounts: accounts.map((a) => ({ name: a.config.name, client: a.client })),
+    sink: parts.sink,
+    accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client })),
     crawl: config.crawl,
     normalize: normalizeItems,
     clock: io.clock,
     signal: io.signal,
-    onEvent: io.host?.onCrawlEvent ? fanOut(io.host.onCrawlEvent, onEvent) : onEvent,
-    commits: new CommitQueue(sink),
+    leases: parts.leases,
+    commits: new CommitQueue(parts.sink),
+    onEvent: parts.onEvent,
   };
 }
 
-export function requestsOf(accounts: readonly BoundAccount[]): number {
-  return accounts.reduce((sum, a) => sum + a.client.stats.requests, 0);
-}
-
-function fanOut(first: (event: CrawlEvent) => void, second: ((event: CrawlEvent) => void) | undefined): (event: CrawlEvent) => void {
-  return (event) => {
-    first(event);
-    second?.(event);
-  };
+/**
+ * For one crawling command: binds the accounts (before anything touches the
+ * target, so a missing token costs nothing), opens the target, and gives the
+ * body its RunDeps; then gives back the leases and closes the clients and the
+ * target, whatever happens.
+ */
+export async function withRunDeps<T>(
+  config: Config,
+  io: CliIo,
+  accounts: readonly AccountConfig[],
+  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void },
+  body: (deps: RunDeps) => Promise<T>,
+): Promise<T> {
+  const bound = bindAccounts(config, accounts, options.logger);
+  try {
+    const sink = await openTarget(config);
+    const keeper = leaseKeeper(sink, io, options.logger, options.runId, options.ttlSeconds);
+    try {
+      return await body(runDeps(config, io, { sink, bound, leases: keeper, onEvent: options.onEvent }));
+    } finally {
+      await keeper.close();
+      await sink.close();
+    }
+  } finally {
+    for (const b of bound) b.client.close();
+  }
 }

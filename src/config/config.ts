@@ -17,6 +17,8 @@ export interface AccountConfig {
   readonly apiVersion: ApiVersion;
   /** Requests per second for this token. @default 10 */
   readonly rate: number;
+  /** Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default [] */
+  readonly webhooks: readonly string[];
 }
 
 export interface CrawlConfig {

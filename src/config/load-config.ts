@@ -38,6 +38,7 @@ const accountSchema = z.strictObject({
   baseUrl: z.string().url().optional(),
   apiVersion: apiVersion.optional(),
   rate: positive.optional(),
+  webhooks: z.array(z.string().min(1)).optional(),
 });
 
 const secretRef = z.union([
@@ -179,6 +180,7 @@ export function loadConfig(sources: ConfigSources): Config {
       tokenEnv,
       apiVersion: (single ? parseApiVersion(flags.apiVersion, '--api-version') : undefined) ?? a.apiVersion ?? version,
       rate: (single ? flags.rate : undefined) ?? a.rate ?? rate,
+      webhooks: Object.freeze([...(a.webhooks ?? [])]),
     });
   });
   const names = new Set<string>();

@@ -1,7 +1,8 @@
 import type { ResourceName } from '../config/config.js';
 import { UserError } from '../errors.js';
-import type { CrawlContext } from './crawl-context.js';
-import { Crawler, type CrawlOutcome } from './crawler.js';
+import { crawlerFor, type CrawlContext } from './crawl-context.js';
+import type { BackfillPlanSummary } from './crawl-deps.js';
+import type { CrawlOutcome } from './crawler.js';
 import { planBackfill } from './planner.js';
 import { missingWindows } from './windows.js';
 
@@ -14,26 +15,12 @@ export interface BackfillOptions {
   priority?: number;
 }
 
-export interface BackfillPlanSummary {
-  account: string;
-  resource: ResourceName;
-  windows: number;
-  todo: number;
-  resumed: number;
-  /** Epoch seconds still to cover, for an ETA. */
-  seconds: number;
-}
-
 /**
  * Crawls a closed historical interval. Re-running the same command after a
  * crash continues every window from its checkpoint; completed windows are
  * not fetched again.
  */
-export async function backfill(
-  ctx: CrawlContext,
-  options: BackfillOptions,
-  onPlan?: (plan: BackfillPlanSummary[]) => void,
-): Promise<CrawlOutcome[]> {
+export async function backfill(ctx: CrawlContext, options: BackfillOptions): Promise<CrawlOutcome[]> {
   if (!(options.to >= options.from)) {
     throw new UserError('BAD_INTERVAL', `--to must not be before --from`);
   }
@@ -62,19 +49,6 @@ export async function backfill(
       return { account, tasks, summaries };
     }),
   );
-  onPlan?.(plans.flatMap((p) => p.summaries));
-  return Promise.all(
-    plans.map(({ account, tasks }) =>
-      new Crawler(
-        { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
-        {
-          account: account.name,
-          apiVersion: account.client.apiVersion,
-          concurrency: ctx.crawl.concurrency,
-          splitAfterPages: ctx.crawl.splitAfterPages,
-          priority: options.priority ?? 0,
-        },
-      ).run(tasks),
-    ),
-  );
+  ctx.onEvent?.({ type: 'backfill-plan', plans: plans.flatMap((p) => p.summaries) });
+  return Promise.all(plans.map(({ account, tasks }) => crawlerFor(ctx, account, options.priority ?? 0).run(tasks)));
 }

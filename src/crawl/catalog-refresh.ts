@@ -1,12 +1,13 @@
 import { normalizeAuthConfig } from '../normalize/auth-config-rows.js';
 import { normalizeCatalog } from '../normalize/catalog-rows.js';
 import { toIsoMicros } from '../normalize/time.js';
+import type { CallOptions } from '../api/service-client.js';
 import type { Sink } from '../store/sink.js';
 
 /** The part of the API client the catalog refresh uses (v2 only). */
 export interface CatalogClient {
-  config(): Promise<unknown>;
-  catalog(): Promise<unknown>;
+  config(options?: CallOptions): Promise<unknown>;
+  catalog(options?: CallOptions): Promise<unknown>;
 }
 
 export type CatalogTable = 'catalog_brands' | 'catalog_materials' | 'catalog_detail_fields' | 'catalog_categories';
@@ -27,6 +28,8 @@ export interface CatalogRefreshDeps {
   sink: Pick<Sink, 'replaceMirror'>;
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** How its requests are sent (priority, the run's tally). @default none */
+  call?: CallOptions;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function refreshCatalog(deps: CatalogRefreshDeps): Promise<CatalogR
   const { account, client, sink } = deps;
   const outcome: CatalogRefreshOutcome = { account, stored: {}, problems: [], failures: [] };
 
-  const config = await fetched(() => client.config(), 'authentication config', outcome);
+  const config = await fetched(() => client.config(deps.call), 'authentication config', outcome);
   if (config.ok) {
     const rows = normalizeAuthConfig(config.value, account, toIsoMicros(deps.clock() / 1000));
     for (const table of ['catalog_brands', 'catalog_materials', 'catalog_detail_fields'] as const) {
@@ -52,7 +55,7 @@ export async function refreshCatalog(deps: CatalogRefreshDeps): Promise<CatalogR
     outcome.problems.push(...rows.problems.map((p) => `authentication config: ${p}`));
   }
 
-  const catalog = await fetched(() => client.catalog(), 'supported catalog', outcome);
+  const catalog = await fetched(() => client.catalog(deps.call), 'supported catalog', outcome);
   if (catalog.ok) {
     const rows = normalizeCatalog(catalog.value, account);
     await sink.replaceMirror('catalog_categories', account, rows.catalog_categories);

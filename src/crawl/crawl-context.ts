@@ -1,6 +1,8 @@
+import type { RequestTally } from '../api/service-client.js';
 import type { CrawlConfig } from '../config/config.js';
 import type { Sink } from '../store/sink.js';
 import type { CommitQueue } from './commit-queue.js';
+import { Crawler } from './crawler.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */
@@ -9,7 +11,7 @@ export interface CrawlAccount {
   client: CrawlClient;
 }
 
-/** Everything a backfill or a sync needs; built by the CLI (the composition root). */
+/** Everything one run's backfill or sync needs (see run-deps.ts for what a caller provides). */
 export interface CrawlContext {
   sink: Sink;
   accounts: readonly CrawlAccount[];
@@ -20,4 +22,20 @@ export interface CrawlContext {
   signal: AbortSignal;
   onEvent?: (event: CrawlEvent) => void;
   commits: CommitQueue;
+  /** The run's own request count: every call of the run adds its attempts here. */
+  tally: RequestTally;
+}
+
+/** A crawler of one account for a run, its requests at `priority` in the account's bucket and counted in the run's tally. */
+export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: number): Crawler {
+  return new Crawler(
+    { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
+    {
+      account: account.name,
+      apiVersion: account.client.apiVersion,
+      concurrency: ctx.crawl.concurrency,
+      splitAfterPages: ctx.crawl.splitAfterPages,
+      call: { priority, tally: ctx.tally },
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../api/service-client.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../normalize/rows.js';
 
 /** The part of the API client the crawl uses. */
@@ -6,9 +7,9 @@ export interface CrawlClient {
   pages(
     resource: Resource,
     request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
-    options?: { priority?: number },
+    options?: CallOptions,
   ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
-  get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
+  get(resource: Resource, serviceId: string, options?: CallOptions): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
 }
 
 /** The normalizer, as the crawl calls it; `texts`, when given, are the items' JSON texts as received. */
@@ -26,4 +27,16 @@ export type CrawlEvent =
   | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
   | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
   | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }
-  | { type: 'refresh'; account: string; resource: Resource; repaged: number; fetched: number; cost: number; naiveCost: number };
+  | { type: 'refresh'; account: string; resource: Resource; repaged: number; fetched: number; cost: number; naiveCost: number }
+  | { type: 'backfill-plan'; plans: readonly BackfillPlanSummary[] };
+
+/** What a backfill will page, per account and resource, before it starts. */
+export interface BackfillPlanSummary {
+  account: string;
+  resource: Resource;
+  windows: number;
+  todo: number;
+  resumed: number;
+  /** Epoch seconds still to cover, for an ETA. */
+  seconds: number;
+}

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../api/service-client.js';
 import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink, WindowKey, WindowState } from '../store/sink.js';
@@ -13,8 +14,8 @@ export interface CrawlerOptions {
   concurrency: number;
   /** A window still paging after this many pages is split when workers are idle. @default 4 */
   splitAfterPages: number;
-  /** Priority of this crawl's requests in the shared bucket (higher first). @default 0 */
-  priority?: number;
+  /** How the crawl's requests are sent: their priority in the shared bucket (higher first), the run's tally. @default priority 0 */
+  call?: CallOptions;
 }
 
 export interface CrawlerDeps {
@@ -146,7 +147,7 @@ export class Crawler {
     const iterator = client.pages(
       task.resource,
       { range: requestRange(task.passFrom, task.passTo), cursor: task.resume ? task.window.cursor : null, limit: 25 },
-      { priority: this.#options.priority ?? 0 },
+      this.#options.call,
     );
     for await (const page of iterator) {
       const now = this.#now();

@@ -3,8 +3,8 @@ import type { ResourceName } from '../config/config.js';
 import { UserError } from '../errors.js';
 import type { NormalizedBatch } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
-import type { CrawlAccount, CrawlContext } from './crawl-context.js';
-import { Crawler, type CrawlOutcome } from './crawler.js';
+import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
+import type { CrawlOutcome } from './crawler.js';
 import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
 import { missingWindows } from './windows.js';
 
@@ -38,19 +38,6 @@ export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<Syn
   return Promise.all(runs);
 }
 
-function crawler(ctx: CrawlContext, account: CrawlAccount, priority: number): Crawler {
-  return new Crawler(
-    { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
-    {
-      account: account.name,
-      apiVersion: account.client.apiVersion,
-      concurrency: ctx.crawl.concurrency,
-      splitAfterPages: ctx.crawl.splitAfterPages,
-      priority,
-    },
-  );
-}
-
 async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: ResourceName, options: SyncOptions): Promise<SyncOutcome> {
   const { sink } = ctx;
   const now = ctx.clock() / 1000;
@@ -70,7 +57,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   const query = { ...scope, from, to: Math.ceil(now) + 1 };
   await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
   const tasks = planIncremental(await sink.listWindows(query), from, now);
-  const incremental = await crawler(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
+  const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
     return { account: account.name, resource, from, to: now, incremental, refresh: { repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0 }, sealed: 0 };
   }
@@ -104,14 +91,14 @@ async function refreshNonFinal(
   ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost });
 
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawler(ctx, account, PRIORITY.refresh).run(tasks);
+  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
 
   let gone = 0;
   const gets = new PQueue({ concurrency: ctx.crawl.concurrency });
   const fetching = gets.addAll(
     plan.get.map((serviceId) => async () => {
       if (ctx.signal.aborted) return;
-      const fetched = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh });
+      const fetched = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
       const stamp = toIsoMicros(ctx.clock() / 1000);
       if (fetched === null) {
         gone += await sink.markMissing(account.name, resource, [serviceId], stamp);

@@ -8,14 +8,22 @@ import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
 import { LeaseHeldError } from './lease-held-error.js';
 import { LeaseLostError } from './lease-lost-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from './lease-names.js';
+import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 
 export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string };
 
+/** How a run the daemon started ended (a SyncReport or BackfillReport has this shape). */
+export interface RunEnding {
+  status: 'succeeded' | 'failed' | 'interrupted';
+  error: Error | null;
+}
+
 /** What the daemon reports for metrics. */
 export interface DaemonObserver {
   tickSkipped(reason: 'overlap' | 'backoff' | 'stopping'): void;
+  /** Every run's outcome, whatever ended it: the target down, the service, the token. */
+  runFinished(command: 'sync' | 'backfill', status: RunOutcome['status']): void;
   /** After every tick, with the target's windows and high-water marks. */
   observe(report: Awaited<ReturnType<Sink['status']>>): void;
 }
@@ -27,10 +35,10 @@ export interface DaemonOptions {
   /** This process's leases; its holder is this daemon's identity. */
   leases: LeaseKeeper;
   schedule: { expression: string; timezone: string };
-  /** One account's incremental sync (the `sync` command, under the account's lease). */
-  runSync: (account: string) => Promise<void>;
+  /** One account's incremental sync, under the account's lease; rejects when it could not start (lease held, target down). */
+  runSync: (account: string) => Promise<RunEnding>;
   /** The background backfill, if asked for; runs concurrently with the ticks. */
-  runBackfill?: (() => Promise<void>) | undefined;
+  runBackfill?: (() => Promise<RunEnding>) | undefined;
   /** Aborted on SIGINT/SIGTERM: no new tick starts, runs commit their pages in flight. */
   signal: AbortSignal;
   clock: () => number;
@@ -60,7 +68,7 @@ export interface DaemonOptions {
  * theirs now): neither counts towards the crash-loop backoff.
  */
 export function outcomeOf(error: unknown): RunOutcome {
-  if (error === undefined) return { status: 'succeeded' };
+  if (error === undefined || error === null) return { status: 'succeeded' };
   if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
   if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder };
   if (error instanceof InterruptedError) return { status: 'interrupted' };
@@ -116,14 +124,12 @@ export class Daemon {
     this.#releaseRegistration = await leases.hold([daemonLease(leases.holder)], { wait: false, signal });
     if (this.#o.runBackfill) {
       const started = this.#o.runBackfill;
-      this.#backfill = started().then(
-        () => logger.info({}, 'background backfill complete'),
-        (error: unknown) => {
-          const outcome = outcomeOf(error);
-          if (outcome.status === 'failed') logger.error({ err: outcome.error }, 'background backfill failed; restart the daemon to resume it');
-          if (outcome.status === 'held') logger.warn({ holder: outcome.holder }, 'background backfill stopped: another process took its account over; restart the daemon to resume it');
-        },
-      );
+      this.#backfill = settle(started()).then((outcome) => {
+        this.#finished('backfill', outcome);
+        if (outcome.status === 'succeeded') logger.info({}, 'background backfill complete');
+        if (outcome.status === 'failed') logger.error({ err: outcome.error }, 'background backfill failed; restart the daemon to resume it');
+        if (outcome.status === 'held') logger.warn({ holder: outcome.holder }, 'background backfill stopped: another process took its account over; restart the daemon to resume it');
+      });
     }
     this.#schedule.start();
     logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.#schedule.nextRun()?.toISOString(), accounts: this.#o.accounts }, 'daemon started');
@@ -170,7 +176,15 @@ export class Daemon {
     }
     this.#facts = { ...this.#facts, running: true, backoffUntil: null };
     try {
-      const outcomes = await this.#claimAndRun(scheduledAt);
+      let outcomes: Map<string, RunOutcome>;
+      try {
+        outcomes = await this.#claimAndRun(scheduledAt);
+      } catch (error) {
+        // Claiming itself failed (the target is down): every account's run failed this tick.
+        const failed = outcomeOf(error);
+        outcomes = new Map(this.#o.accounts.map((account) => [account, failed]));
+        for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!);
+      }
       this.#record(outcomes);
       try {
         observer.observe(await this.#o.sink.status());
@@ -188,10 +202,10 @@ export class Daemon {
     const runs: Array<Promise<void>> = [];
     const start = (account: string): void => {
       runs.push(
-        this.#o.runSync(account).then(
-          () => void outcomes.set(account, { status: 'succeeded' }),
-          (error: unknown) => void outcomes.set(account, outcomeOf(error)),
-        ),
+        settle(this.#o.runSync(account)).then((outcome) => {
+          outcomes.set(account, outcome);
+          this.#finished('sync', outcome);
+        }),
       );
     };
     const order = shuffle(accounts, random);
@@ -225,6 +239,11 @@ export class Daemon {
     this.#o.logger.debug({ scheduledAt: scheduledAt.toISOString(), share, accounts: [...started] }, 'tick claimed');
     await Promise.all(runs);
     return outcomes;
+  }
+
+  /** Counts a run that ran or tried to; a lease held by another process means this one did not try. */
+  #finished(command: 'sync' | 'backfill', outcome: RunOutcome): void {
+    if (outcome.status !== 'held') this.#o.observer.runFinished(command, outcome.status);
   }
 
   async #claim(account: string): Promise<boolean> {
@@ -272,6 +291,14 @@ export class Daemon {
       this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
     }
   }
+}
+
+/** How a run ended, whether it reported its end or could not start at all. */
+function settle(run: Promise<RunEnding>): Promise<RunOutcome> {
+  return run.then(
+    (ending) => (ending.status === 'succeeded' ? { status: 'succeeded' } : outcomeOf(ending.error ?? new Error(`run ${ending.status}`))),
+    (error: unknown) => outcomeOf(error),
+  );
 }
 
 /** Fisher–Yates with an injected random source. */

@@ -13,7 +13,7 @@ export interface LeaseLogger {
 }
 
 export interface LeaseKeeperOptions {
-  sink: Pick<Sink, 'acquireLease' | 'releaseLease'>;
+  sink: Pick<Sink, 'acquireLease' | 'releaseLease' | 'abandonRuns'>;
   /** `host:pid:runId` of this process (see holderId). */
   holder: string;
   /**
@@ -109,11 +109,14 @@ export class LeaseKeeper {
           continue;
         }
         let state = await this.#acquire(name);
+        if (state.tookOverFrom !== undefined) await this.#abandon(state.tookOverFrom, `its lease ${name} went without a heartbeat for ${this.ttlSeconds} s`);
         if (!state.held && this.#options.holderIsDead?.(state.holder) === true) {
-          this.#options.logger.warn({ lease: name, holder: state.holder }, 'taking over the lease of a process that is gone');
+          const dead = state.holder;
+          this.#options.logger.warn({ lease: name, holder: dead }, 'taking over the lease of a process that is gone');
           // Deletes the row only while the dead holder still has it; a live process that took it meanwhile keeps it.
-          await this.#inTurn(() => this.#options.sink.releaseLease(name, state.holder));
+          await this.#inTurn(() => this.#options.sink.releaseLease(name, dead));
           state = await this.#acquire(name);
+          if (state.held) await this.#abandon(dead, `its process is gone from this host (found when taking over ${name})`);
         }
         if (!state.held) {
           refused = state;
@@ -150,6 +153,13 @@ export class LeaseKeeper {
     this.#counts.clear();
     this.#losses.clear();
     for (const name of names) await this.#releaseOne(name);
+  }
+
+  /** The runs of a holder whose lease this process took over died with it: shown as abandoned, never as running for ever. */
+  async #abandon(holder: string, how: string): Promise<void> {
+    const at = toIsoMicros(this.#options.clock() / 1000);
+    const runs = await this.#options.sink.abandonRuns(holder, at, `${how}; taken over by ${this.holder} at ${at}`);
+    if (runs > 0) this.#options.logger.warn({ holder, runs }, 'runs of a process that died marked abandoned');
   }
 
   #pollMs(): number {

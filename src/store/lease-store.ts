@@ -19,6 +19,7 @@ export class SqlLeaseStore implements LeaseStore {
     if (nowMicros === null) throw new Error(`acquireLease: not an ISO time: ${now}`);
     const staleBefore = isoFromMicros(nowMicros - Math.round(ttlSeconds * 1_000_000));
     return this.#driver.transaction(async (tx) => {
+      const [before] = await tx.all('SELECT holder FROM sync_leases WHERE name = ?', [name]);
       // One statement decides: insert, renew (same holder) or take over a lease
       // whose heartbeat is older than the ttl; a live lease of another holder is left alone.
       await tx.run(
@@ -32,7 +33,9 @@ export class SqlLeaseStore implements LeaseStore {
       );
       const [row] = await tx.all('SELECT name, holder, acquired_at, heartbeat_at FROM sync_leases WHERE name = ?', [name]);
       if (!row) throw new Error(`acquireLease: lease ${name} vanished`);
-      return leaseState(row, holder);
+      const state = leaseState(row, holder);
+      const previous = before === undefined ? null : rowReader(LEASES, before).text('holder');
+      return state.held && previous !== null && previous !== holder ? { ...state, tookOverFrom: previous } : state;
     });
   }
 

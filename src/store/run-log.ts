@@ -11,7 +11,7 @@ export class SqlRunLog implements RunLog {
   }
 
   async startRun(run: RunStart): Promise<void> {
-    const row = { id: run.id, command: run.command, started_at: run.startedAt, finished_at: null, status: 'running', requests: 0, items_written: 0, error: null, account: run.account };
+    const row = { id: run.id, command: run.command, started_at: run.startedAt, finished_at: null, status: 'running', requests: 0, items_written: 0, error: null, account: run.account, holder: run.holder };
     await this.#driver.transaction((tx) => tx.write(table('sync_runs'), [row], 'replace'));
   }
 
@@ -27,5 +27,11 @@ export class SqlRunLog implements RunLog {
       ]);
       if (changed !== 1) throw new Error(`finishRun: no run ${id}`);
     });
+  }
+
+  async abandonRuns(holder: string, at: string, how: string): Promise<number> {
+    return this.#driver.transaction((tx) =>
+      tx.run("UPDATE sync_runs SET status = 'abandoned', finished_at = ?, error = ? WHERE holder = ? AND status = 'running'", [at, `abandoned: ${how}`, holder]),
+    );
   }
 }

@@ -192,11 +192,12 @@ export const TABLES: readonly TableDef[] = [
       col('command', 'text', 'backfill, sync, ...', { nullable: false }),
       col('started_at', 'text', 'When the run started.', { nullable: false }),
       col('finished_at', 'text', 'When the run ended; null while running or after a crash.'),
-      col('status', 'text', "'running', 'succeeded', 'failed' or 'interrupted'.", { nullable: false }),
+      col('status', 'text', "'running', 'succeeded', 'failed', 'interrupted' or 'abandoned' (its process died; see error for when and how that was found).", { nullable: false }),
       col('requests', 'integer', 'Requests sent by the run.', { nullable: false }),
       col('items_written', 'integer', 'Items written by the run.', { nullable: false }),
       col('error', 'text', 'One-line error of a failed run.'),
       col('account', 'text', 'Account the run synced; null for all.'),
+      col('holder', 'text', 'The process that ran it (host:pid:id, as in sync_leases); null for runs recorded before this column existed.'),
     ],
   },
   {

@@ -113,6 +113,11 @@ export interface LeaseStore {
 export interface RunLog {
   startRun(run: RunStart): Promise<void>;
   finishRun(id: string, end: RunEnd): Promise<void>;
+  /**
+   * Marks the runs of a process that died (still `running`) `abandoned`, with
+   * when and how that was found in `error`; returns how many.
+   */
+  abandonRuns(holder: string, at: string, how: string): Promise<number>;
 }
 
 export interface StatusSource {
@@ -197,6 +202,8 @@ export interface RunStart {
   command: string;
   startedAt: string;
   account: string | null;
+  /** The process running it, as in sync_leases (`host:pid:id`). */
+  holder: string;
 }
 
 export interface RunEnd {
@@ -214,7 +221,7 @@ export interface StatusReport {
   nonFinal: Record<Resource, number>;
   missing: Record<Resource, number>;
   rejected: number;
-  lastRuns: Array<{ id: string; command: string; startedAt: string; finishedAt: string | null; status: string; requests: number; itemsWritten: number; error: string | null }>;
+  lastRuns: Array<{ id: string; command: string; startedAt: string; finishedAt: string | null; status: string; requests: number; itemsWritten: number; error: string | null; holder: string | null }>;
 }
 
 export interface DeliveryRecord {
@@ -246,4 +253,6 @@ export interface LeaseState {
   heartbeatAt: string;
   /** True when the caller holds it now. */
   held: boolean;
+  /** Set when the caller just took the lease over from another holder (it died, or its heartbeat went stale). */
+  tookOverFrom?: string;
 }

@@ -63,6 +63,7 @@ export function createSqlSink(driver: SqlDriver, options: SqlSinkOptions): Query
     leases: () => leases.leases(),
     startRun: (r) => runs.startRun(r),
     finishRun: (id, end) => runs.finishRun(id, end),
+    abandonRuns: (holder, at, how) => runs.abandonRuns(holder, at, how),
     status: () => status.status(),
     query: (sql, params = []) => driver.read((tx) => tx.all(sql, params)),
     close: () => driver.close(),

@@ -42,7 +42,7 @@ export class SqlStatusSource implements StatusSource {
         missing[resource] = Number(readValue(COUNT, row?.missing) ?? 0);
       }
       const runs = await tx.all(
-        `SELECT id, command, started_at, finished_at, status, requests, items_written, error FROM sync_runs
+        `SELECT id, command, started_at, finished_at, status, requests, items_written, error, holder FROM sync_runs
          ORDER BY started_at DESC, id DESC LIMIT 10`,
       );
       const windowDef = table('sync_windows');
@@ -78,6 +78,7 @@ export class SqlStatusSource implements StatusSource {
             requests: r.requests as number,
             itemsWritten: r.items_written as number,
             error: r.error as string | null,
+            holder: r.holder as string | null,
           };
         }),
       };

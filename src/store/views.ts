@@ -36,7 +36,7 @@ const finalShare = (resource: string): string =>
 const lastRun = (column: string): string =>
   `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at DESC, r.id DESC LIMIT 1)`;
 
-// Lease names are `<kind>:<account>` (src/daemon/lease-names.ts).
+// Lease names are `<kind>:<account>` (src/store/lease-names.ts).
 const lease = (kind: string, column: string): string =>
   `(SELECT l.${column} FROM sync_leases l WHERE l.name = '${kind}:' || w.account)`;
 

@@ -24,6 +24,7 @@ export type RefusalReason =
   | 'signature-mismatch'
   | 'wrong-secret-for-webhook'
   | 'invalid-body'
+  | 'unknown-webhook'
   | 'shutting-down';
 
 /** One request the receiver answered; the daemon turns these into metrics. */
@@ -31,6 +32,8 @@ export type DeliveryEvent =
   | {
       outcome: 'accepted' | 'duplicate';
       status: 200;
+      /** The account that owns the webhook; the rows were written under it. */
+      account: string;
       webhookUuid: string | null;
       channel: string | null;
       items: number;
@@ -44,11 +47,23 @@ export type DeliveryEvent =
   | { outcome: 'refused'; status: number; reason: RefusalReason }
   | { outcome: 'failed'; status: 500; error: string };
 
+/** An account deliveries may belong to; with its client, deliveries are followed up by GETs through its bucket. */
+export interface ReceiverAccount {
+  name: string;
+  client?: Pick<ServiceClient, 'get' | 'apiVersion'> | undefined;
+}
+
 export interface WebhookReceiverDeps {
   sink: DeliverySink;
   secrets: WebhookSecrets;
-  /** Recorded as `account` in the rows. @default 'default' */
-  account?: string;
+  /** The accounts the receiver writes for; a delivery's rows record its account. @default one account 'default', no follow-up GETs */
+  accounts?: readonly ReceiverAccount[];
+  /**
+   * The account that owns a delivery's webhook (see webhook-owners.ts);
+   * undefined refuses the delivery (403, counted): no configured account owns it.
+   * @default the only account owns every webhook
+   */
+  owner?: (webhookUuid: string | null) => Promise<string | undefined>;
   /** Path deliveries are POSTed to. @default '/webhooks' */
   path?: string;
   /** Larger bodies are answered 413 without being read to the end. @default 1_048_576 */
@@ -58,13 +73,7 @@ export interface WebhookReceiverDeps {
   logger?: ReceiverLogger;
   /** Called once per answered request. */
   onDelivery?: (event: DeliveryEvent) => void;
-  /**
-   * The account's client. When given, a delivery of a session the target does
-   * not hold, or whose counter jumped, is followed by a GET through the
-   * account's bucket, after the answer. @default none (no follow-up GETs)
-   */
-  client?: Pick<ServiceClient, 'get' | 'apiVersion'>;
-  /** Tuning of the follow-up GETs. */
+  /** Tuning of the follow-up GETs: a delivered session the target did not hold, or whose counter jumped, is fetched after the answer. */
   refresh?: Pick<SessionRefresherOptions, 'maxPending' | 'priority'>;
   /**
    * Runs after a delivery was verified and parsed, just before its commit.
@@ -108,6 +117,7 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
   'signature-mismatch': { status: 401, message: 'the signature does not match' },
   'wrong-secret-for-webhook': { status: 401, message: 'the signature does not match' },
   'invalid-body': { status: 400, message: 'the body is not a delivery' },
+  'unknown-webhook': { status: 403, message: 'no account of this receiver owns the webhook' },
   'shutting-down': { status: 503, message: 'the receiver is stopping; deliver again' },
 };
 
@@ -121,13 +131,16 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
 export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceiver {
   const path = deps.path ?? '/webhooks';
   const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
-  const account = deps.account ?? 'default';
+  const accounts = deps.accounts ?? [{ name: 'default' }];
+  const only = accounts.length === 1 ? accounts[0]!.name : undefined;
+  const owner = deps.owner ?? (async () => only);
   const clock = deps.clock ?? Date.now;
   const candidates = candidateSecrets(deps.secrets);
-  const refresher =
-    deps.client === undefined
-      ? undefined
-      : new SessionRefresher({ client: deps.client, sink: deps.sink, account, clock, ...(deps.logger ? { logger: deps.logger } : {}), ...deps.refresh });
+  const refreshers = new Map<string, SessionRefresher>();
+  for (const a of accounts) {
+    if (a.client === undefined) continue;
+    refreshers.set(a.name, new SessionRefresher({ client: a.client, sink: deps.sink, account: a.name, clock, ...(deps.logger ? { logger: deps.logger } : {}), ...deps.refresh }));
+  }
   const inFlight = new Set<Promise<void>>();
   let draining = false;
 
@@ -164,6 +177,8 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     const expected = expectedSecret(deps.secrets, webhookUuid);
     if (expected === undefined || !check.matched.includes(expected)) return refuse(res, 'wrong-secret-for-webhook', remote);
 
+    const account = await owner(webhookUuid);
+    if (account === undefined) return refuse(res, 'unknown-webhook', remote);
     const receivedAt = toIsoMicros(clock() / 1000);
     const batch = normalizeDelivery(items, account, receivedAt, itemTexts);
     await deps.beforeCommit?.();
@@ -186,6 +201,7 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     deps.onDelivery?.({
       outcome: result.duplicate ? 'duplicate' : 'accepted',
       status: 200,
+      account,
       webhookUuid,
       channel,
       items: items.length,
@@ -194,6 +210,7 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
       rejected: result.rejected,
       serviceIds,
     });
+    const refresher = refreshers.get(account);
     if (refresher !== undefined && !result.duplicate) {
       for (const session of batch.sessions) {
         const known = result.previousCounters[session.resource].get(session.row.service_id);
@@ -218,13 +235,13 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
       value: async (): Promise<void> => {
         draining = true;
         while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-        await refresher?.close();
+        await Promise.all([...refreshers.values()].map((r) => r.close()));
       },
     },
     idle: {
       value: async (): Promise<void> => {
         while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-        await refresher?.idle();
+        await Promise.all([...refreshers.values()].map((r) => r.idle()));
       },
     },
   });

@@ -7,7 +7,7 @@ import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { parsePrometheusText } from './prometheus-text.js';
-import { until, whenRequests } from './wait-for.js';
+import { servedUrl, until, whenRequests } from './wait-for.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -22,17 +22,6 @@ function daemon(args: readonly string[], env: Record<string, string>): Child {
   const child = spawnIvsync(['daemon', ...args], env);
   children.push(child);
   return child;
-}
-
-/** The base URL a daemon started with `--port 0` serves on, from its log line. */
-async function servedUrl(child: Child): Promise<string> {
-  let exited = false;
-  void child.exited.then(() => (exited = true));
-  return until(() => {
-    const url = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"serving \/healthz and \/metrics"/.exec(child.stderr())?.[1];
-    if (url === undefined && exited) throw new Error(`the daemon exited before serving: ${child.stderr()}`);
-    return url;
-  }, 30_000, 'the daemon serving');
 }
 
 describe('the daemon process', () => {

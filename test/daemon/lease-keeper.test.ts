@@ -118,6 +118,7 @@ describe('heartbeat', () => {
         return sink.acquireLease(...args);
       },
       releaseLease: (name: string, holder: string) => sink.releaseLease(name, holder),
+      abandonRuns: (holder: string, at: string, how: string) => sink.abandonRuns(holder, at, how),
     };
     const keeper = new LeaseKeeper({ sink: gated, holder: 'hostA:1:run-a', ttlSeconds: 0.03, clock: () => Date.now(), logger: silent });
     keepers.push(keeper);

@@ -46,7 +46,8 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
       labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
     }
     const value = Number(m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : m[3]);
-    if (Number.isNaN(value) && m[3] !== 'NaN') throw new Error(`bad value, ${where}`);
+    // Prometheus reads NaN in any case (Go's ParseFloat); prom-client writes `Nan` for an empty event-loop histogram.
+    if (Number.isNaN(value) && m[3]!.toLowerCase() !== 'nan') throw new Error(`bad value, ${where}`);
     const name = m[1]!;
     const base = families.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
     family(families.has(base) ? base : name).samples.push({ name, labels, value });

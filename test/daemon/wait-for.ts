@@ -1,4 +1,5 @@
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { Child } from '../helpers/run-cli.js';
 
 /** Resolves once the simulator has received `n` more requests, or `done` settled (polls a counter; no fixed sleeps). */
 export async function whenRequests(sim: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
@@ -17,4 +18,15 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The base URL a daemon started with `--port 0` serves on, from its log line. */
+export async function servedUrl(child: Child): Promise<string> {
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  return until(() => {
+    const url = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"serving \/healthz and \/metrics"/.exec(child.stderr())?.[1];
+    if (url === undefined && exited) throw new Error(`the daemon exited before serving: ${child.stderr()}`);
+    return url;
+  }, 30_000, 'the daemon serving');
 }

@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { expect, it } from 'vitest';
 import { TABLES } from '../../src/store/schema.js';
 import type { WindowKey } from '../../src/store/sink.js';
@@ -12,7 +13,7 @@ forEachTarget((_dialect, ctx) => {
     await sink.migrate();
     await sink.migrate();
     const migrations = await sink.query('SELECT name FROM knex_migrations');
-    expect(migrations.map((m) => m.name)).toEqual(['20251122000000_initial']);
+    expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     await sink.mergeBatch(batch([auth('kept')]));
     await sink.close();
     const again = await ctx.open();
@@ -109,8 +110,8 @@ forEachTarget((_dialect, ctx) => {
     await sink.commitPage({ key: authWindow, batch: batch([auth('a', { result_final: false }), auth('b')]), nextCursor: null, done: true, now: t(5) });
     await sink.mergeBatch(batch([fp('f', { result_final: false }), fp('g', { result_final: false })]));
     await sink.markMissing('default', 'fingerprints', ['g'], t(6));
-    for (let i = 0; i < 12; i += 1) await sink.startRun({ id: `run-${String(i).padStart(2, '0')}`, command: 'sync', startedAt: t(10 + i), account: null });
-    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
+    for (let i = 0; i < 12; i += 1) await sink.startRun({ id: `run-${String(i).padStart(2, '0')}`, command: 'sync', startedAt: t(10 + i), account: null, holder: 'h:1:x' });
+    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x' });
 
     const status = await sink.status();
     expect(status.tables).toMatchObject({ authentications: 2, fingerprints: 2, sync_windows: 3, sync_runs: 12 });
@@ -127,7 +128,7 @@ forEachTarget((_dialect, ctx) => {
     expect(status.missing).toEqual({ authentications: 0, fingerprints: 1 });
     expect(status.rejected).toBe(0);
     expect(status.lastRuns).toHaveLength(10);
-    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
+    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x' });
     expect(status.lastRuns[1]).toMatchObject({ id: 'run-10', status: 'running', finishedAt: null });
     expect(await sink.nonFinalSessions('default', 'fingerprints')).toEqual([{ serviceId: 'f', createdEpoch: 1_000 }]);
     expect(await sink.nonFinalSessions('default', 'authentications')).toEqual([{ serviceId: 'a', createdEpoch: 1_000 }]);

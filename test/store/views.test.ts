@@ -84,8 +84,8 @@ forEachTarget((_dialect, ctx) => {
       done: true,
       now: t(1),
     });
-    await sink.startRun({ id: 'old', command: 'backfill', startedAt: t(0), account: 'default' });
-    await sink.startRun({ id: 'new', command: 'sync', startedAt: t(5), account: null });
+    await sink.startRun({ id: 'old', command: 'backfill', startedAt: t(0), account: 'default', holder: 'h:1:old' });
+    await sink.startRun({ id: 'new', command: 'sync', startedAt: t(5), account: null, holder: 'h:1:new' });
     await sink.finishRun('new', { finishedAt: t(6), status: 'succeeded', requests: 1, itemsWritten: 4, error: null });
     const [health] = await sink.query('SELECT * FROM v_sync_health');
     expect(health).toMatchObject({ account: 'default', resource: 'authentications', api_version: '1.4', last_run_id: 'new', last_run_status: 'succeeded', last_run_finished_at: t(6) });

@@ -40,7 +40,7 @@ export async function startHarness(
     sink,
     secrets: options.secrets ?? { byUuid: {}, defaultSecret: SECRET },
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    ...(options.client !== undefined ? { client: options.client } : {}),
+    accounts: [{ name: 'default', client: options.client }],
     onDelivery: (event) => events.push(event),
   });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: options.domainVerifications ?? {} });

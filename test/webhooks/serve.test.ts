@@ -5,7 +5,8 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAIN, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
@@ -119,14 +120,21 @@ describe('ivsync webhooks serve', () => {
     const port = await freePort();
     const env = { IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir) };
 
-    const first = serve(port, { ...env, IVSYNC_TEST_STALL_DELIVERIES: '1' });
+    const first = serve(port, env);
     await first.waitFor('stdout', 'listening');
+    // The test holds the target's write lock: the receiver can take deliveries
+    // but not commit them, so a delivery in flight at the service is one the
+    // receiver has received and not answered.
+    const lock = new Database(db);
+    lock.exec('BEGIN IMMEDIATE');
     await createWebhook(client, `http://127.0.0.1:${port}/webhooks`);
     const ids = sim.world.serviceIds('alice', 'authentications').filter((id) => sim.world.get(id)?.bad === null).slice(0, 3);
     for (const id of ids) sim.world.setResult(id, 'authentic', true);
-    await first.waitFor('stderr', 'delivery stalled before commit');
+    await vi.waitFor(() => expect(sim.stats.deliveries.attempted).toBeGreaterThan(sim.stats.deliveries.succeeded + sim.stats.deliveries.failed), { timeout: 10_000, interval: 5 });
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
+    lock.exec('ROLLBACK');
+    lock.close();
     expect(count(db, 'webhook_deliveries')).toBe(0);
 
     const second = serve(port, env);

@@ -1,12 +1,11 @@
 import { parseTime } from '../../config/parse-time.js';
-import { backfill } from '../../crawl/backfill.js';
-import { FatalError, InterruptedError } from '../../errors.js';
+import type { CrawlEvent } from '../../crawl/crawl-deps.js';
+import { runBackfill } from '../../crawl/run-backfill.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { Progress } from '../progress.js';
-import { bindAccounts, crawlContext, requestsOf, selectAccounts } from '../runtime.js';
-import { withRun } from '../with-run.js';
+import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { parseResources, withResources } from './crawl-options.js';
-import { leaseRequest, withLeaseOptions, type LeaseArgs } from './lease-options.js';
+import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface BackfillArgs extends LeaseArgs {
   from: string;
@@ -27,34 +26,30 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     const to = parseTime(args.to, '--to');
     const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
-    return withRun('backfill', config, io, args.account ?? null, async ({ io, sink, logger, tally }) => {
-      const accounts = bindAccounts(config, selected, logger, io);
-      const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock, requests: () => requestsOf(accounts) });
-      const ctx = crawlContext(config, sink, accounts, io, progress.onEvent);
-      let outcomes;
-      try {
-        outcomes = await backfill(ctx, { from, to, resources }, (plans) => {
-          const todo = plans.reduce((n, p) => n + p.todo, 0);
-          logger.info({ plans }, `backfill: ${todo} windows to page (${plans.reduce((n, p) => n + p.resumed, 0)} resumed)`);
-          progress.start(plans.reduce((n, p) => n + p.seconds, 0));
-        });
-      } finally {
-        progress.stop();
-        tally.requests = requestsOf(accounts);
+    const runId = newRunId();
+    const logger = loggerFor(config, io, runId);
+    const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock });
+    const onEvent = (event: CrawlEvent): void => {
+      if (event.type === 'backfill-plan') {
+        const todo = event.plans.reduce((n, p) => n + p.todo, 0);
+        const resumed = event.plans.reduce((n, p) => n + p.resumed, 0);
+        logger.debug({ plans: event.plans }, 'backfill plan');
+        logger.info({ windows: todo, resumed }, `backfill: ${todo} windows to page (${resumed} resumed)`);
       }
-      const items = outcomes.reduce((n, o) => n + o.items, 0);
-      tally.itemsWritten = outcomes.reduce((n, o) => n + o.written, 0);
-      const failed = outcomes.flatMap((o) => o.failed);
-      const summary = { items, written: tally.itemsWritten, pages: outcomes.reduce((n, o) => n + o.pages, 0), requests: tally.requests, failedWindows: failed.length };
-      if (outcomes.some((o) => o.interrupted)) {
-        throw new InterruptedError('backfill interrupted after committing the pages in flight; run the same command again to resume');
-      }
-      if (failed.length > 0) {
-        logger.error({ failed }, 'windows failed');
-        throw new FatalError('WINDOWS_FAILED', `${failed.length} window(s) failed (first: ${failed[0]!.error}); run the same command again to retry them`);
-      }
-      io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `backfill complete: ${items} items in ${summary.pages} pages, ${summary.requests} requests\n`);
-      return EXIT.ok;
-    }, leaseRequest(args, selected));
+      progress.onEvent(event);
+    };
+    let report;
+    try {
+      report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent }, (deps) =>
+        runBackfill(deps, { runId, accounts: selected.map((a) => a.name), from, to, resources, wait: args.wait ?? false }),
+      );
+    } finally {
+      progress.stop();
+    }
+    if (report.failedWindows.length > 0) logger.error({ failed: report.failedWindows }, 'windows failed');
+    if (report.error) throw report.error;
+    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, failedWindows: report.failedWindows.length };
+    io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`);
+    return EXIT.ok;
   },
 };

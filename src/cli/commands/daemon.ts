@@ -1,22 +1,20 @@
-import { hostname } from 'node:os';
-import { Writable } from 'node:stream';
 import { parseTime } from '../../config/parse-time.js';
+import { PRIORITY } from '../../crawl/sync.js';
+import { runBackfill, type BackfillReport } from '../../crawl/run-backfill.js';
+import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
-import { LeaseKeeper } from '../../daemon/lease-keeper.js';
-import { holderId } from '../../daemon/lease-names.js';
 import { checkSchedule } from '../../daemon/schedule.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { UserError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { localHolderIsDead } from '../local-holder.js';
 import type { Logger } from '../logger.js';
-import { createBindings, loggerFor, newRunId, openTarget, selectAccounts, type CliIo, type RunHost } from '../runtime.js';
-import { backfillCommand } from './backfill.js';
-import { withResources } from './crawl-options.js';
+import { receiverFor } from '../receiver-for.js';
+import { bindAccounts, leaseKeeper, loggerFor, newRunId, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
+import { parseResources, withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
-import { syncCommand } from './sync.js';
+import { syncJson } from './sync.js';
 
 interface DaemonArgs extends LeaseArgs {
   schedule?: string;
@@ -29,16 +27,6 @@ interface DaemonArgs extends LeaseArgs {
   'backfill-to'?: string;
 }
 
-/** Lines a run prints for a person become log records: a daemon has no terminal. */
-function linesToLog(logger: Logger): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logger.info({ output: line }, 'run output');
-      done();
-    },
-  });
-}
-
 /** Receiver events into the daemon's counters. */
 function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => void {
   return (event) => {
@@ -49,6 +37,24 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
       counters.stale(event.stale);
     }
   };
+}
+
+/** A run's report as one structured log record: the daemon has no terminal. */
+function logReport(logger: Logger, report: SyncReport | BackfillReport): void {
+  const fields = {
+    run: report.runId,
+    command: report.command,
+    account: report.account,
+    status: report.status,
+    requests: report.requests,
+    itemsWritten: report.itemsWritten,
+    startedAt: report.startedAt,
+    finishedAt: report.finishedAt,
+    ...('outcomes' in report ? { outcomes: syncJson(report).outcomes } : { items: report.items, pages: report.pages, failedWindows: report.failedWindows.length }),
+    ...(report.error ? { error: report.error.message } : {}),
+  };
+  if (report.status === 'succeeded') logger.info(fields, `${report.command} finished`);
+  else logger.warn(fields, `${report.command} ${report.status}`);
 }
 
 export const daemonCommand: CliCommand<DaemonArgs> = {
@@ -65,52 +71,42 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
   run: async ({ args, io, config: load }) => {
-    // Loaded here, not at start-up: the metrics registry, the HTTP server and the
-    // receiver are the daemon's alone, and every other command stays smaller without them.
-    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { createWebhookReceiver }] = await Promise.all([
+    // Loaded here, not at start-up: the metrics registry and the HTTP server are
+    // the daemon's alone, and every other command stays smaller without them.
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
       import('../../daemon/daemon-server.js'),
-      import('../../webhooks/webhook-receiver.js'),
     ]);
     const config = load();
     const schedule = { expression: args.schedule ?? config.daemon.schedule, timezone: args.timezone ?? config.daemon.timezone };
     checkSchedule(schedule.expression, schedule.timezone);
-    if (args.since !== undefined) parseTime(args.since, '--since');
-    const backfillFrom = args['backfill-from'];
+    const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
+    const resources = parseResources(args.resources, config.crawl.resources);
+    const backfillFrom = args['backfill-from'] === undefined ? undefined : parseTime(args['backfill-from'], '--backfill-from');
     if (args['backfill-to'] !== undefined && backfillFrom === undefined) {
       throw new UserError('BAD_BACKFILL', '--backfill-to needs --backfill-from');
     }
-    const backfillTo = args['backfill-to'] ?? String(Math.floor(io.clock() / 1000));
-    if (backfillFrom !== undefined) {
-      parseTime(backfillFrom, '--backfill-from');
-      parseTime(backfillTo, '--backfill-to');
-    }
+    const backfillTo = args['backfill-to'] === undefined ? Math.floor(io.clock() / 1000) : parseTime(args['backfill-to'], '--backfill-to');
     const selected = selectAccounts(config, args.account);
     const daemonId = newRunId();
     const logger = loggerFor(config, io, daemonId);
+    // Bound once for the life of the daemon: one bucket per token, shared by
+    // the scheduled syncs, the background backfill (by priority) and the receiver.
+    let bound: BoundAccount[] = [];
+    const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
+    bound = bindAccounts(config, selected, logger, metrics.onRequest);
+    metrics.declareAccounts(selected.map((a) => a.name));
     const sink = await openTarget(config);
+    const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
-    const keeper = new LeaseKeeper({ sink, holder: holderId(hostname(), process.pid, daemonId), ttlSeconds: leaseTtl(args), clock: io.clock, logger, holderIsDead: localHolderIsDead() });
-    // Bound once for the life of the daemon: one bucket per token, shared by
-    // the scheduled syncs and the background backfill (by priority).
-    const boundRef: { current: ReturnType<typeof createBindings> } = { current: [] };
-    const metrics = new DaemonMetrics({ buckets: () => boundRef.current.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
     try {
-      const bound = createBindings(config, selected, logger, metrics.onRequest);
-      boundRef.current = bound;
-      metrics.declareAccounts(selected.map((a) => a.name));
-      const host: RunHost = {
-        sink,
-        accounts: new Map(bound.map((b) => [b.config.name, b])),
-        leases: keeper,
-        onCrawlEvent: metrics.onCrawlEvent,
-        onRunEnd: (command, status) => metrics.runFinished(command, status),
+      const deps = runDeps(config, io, { sink, bound, leases: keeper, onEvent: metrics.onCrawlEvent });
+      const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
+        logReport(logger, report);
+        return report;
       };
-      const runIo: CliIo = { ...io, stdout: linesToLog(logger), host };
-      const shared = { config: () => config };
-      const resources = args.resources;
       const daemon = new Daemon({
         accounts: selected.map((a) => a.name),
         sink,
@@ -121,30 +117,21 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         random: Math.random,
         logger,
         observer: metrics,
-        runSync: async (account) => {
-          await syncCommand.run!({ ...shared, io: runIo, args: { account, since: args.since, resources, wait: false } });
-        },
+        runSync: async (account) => logged(await runSync(deps, { accounts: [account], resources, since, wait: false })),
         runBackfill:
           backfillFrom === undefined
             ? undefined
-            : async () => {
+            : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                await backfillCommand.run!({ ...shared, io: runIo, args: { account: args.account, from: backfillFrom, to: backfillTo, resources, wait: true } });
-              },
+                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfillFrom, to: backfillTo, resources, priority: PRIORITY.backfill, wait: true })),
       });
       if (args.port !== undefined) {
-        const webhookSecrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
-        if (hasAnySecret(webhookSecrets)) {
-          const first = bound[0]!;
-          receiver = createWebhookReceiver({
+        if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
+          receiver = receiverFor(config, {
             sink,
-            secrets: webhookSecrets,
-            account: first.config.name,
-            path: config.webhooks.path,
-            maxBodyBytes: config.webhooks.maxBodyBytes,
-            clock: io.clock,
+            accounts: bound.map((b) => ({ name: b.config.name, bound: b })),
             logger,
-            client: first.client,
+            clock: io.clock,
             onDelivery: countDeliveries(metrics.webhooks),
           });
         }
@@ -159,11 +146,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       }
       await daemon.run();
       await receiver?.drain();
-      for (const b of bound) b.client.close();
     } finally {
       await server?.close();
       await keeper.close();
       await sink.close();
+      for (const b of bound) b.client.close();
     }
     return EXIT.ok;
   },

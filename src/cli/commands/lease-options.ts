@@ -1,8 +1,6 @@
 import type { Argv } from 'yargs';
-import type { AccountConfig } from '../../config/config.js';
 import { UserError } from '../../errors.js';
 import type { GlobalArgs } from '../command.js';
-import type { LeaseRequest } from '../with-run.js';
 
 export interface LeaseArgs {
   wait?: boolean;
@@ -23,9 +21,4 @@ export function leaseTtl(args: LeaseArgs): number {
   const ttl = args['lease-ttl'] ?? DEFAULT_LEASE_TTL_SECONDS;
   if (!(ttl >= 1)) throw new UserError('BAD_LEASE_TTL', `--lease-ttl must be at least 1 second, got ${ttl}`);
   return ttl;
-}
-
-/** The leases a crawling command holds: one per account it works on. */
-export function leaseRequest(args: LeaseArgs, accounts: readonly AccountConfig[]): LeaseRequest {
-  return { accounts: accounts.map((a) => a.name), wait: args.wait ?? false, ttlSeconds: leaseTtl(args) };
 }

@@ -1,6 +1,7 @@
 import { nextRuns } from '../../daemon/schedule.js';
 import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { EXIT, type CliCommand } from '../command.js';
+import { localHolderIsDead } from '../local-holder.js';
 import { openTarget } from '../runtime.js';
 
 function iso(epoch: number | null): string {
@@ -73,6 +74,17 @@ export function renderScheduleFacts(facts: ScheduleFacts, nowEpoch: number): str
   );
 }
 
+/**
+ * A run still `running` whose process is known to be gone (it ran on this
+ * host and its pid is dead) is shown as abandoned: it died without ending,
+ * and nobody has taken its lease over yet to record that.
+ */
+export function withAbandoned(runs: StatusReport['lastRuns'], holderIsDead: (holder: string) => boolean): StatusReport['lastRuns'] {
+  return runs.map((r) =>
+    r.status === 'running' && r.holder !== null && holderIsDead(r.holder) ? { ...r, status: 'abandoned', error: 'abandoned: its process is gone from this host (found by status)' } : r,
+  );
+}
+
 export const statusCommand: CliCommand = {
   command: 'status',
   describe: 'checkpoints, counts per table, last runs, pending windows, non-final sessions (--json for scripts)',
@@ -80,7 +92,8 @@ export const statusCommand: CliCommand = {
     const config = load();
     const sink = await openTarget(config);
     try {
-      const report = await sink.status();
+      const stored = await sink.status();
+      const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };
       const now = io.clock() / 1000;
       const facts = scheduleFacts(report, await sink.leases(), { expression: config.daemon.schedule, timezone: config.daemon.timezone }, now);
       io.stdout.write(config.json ? `${JSON.stringify({ ...report, ...facts })}\n` : `${renderStatus(report, now)}\n${renderScheduleFacts(facts, now)}`);

@@ -1,12 +1,11 @@
 import { parseTime } from '../../config/parse-time.js';
-import { refreshCatalog, type CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
-import { sync } from '../../crawl/sync.js';
-import { FatalError, InterruptedError } from '../../errors.js';
+import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
+import type { CrawlEvent } from '../../crawl/crawl-deps.js';
+import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, crawlContext, requestsOf, selectAccounts } from '../runtime.js';
-import { withRun } from '../with-run.js';
+import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { parseResources, withResources } from './crawl-options.js';
-import { leaseRequest, withLeaseOptions, type LeaseArgs } from './lease-options.js';
+import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface SyncArgs extends LeaseArgs {
   since?: string;
@@ -27,68 +26,58 @@ export const syncCommand: CliCommand<SyncArgs> = {
     const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
     const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
-    return withRun('sync', config, io, args.account ?? null, async ({ io, sink, logger, tally }) => {
-      const accounts = bindAccounts(config, selected, logger, io);
-      const ctx = crawlContext(config, sink, accounts, io, (event) => {
-        if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
-        else logger.info(event, event.type);
-      });
-      let outcomes;
-      try {
-        outcomes = await sync(ctx, { resources, since });
-      } finally {
-        tally.requests = requestsOf(accounts);
-      }
-      tally.itemsWritten = outcomes.reduce((n, o) => n + o.incremental.written, 0);
-      if (outcomes.some((o) => o.incremental.interrupted) || io.signal.aborted) {
-        throw new InterruptedError('sync interrupted after committing the pages in flight; the next sync continues from there');
-      }
-      // The catalog belongs to v2 only; it runs after the sessions so that its
-      // outage (the service answers 503 while catalog data is unavailable) can
-      // never hold back or fail the session sync.
-      const catalogs: CatalogRefreshOutcome[] = [];
-      try {
-        for (const account of accounts.filter((a) => a.client.apiVersion === '2')) {
-          const outcome = await refreshCatalog({ account: account.config.name, client: account.client, sink, clock: io.clock });
-          for (const failure of outcome.failures) logger.warn({ account: outcome.account, failure }, 'catalog not refreshed');
-          for (const problem of outcome.problems) logger.warn({ account: outcome.account, problem }, 'catalog entry skipped');
-          catalogs.push(outcome);
-        }
-      } finally {
-        tally.requests = requestsOf(accounts);
-      }
-      const failed = outcomes.flatMap((o) => o.incremental.failed);
-      if (failed.length > 0) {
-        throw new FatalError('WINDOWS_FAILED', `${failed.length} window(s) failed (first: ${failed[0]!.error}); the next sync retries them`);
-      }
-      const report = outcomes.map((o) => ({
-        account: o.account,
-        resource: o.resource,
-        from: o.from,
-        to: o.to,
-        items: o.incremental.items,
-        written: o.incremental.written,
-        refreshRepaged: o.refresh.repaged,
-        refreshFetched: o.refresh.fetched,
-        refreshRequests: o.refresh.cost,
-        gone: o.refresh.gone,
-        sealed: o.sealed,
-      }));
-      if (config.json) {
-        io.stdout.write(`${JSON.stringify({ requests: tally.requests, outcomes: report, catalogs })}\n`);
-      } else {
-        for (const r of report) {
-          io.stdout.write(
-            `sync ${r.account}/${r.resource}: ${r.items} items (${r.written} new or changed), refreshed ${r.refreshRepaged} windows + ${r.refreshFetched} sessions, ${r.sealed} windows sealed\n`,
-          );
-        }
-        for (const c of catalogs) io.stdout.write(`${catalogLine(c)}\n`);
-        io.stdout.write(`${tally.requests} requests\n`);
-      }
-      return EXIT.ok;
-    }, leaseRequest(args, selected));
+    const runId = newRunId();
+    const logger = loggerFor(config, io, runId);
+    const onEvent = (event: CrawlEvent) => {
+      if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
+      else logger.info(event, event.type);
+    };
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent }, (deps) =>
+      runSync(deps, { runId, accounts: selected.map((a) => a.name), resources, since, wait: args.wait ?? false }),
+    );
+    for (const c of report.catalogs) {
+      for (const failure of c.failures) logger.warn({ account: c.account, failure }, 'catalog not refreshed');
+      for (const problem of c.problems) logger.warn({ account: c.account, problem }, 'catalog entry skipped');
+    }
+    if (report.error) throw report.error;
+    io.stdout.write(config.json ? `${JSON.stringify(syncJson(report))}\n` : syncLines(report).join(''));
+    return EXIT.ok;
   },
 };
+
+/** `sync --json`: the run's figures, one entry per account and resource. */
+export function syncJson(report: SyncReport): Record<string, unknown> {
+  return {
+    run: report.runId,
+    status: report.status,
+    requests: report.requests,
+    itemsWritten: report.itemsWritten,
+    outcomes: report.outcomes.map((o) => ({
+      account: o.account,
+      resource: o.resource,
+      from: o.from,
+      to: o.to,
+      items: o.incremental.items,
+      written: o.incremental.written,
+      refreshRepaged: o.refresh.repaged,
+      refreshFetched: o.refresh.fetched,
+      refreshRequests: o.refresh.cost,
+      gone: o.refresh.gone,
+      sealed: o.sealed,
+    })),
+    catalogs: report.catalogs,
+  };
+}
+
+function syncLines(report: SyncReport): string[] {
+  const lines = report.outcomes.map(
+    (o) =>
+      `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
+  );
+  for (const c of report.catalogs) lines.push(`${catalogLine(c)}\n`);
+  lines.push(`${report.requests} requests\n`);
+  return lines;
+}
 
 function catalogLine(outcome: CatalogRefreshOutcome): string {
   const { stored } = outcome;

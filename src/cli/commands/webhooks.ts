@@ -12,15 +12,12 @@ import { parseDomainVerifications } from '../../webhooks/domain-verification.js'
 import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
-import { createWebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
+import { receiverFor } from '../receiver-for.js';
 import { renderTable } from './status.js';
-
-/** Set to 1 in crash tests: verified deliveries stall before their commit, so the receiver can be killed between receipt and answer. */
-const STALL_ENV = 'IVSYNC_TEST_STALL_DELIVERIES';
 
 interface ManagementScope {
   config: Config;
@@ -216,43 +213,26 @@ const serveCommand: CliCommand<ServeArgs> = {
 
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
-    const [account] = selectAccounts(config, args.account);
-    const accountName = account?.name ?? 'default';
-    // Follow-up GETs need the service; without its address and token the receiver still takes deliveries.
-    const client = account?.baseUrl && account.token ? bindAccounts(config, [account], logger)[0]?.client : undefined;
+    // Follow-up GETs need the service; an account without its address and token still takes deliveries.
+    const accounts = selectAccounts(config, args.account).map((a) => ({ name: a.name, bound: a.baseUrl && a.token ? bindAccounts(config, [a], logger)[0] : undefined }));
+    const clients = accounts.flatMap((a) => (a.bound ? [a.bound.client] : []));
     const sink = await openSink(config.db);
-    const stall = io.env[STALL_ENV] === '1';
-    const receiver = createWebhookReceiver({
-      sink,
-      secrets,
-      account: accountName,
-      path: config.webhooks.path,
-      maxBodyBytes: config.webhooks.maxBodyBytes,
-      clock: io.clock,
-      logger,
-      ...(client !== undefined ? { client } : {}),
-      ...(stall
-        ? {
-            beforeCommit: () => {
-              io.stderr.write('delivery stalled before commit\n');
-              return new Promise<void>(() => undefined);
-            },
-          }
-        : {}),
-    });
+    const receiver = receiverFor(config, { sink, accounts, logger, clock: io.clock });
     let server;
     try {
       server = await startWebhookServer({ receiver, port: args.port, host: args.host, ...(tls ? { tls } : {}), domainVerifications });
     } catch (error) {
-      client?.close();
+      for (const c of clients) c.close();
       await sink.close();
       throw new UserError('LISTEN_FAILED', `cannot listen on ${args.host}:${args.port}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const info = { url: `${server.url}${config.webhooks.path}`, account: accountName, followUpGets: client !== undefined };
-    io.stdout.write(config.json ? `${JSON.stringify(info)}\n` : `webhook receiver listening on ${info.url} (account ${accountName}); stop with Ctrl-C\n`);
+    const names = accounts.map((a) => a.name).join(', ');
+    const info = { url: `${server.url}${config.webhooks.path}`, accounts: accounts.map((a) => a.name), followUpGets: clients.length > 0 };
+    io.stdout.write(config.json ? `${JSON.stringify(info)}\n` : `webhook receiver listening on ${info.url} (account ${names}); stop with Ctrl-C\n`);
     await untilAborted(io.signal);
     await server.close();
-    client?.close();
+    await receiver.drain();
+    for (const c of clients) c.close();
     await sink.close();
     logger.info({}, 'webhook receiver stopped');
     return EXIT.ok;

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/client.js';
+import { RateLimiter } from '../../src/api/rate-limiter.js';
+import { Secret } from '../../src/config/secret.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { createWebhook, post, SECRET, sign } from '../webhooks/harness.js';
+import { parsePrometheusText } from './prometheus-text.js';
+import { servedUrl } from './wait-for.js';
+
+const tempDir = useTempDir();
+let sim: RunningSimulator | undefined;
+const children: Child[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  await sim?.close();
+  sim = undefined;
+});
+
+const clientOf = (s: RunningSimulator, token: string) =>
+  createClient({ baseUrl: s.url, token: new Secret(token), apiVersion: '1.4', limiter: new RateLimiter({ rate: 10_000 }), retry: { baseMs: 5, maxMs: 20 } });
+
+describe('one daemon, two accounts, one receiver', () => {
+  it('writes each delivery under the account that owns its webhook, and refuses one that no account owns', async () => {
+    sim = await startSimulator({ sessions: 40, seed: 5, rate: 10_000, burst: 10_000, webhookRetryBaseMs: 5, tokens: { 'tok-a': 'alice', 'tok-b': 'bob' } });
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const accounts = [
+      { name: 'a1', tokenEnv: 'TOKEN_A' },
+      { name: 'a2', tokenEnv: 'TOKEN_B' },
+    ];
+    const env = { IVS_BASE_URL: sim.url, TOKEN_A: 'tok-a', TOKEN_B: 'tok-b', IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir, { accounts }) };
+    // A schedule that does not come round during the test: only deliveries write.
+    const child = spawnIvsync(['daemon', '--schedule', '0 0 1 1 *', '--port', '0'], env);
+    children.push(child);
+    const base = await servedUrl(child);
+
+    const alice = clientOf(sim, 'tok-a');
+    const bob = clientOf(sim, 'tok-b');
+    try {
+      await createWebhook(alice, `${base}/webhooks`, ['authentication']);
+      await createWebhook(bob, `${base}/webhooks`, ['authentication']);
+      // The mirror says which account's token listed which webhook.
+      for (const account of ['a1', 'a2']) expect((await (spawnIvsync(['webhooks', 'list', '--account', account], env).exited)).code).toBe(0);
+
+      const changed = { alice: sim.world.serviceIds('alice', 'authentications').slice(0, 2), bob: sim.world.serviceIds('bob', 'authentications').slice(0, 3) };
+      for (const id of [...changed.alice, ...changed.bob]) sim.world.setResult(id, 'authentic', true);
+      await sim.deliveries.settled();
+      expect(sim.stats.deliveries.gaveUp).toBe(0);
+
+      const accountOf = (id: string) => query<{ account: string }>(db, 'SELECT account FROM authentications WHERE service_id = ?', id)[0]?.account;
+      for (const id of changed.alice) expect(accountOf(id)).toBe('a1');
+      for (const id of changed.bob) expect(accountOf(id)).toBe('a2');
+
+      const stranger = JSON.stringify({ channel: 'default', webhook_uuid: '00000000-0000-4000-8000-000000000000', item_count: 0, items: [] });
+      expect((await post(`${base}/webhooks`, stranger, { 'Service-Signature': sign(SECRET, stranger) })).status).toBe(403);
+      const refused = parsePrometheusText(await (await fetch(`${base}/metrics`)).text())
+        .get('ivsync_webhook_deliveries_total')
+        ?.samples.find((s) => s.labels.reason === 'unknown-webhook');
+      expect(refused?.value).toBe(1);
+    } finally {
+      alice.close();
+      bob.close();
+    }
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+});
