@@ -3,6 +3,7 @@ import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink, WindowKey, WindowState } from '../store/sink.js';
 import { CommitQueue } from './commit-queue.js';
+import { stopsTheRun } from './error-scope.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import type { PassTask } from './planner.js';
 import { requestRange, splitRemainder } from './windows.js';
@@ -41,12 +42,6 @@ export interface CrawlOutcome {
 
 interface Task extends PassTask {
   resource: Resource;
-}
-
-/** Errors that say the whole run is wrong (bad token, bad request), not one window. */
-function isFatal(error: unknown): boolean {
-  const status = (error as { status?: unknown }).status;
-  return status === 400 || status === 401 || (error as { code?: unknown }).code === 'AUTH_REJECTED';
 }
 
 function message(error: unknown): string {
@@ -107,19 +102,24 @@ export class Crawler {
       try {
         await this.#pass(task);
       } catch (error) {
-        if (isFatal(error)) {
-          this.#fatal ??= error;
-        } else if (!this.#stopped()) {
-          const text = message(error);
-          this.#outcome.failed.push({ resource: task.resource, windowStart: task.window.windowStart, error: text });
-          await this.#deps.sink.markWindow(key(task), 'failed', text, this.#now()).catch(() => undefined);
-          this.#deps.onEvent?.({ type: 'window-failed', account: this.#options.account, resource: task.resource, windowStart: task.window.windowStart, error: text });
-        }
+        if (stopsTheRun(error)) this.#fatal ??= error;
+        else if (!this.#stopped()) await this.#windowFailed(task, message(error));
       } finally {
         this.#busy--;
         this.#wake();
       }
     }
+  }
+
+  /** One window failed; the run goes on, and the next one retries it. Failing to record that is the target failing: fatal. */
+  async #windowFailed(task: Task, text: string): Promise<void> {
+    this.#outcome.failed.push({ resource: task.resource, windowStart: task.window.windowStart, error: text });
+    try {
+      await this.#deps.sink.markWindow(key(task), 'failed', text, this.#now());
+    } catch (error) {
+      this.#fatal ??= error;
+    }
+    this.#deps.onEvent?.({ type: 'window-failed', account: this.#options.account, resource: task.resource, windowStart: task.window.windowStart, error: text });
   }
 
   #busy = 0;

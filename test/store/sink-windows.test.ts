@@ -111,7 +111,7 @@ forEachTarget((_dialect, ctx) => {
     await sink.mergeBatch(batch([fp('f', { result_final: false }), fp('g', { result_final: false })]));
     await sink.markMissing('default', 'fingerprints', ['g'], t(6));
     for (let i = 0; i < 12; i += 1) await sink.startRun({ id: `run-${String(i).padStart(2, '0')}`, command: 'sync', startedAt: t(10 + i), account: null, holder: 'h:1:x' });
-    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x' });
+    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
 
     const status = await sink.status();
     expect(status.tables).toMatchObject({ authentications: 2, fingerprints: 2, sync_windows: 3, sync_runs: 12 });
