@@ -3,6 +3,7 @@ import type { ServiceClient } from '../api/service-client.js';
 import type { NormalizedBatch, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { CommitResult, Sink } from '../store/sink.js';
+import type { ConnectionRefusal } from './connection-guard.js';
 import { deliveryId, parseDeliveryBody } from './delivery-body.js';
 import { normalizeDelivery } from './normalize-delivery.js';
 import { readRawBody } from './read-raw-body.js';
@@ -28,7 +29,8 @@ export type RefusalReason =
   | 'signature-mismatch'
   | 'wrong-secret-for-webhook'
   | 'invalid-body'
-  | 'shutting-down';
+  | 'shutting-down'
+  | ConnectionRefusal;
 
 /** One request the receiver answered; the daemon turns these into metrics. */
 export type DeliveryEvent =
@@ -92,6 +94,8 @@ export interface WebhookReceiver {
   drain(): Promise<void>;
   /** Resolves when no request is being handled and no follow-up GET waits or runs. */
   idle(): Promise<void>;
+  /** Logs and reports a request the hosting server turned away (time-out, connection cap) as a refusal of this receiver. */
+  refused(reason: ConnectionRefusal, remote: string | undefined): void;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
@@ -113,6 +117,8 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
   'wrong-secret-for-webhook': { status: 401, message: 'the signature does not match' },
   'invalid-body': { status: 400, message: 'the body is not a delivery' },
   'shutting-down': { status: 503, message: 'the receiver is stopping; deliver again' },
+  'request-timeout': { status: 408, message: 'the request did not arrive in time' },
+  'connection-limit': { status: 503, message: 'the receiver has too many connections; deliver again' },
 };
 
 /**
@@ -135,10 +141,15 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
   const inFlight = new Set<Promise<void>>();
   let draining = false;
 
-  const refuse = (res: ServerResponse, reason: RefusalReason, remote: string | undefined): void => {
-    const { status, message } = REFUSALS[reason];
+  const report = (reason: RefusalReason, remote: string | undefined): void => {
+    const { status } = REFUSALS[reason];
     deps.logger?.warn({ status, reason, remote }, 'webhook delivery refused');
     deps.onDelivery?.({ outcome: 'refused', status, reason });
+  };
+
+  const refuse = (res: ServerResponse, reason: RefusalReason, remote: string | undefined): void => {
+    const { status, message } = REFUSALS[reason];
+    report(reason, remote);
     const extra: Record<string, string> = {};
     if (reason === 'method-not-allowed') extra['Allow'] = 'POST';
     // The rest of an oversized body is not read; the connection cannot be reused.
@@ -232,6 +243,7 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
         await refresher?.idle();
       },
     },
+    refused: { value: (reason: ConnectionRefusal, remote: string | undefined): void => report(reason, remote) },
   });
   return receiver;
 }

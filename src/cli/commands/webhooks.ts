@@ -243,7 +243,14 @@ const serveCommand: CliCommand<ServeArgs> = {
     });
     let server;
     try {
-      server = await startWebhookServer({ receiver, port: args.port, host: args.host, ...(tls ? { tls } : {}), domainVerifications });
+      server = await startWebhookServer({
+        receiver,
+        port: args.port,
+        host: args.host,
+        ...(tls ? { tls } : {}),
+        domainVerifications,
+        limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
+      });
     } catch (error) {
       client?.close();
       await sink.close();
