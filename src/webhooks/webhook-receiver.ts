@@ -10,6 +10,7 @@ import { readRawBody } from './read-raw-body.js';
 import type { ReceiverLogger } from './receiver-logger.js';
 import { refreshReason } from './refresh-decision.js';
 import { SessionRefresher, type SessionRefresherOptions } from './session-refresher.js';
+import { strictUtf8 } from './strict-utf8.js';
 import { checkSignature, SIGNATURE_HEADER } from './verify-signature.js';
 import { candidateSecrets, expectedSecret, type WebhookSecrets } from './webhook-secrets.js';
 
@@ -28,6 +29,7 @@ export type RefusalReason =
   | 'signature-malformed'
   | 'signature-mismatch'
   | 'wrong-secret-for-webhook'
+  | 'invalid-encoding'
   | 'invalid-body'
   | 'shutting-down'
   | ConnectionRefusal;
@@ -115,6 +117,7 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
   'signature-malformed': { status: 400, message: 'the Service-Signature header is not SHA256:<base64>' },
   'signature-mismatch': { status: 401, message: 'the signature does not match' },
   'wrong-secret-for-webhook': { status: 401, message: 'the signature does not match' },
+  'invalid-encoding': { status: 400, message: 'the body is not valid UTF-8' },
   'invalid-body': { status: 400, message: 'the body is not a delivery' },
   'shutting-down': { status: 503, message: 'the receiver is stopping; deliver again' },
   'request-timeout': { status: 408, message: 'the request did not arrive in time' },
@@ -171,7 +174,8 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     }
     const check = checkSignature(raw.bytes, req.headers[SIGNATURE_HEADER], candidates);
     if (check.verdict !== 'ok') return refuse(res, `signature-${check.verdict}`, remote);
-    const text = raw.bytes.toString('utf8');
+    const text = strictUtf8(raw.bytes);
+    if (text === undefined) return refuse(res, 'invalid-encoding', remote);
     const parsed = parseDeliveryBody(text);
     if (!parsed.ok) return refuse(res, 'invalid-body', remote);
     const { webhookUuid, channel, items, itemTexts } = parsed.body;
