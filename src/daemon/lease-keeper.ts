@@ -1,6 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { InterruptedError } from '../errors.js';
-import { abortablePause } from './abortable-pause.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { LeaseState, Sink } from '../store/sink.js';
 import { LeaseHeldError } from './lease-held-error.js';
@@ -139,7 +139,8 @@ export class LeaseKeeper {
         announced = refused.holder;
         this.#options.logger.info({ lease: refused.name, holder: refused.holder, since: refused.acquiredAt }, 'waiting for the lease');
       }
-      await abortablePause(this.#pollMs(), options.signal);
+      // An abort ends the wait at once (its only rejection); the loop's first check turns it into InterruptedError.
+      await delay(this.#pollMs(), undefined, { signal: options.signal }).catch(() => undefined);
     }
   }
 
