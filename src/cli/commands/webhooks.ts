@@ -18,7 +18,7 @@ import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secret
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
-import { renderTable } from './status.js';
+import { renderTable } from '../text-table.js';
 
 /** Set to 1 in crash tests: verified deliveries stall before their commit, so the receiver can be killed between receipt and answer. */
 const STALL_ENV = 'IVSYNC_TEST_STALL_DELIVERIES';
