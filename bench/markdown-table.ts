@@ -1,15 +1,9 @@
 import Table from 'cli-table3';
+import { PLAIN_TABLE_CHARS } from '../src/cli/text-table.js';
 
 // Pipes round every cell and one dashed line under the header only (compact): a Markdown table the README takes as printed.
 const MARKDOWN = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
+  ...PLAIN_TABLE_CHARS,
   left: '|',
   'left-mid': '|',
   mid: '-',

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 
-// No borders and no colour: columns two spaces apart, one line per row, so the output greps and cuts like plain text.
-const PLAIN = {
+/** cli-table3 characters for no frame at all: columns two spaces apart, one line per row, so the output greps and cuts like plain text. */
+export const PLAIN_TABLE_CHARS = {
   top: '',
   'top-mid': '',
   'top-left': '',
@@ -19,9 +19,9 @@ const PLAIN = {
   middle: '  ',
 };
 
-/** Rows under a header line as aligned plain text; a missing value (null, undefined) shows as '-'. */
+/** Rows under a header line as aligned plain text, without colour; a missing value (null, undefined) shows as '-'. */
 export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
-  const table = new Table({ head: [...header], chars: PLAIN, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
+  const table = new Table({ head: [...header], chars: PLAIN_TABLE_CHARS, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
   for (const row of rows) table.push(header.map((_, i) => (row[i] === null || row[i] === undefined ? '-' : String(row[i]))));
   // cli-table3 pads the last column too; trailing blanks would only get in the way of grep and diff.
   return `${table.toString().split('\n').map((line) => line.trimEnd()).join('\n')}\n`;
