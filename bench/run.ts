@@ -80,3 +80,10 @@ if (want('webhooks')) {
   console.log('\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n');
   console.log(webhookTable(await runWebhookBench()));
 }
+
+if (want('slow')) {
+  const { runSlowClientsBench, slowClientsTable } = await import('./slow-clients-bench.js');
+  const figures = [await runSlowClientsBench('defaults (30 s, 256)', {}, 3_000, 200)];
+  console.log('\nWebhook receiver under 3,000 slow clients (headers, then a body byte a second), 200 signed deliveries meanwhile\n');
+  console.log(slowClientsTable(figures));
+}
