@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_PAGES_PER_COMMIT } from '../src/crawl/commit-queue.js';
+import { markdownTable } from './markdown-table.js';
 import { offlineIngest, type NormalizeOn, type OfflineIngestFigure } from './offline-ingest.js';
 import { isEntryPoint, numberFlag } from './script-args.js';
 import { dropSchema } from './target-backfill.js';
@@ -108,10 +109,7 @@ export function ingestTable(rows: readonly IngestTargetRow[]): string {
     Math.round(r.fresh).toString(),
     Math.round(r.replace).toString(),
   ]);
-  const all = [header, ...lines];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const fmt = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+  return markdownTable(header, lines);
 }
 
 if (isEntryPoint(import.meta.url)) {

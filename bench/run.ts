@@ -1,4 +1,5 @@
 import { crawlRun, type CrawlRun } from './crawl-bench.js';
+import { markdownTable } from './markdown-table.js';
 import { ingestTable, ingestTargets } from './ingest-targets.js';
 import { targetBackfill, targetBackfillTable, type BackfillTarget, type TargetBackfillRun } from './target-backfill.js';
 
@@ -25,10 +26,7 @@ function table(rows: readonly CrawlRun[]): string {
     r.peakRssMb.toFixed(0),
     r.cpuMsPer1000Items.toFixed(0),
   ]);
-  const all = [header, ...lines.map((l) => l.map(String))];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const fmt = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map((l) => fmt(l.map(String)))].join('\n');
+  return markdownTable(header, lines);
 }
 
 const sections = process.argv.slice(2);
@@ -81,4 +79,11 @@ if (want('webhooks')) {
   const { runWebhookBench, webhookTable } = await import('./webhook-bench.js');
   console.log('\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n');
   console.log(webhookTable(await runWebhookBench()));
+}
+
+if (want('slow')) {
+  const { runSlowClientsBench, slowClientsTable } = await import('./slow-clients-bench.js');
+  const figures = [await runSlowClientsBench('defaults (30 s, 256)', {}, 3_000, 200)];
+  console.log('\nWebhook receiver under 3,000 slow clients (headers, then a body byte a second), 200 signed deliveries meanwhile\n');
+  console.log(slowClientsTable(figures));
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';
+import { markdownTable } from './markdown-table.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -115,8 +116,5 @@ export function targetBackfillTable(runs: readonly TargetBackfillRun[]): string 
       (r.items / wall).toFixed(0),
     ];
   });
-  const all = [header, ...lines];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const fmt = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+  return markdownTable(header, lines);
 }

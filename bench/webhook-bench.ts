@@ -23,6 +23,7 @@ import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';
 import { createWebhookReceiver } from '../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../src/webhooks/webhook-server.js';
+import { markdownTable } from './markdown-table.js';
 
 const SECRET = new Secret('bench-webhook-secret-of-32-chars');
 
@@ -182,9 +183,7 @@ export function webhookTable(r: WebhookBenchResult): string {
     ['mutation -> row committed: max', `${r.visibleMaxMs.toFixed(1)} ms`, ''],
   ];
   const header: [string, string, string] = ['measure', 'value', 'target'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: readonly string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(fmt)].join('\n');
+  return markdownTable(header, rows);
 }
 
 if (process.argv[1]?.endsWith('webhook-bench.js') === true) {

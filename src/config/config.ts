@@ -74,6 +74,10 @@ export interface WebhookConfig {
   readonly defaultSecret: Secret | undefined;
   /** @default 1048576 */
   readonly maxBodyBytes: number;
+  /** A request not fully arrived by then is answered 408 and its connection closed. @default 30000 */
+  readonly requestTimeoutMs: number;
+  /** Open connections at most; beyond it the oldest idle or slow one is closed. @default 256 */
+  readonly maxConnections: number;
 }
 
 export interface DaemonConfig {

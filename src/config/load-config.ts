@@ -85,6 +85,8 @@ const fileSchema = z.strictObject({
       secret: secretRef.optional(),
       secrets: z.record(z.string(), secretRef).optional(),
       maxBodyBytes: z.number().int().min(1024).optional(),
+      requestTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+      maxConnections: z.number().int().min(1).max(100_000).optional(),
     })
     .optional(),
   daemon: z
@@ -226,6 +228,8 @@ export function loadConfig(sources: ConfigSources): Config {
       secrets: Object.freeze(secrets),
       defaultSecret: env.IVS_WEBHOOK_SECRET ? new Secret(env.IVS_WEBHOOK_SECRET) : resolveSecret(file.webhooks?.secret, env),
       maxBodyBytes: file.webhooks?.maxBodyBytes ?? 1_048_576,
+      requestTimeoutMs: file.webhooks?.requestTimeoutMs ?? 30_000,
+      maxConnections: file.webhooks?.maxConnections ?? 256,
     }),
     daemon: Object.freeze({
       schedule: file.daemon?.schedule ?? '*/5 * * * *',

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConnectionGuard, type ConnectionLimits } from '../webhooks/connection-guard.js';
+import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import type { Health } from './daemon-health.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -10,13 +12,16 @@ export interface DaemonServerOptions {
   host?: string;
   health: () => Health;
   metrics: { contentType: string; text: () => Promise<string> };
-  /** The webhook receiver, mounted at `webhookPath` for POST. */
-  webhook?: { path: string; handler: RequestHandler } | undefined;
+  /** The webhook receiver, mounted at its path; it counts what the connection limits turn away, and is drained on close. */
+  webhook?: (RequestHandler & Pick<WebhookReceiver, 'path' | 'refused' | 'drain'>) | undefined;
+  /** Time-outs and the connection cap, as for `webhooks serve`. @default ConnectionLimits' defaults */
+  limits?: ConnectionLimits;
 }
 
 export interface RunningDaemonServer {
   readonly url: string;
   readonly port: number;
+  /** Graceful stop, as `webhooks serve` stops: the receiver drained, then every connection closed. */
   close(): Promise<void>;
 }
 
@@ -27,10 +32,11 @@ function send(res: ServerResponse, status: number, type: string, body: string, h
 
 /** `GET /healthz`, `GET /metrics` and the webhook receiver, in the daemon's own process. */
 export async function startDaemonServer(options: DaemonServerOptions): Promise<RunningDaemonServer> {
-  const server: Server = createServer((req, res) => {
+  const guard = new ConnectionGuard(options.limits, options.webhook?.refused);
+  const server: Server = createServer(guard.serverOptions, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (options.webhook && path === options.webhook.path) {
-      options.webhook.handler(req, res);
+      options.webhook(req, res);
       return;
     }
     if (path !== '/healthz' && path !== '/metrics') {
@@ -51,8 +57,8 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<R
       (error: unknown) => send(res, 500, 'text/plain', `metrics failed: ${(error as Error).message}\n`),
     );
   });
-  // A scrape must not keep a stopping daemon waiting on an idle keep-alive socket.
-  server.keepAliveTimeout = 5_000;
+  // Also keeps a scrape's idle keep-alive socket from holding a stopping daemon for long.
+  guard.watch(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
@@ -62,10 +68,6 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<R
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => guard.stop(async () => options.webhook?.drain()),
   };
 }

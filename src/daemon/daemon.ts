@@ -1,5 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { InterruptedError } from '../errors.js';
-import { abortablePause } from './abortable-pause.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink } from '../store/sink.js';
 import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
@@ -227,7 +227,8 @@ export class Daemon {
       }
     }
     if (started.size < accounts.length && !signal.aborted) {
-      await abortablePause(this.#graceMs, signal);
+      // An abort ends the pause at once (its only rejection); the loop below then starts nothing.
+      await delay(this.#graceMs, undefined, { signal }).catch(() => undefined);
       for (const account of order) {
         if (started.has(account) || signal.aborted) continue;
         if (await this.#claim(account)) {

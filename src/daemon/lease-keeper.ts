@@ -1,5 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import PQueue from 'p-queue';
 import { InterruptedError } from '../errors.js';
-import { abortablePause } from './abortable-pause.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { LeaseState, Sink } from '../store/sink.js';
 import { LeaseHeldError } from './lease-held-error.js';
@@ -60,8 +61,8 @@ export class LeaseKeeper {
   readonly #losses = new Map<string, AbortController>();
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> = Promise.resolve();
-  /** The keeper's lease writes, one at a time, so a renewal never lands after the release of its lease. */
-  #writes: Promise<unknown> = Promise.resolve();
+  /** The keeper's lease writes, one at a time in call order, so a renewal never lands after the release of its lease. */
+  readonly #writes = new PQueue({ concurrency: 1 });
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options;
@@ -114,7 +115,7 @@ export class LeaseKeeper {
           const dead = state.holder;
           this.#options.logger.warn({ lease: name, holder: dead }, 'taking over the lease of a process that is gone');
           // Deletes the row only while the dead holder still has it; a live process that took it meanwhile keeps it.
-          await this.#inTurn(() => this.#options.sink.releaseLease(name, dead));
+          await this.#writes.add(() => this.#options.sink.releaseLease(name, dead));
           state = await this.#acquire(name);
           if (state.held) await this.#abandon(dead, `its process is gone from this host (found when taking over ${name})`);
         }
@@ -141,7 +142,8 @@ export class LeaseKeeper {
         announced = refused.holder;
         this.#options.logger.info({ lease: refused.name, holder: refused.holder, since: refused.acquiredAt }, 'waiting for the lease');
       }
-      await abortablePause(this.#pollMs(), options.signal);
+      // An abort ends the wait at once (its only rejection); the loop's first check turns it into InterruptedError.
+      await delay(this.#pollMs(), undefined, { signal: options.signal }).catch(() => undefined);
     }
   }
 
@@ -166,15 +168,8 @@ export class LeaseKeeper {
     return this.#options.pollMs ?? Math.min(2000, this.ttlSeconds * 250);
   }
 
-  /** Runs `write` after every lease write this keeper started before it. */
-  #inTurn<T>(write: () => Promise<T>): Promise<T> {
-    const result = this.#writes.then(write);
-    this.#writes = result.catch(() => undefined);
-    return result;
-  }
-
   #acquire(name: string): Promise<LeaseState> {
-    return this.#inTurn(() => this.#acquireNow(name));
+    return this.#writes.add(() => this.#acquireNow(name));
   }
 
   #acquireNow(name: string): Promise<LeaseState> {
@@ -197,7 +192,7 @@ export class LeaseKeeper {
 
   async #releaseOne(name: string): Promise<void> {
     try {
-      await this.#inTurn(() => this.#options.sink.releaseLease(name, this.holder));
+      await this.#writes.add(() => this.#options.sink.releaseLease(name, this.holder));
     } catch (error) {
       // Not fatal: an unreleased lease goes stale and is taken over after the ttl.
       this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'could not release the lease');
@@ -222,7 +217,7 @@ export class LeaseKeeper {
     for (const name of [...this.#counts.keys()]) {
       try {
         // A lease released since the beat began is skipped: acquiring it again would insert it back.
-        const state = await this.#inTurn(async () => (this.holds(name) ? this.#acquireNow(name) : undefined));
+        const state = await this.#writes.add(async () => (this.holds(name) ? this.#acquireNow(name) : undefined));
         const loss = this.#losses.get(name);
         if (state !== undefined && !state.held && loss !== undefined && !loss.signal.aborted) {
           this.#options.logger.error({ lease: name, holder: state.holder }, 'lease lost: this process missed its heartbeats and another took the lease over');

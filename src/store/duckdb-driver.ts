@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import PQueue from 'p-queue';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
-import { ExclusiveLock } from './exclusive-lock.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { onConflictClause } from './upsert-clause.js';
@@ -62,7 +62,9 @@ export class DuckdbDriver implements SqlDriver {
   readonly dialect = 'duckdb' as const;
   readonly #instance: DuckDBInstance;
   readonly #connection: DuckDBConnection;
-  readonly #lock = new ExclusiveLock();
+  // One task at a time, in call order: the crawler and the receiver share the one connection and a
+  // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
+  readonly #lock = new PQueue({ concurrency: 1 });
   readonly #clock: () => Date;
   #closed = false;
   readonly #staged = new Set<string>();
@@ -82,19 +84,19 @@ export class DuckdbDriver implements SqlDriver {
   }
 
   migrate(): Promise<string[]> {
-    return this.#lock.run(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
+    return this.#lock.add(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#lock.run(() => this.#inTransaction(work));
+    return this.#lock.add(() => this.#inTransaction(work));
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#lock.run(() => this.#inTransaction(work));
+    return this.#lock.add(() => this.#inTransaction(work));
   }
 
   close(): Promise<void> {
-    return this.#lock.run(async () => {
+    return this.#lock.add(async () => {
       if (this.#closed) return;
       this.#closed = true;
       // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.

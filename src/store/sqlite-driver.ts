@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
+import PQueue from 'p-queue';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { ExclusiveLock } from './exclusive-lock.js';
 import { BackgroundCheckpointer } from './sqlite-checkpointer.js';
 import type { TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -88,7 +88,9 @@ function bindable(value: unknown): unknown {
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly #knex: Knex;
-  readonly #lock = new ExclusiveLock();
+  // One task at a time, in call order: the crawler and the receiver share the one connection and a
+  // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
+  readonly #lock = new PQueue({ concurrency: 1 });
   readonly #statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
   readonly #busyTimeoutMs: number;
@@ -145,7 +147,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   migrate(): Promise<string[]> {
-    return this.#lock.run(async () => {
+    return this.#lock.add(async () => {
       const config = { migrationSource: new StaticMigrationSource(MIGRATIONS) };
       // Reading the list needs no write lock: a target that is up to date opens
       // while another process (a backfill, a daemon) is writing to it.
@@ -176,7 +178,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    await this.#lock.run(async () => {
+    await this.#lock.add(async () => {
       // The worker's connection goes first, so that closing the last one folds the WAL in and removes it.
       await this.#checkpointer?.close();
       this.#checkpointer = null;
@@ -185,7 +187,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   #withConnection<T>(work: (db: Database.Database) => Promise<T>): Promise<T> {
-    return this.#lock.run(async () => {
+    return this.#lock.add(async () => {
       const conn: unknown = await this.#knex.client.acquireConnection();
       if (!(conn instanceof Database)) throw new Error('knex did not hand out a better-sqlite3 connection');
       try {

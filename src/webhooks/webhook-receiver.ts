@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceClient } from '../api/service-client.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { DeliveryResult, Sink } from '../store/sink.js';
+import type { ConnectionRefusal } from './connection-guard.js';
 import { deliveryId, parseDeliveryBody } from './delivery-body.js';
 import { normalizeDelivery } from './normalize-delivery.js';
 import { readRawBody } from './read-raw-body.js';
 import type { ReceiverLogger } from './receiver-logger.js';
 import { refreshReason } from './refresh-decision.js';
 import { SessionRefresher, type SessionRefresherOptions } from './session-refresher.js';
+import { strictUtf8 } from './strict-utf8.js';
 import { checkSignature, SIGNATURE_HEADER } from './verify-signature.js';
 import { candidateSecrets, expectedSecret, type WebhookSecrets } from './webhook-secrets.js';
 
@@ -23,9 +25,11 @@ export type RefusalReason =
   | 'signature-malformed'
   | 'signature-mismatch'
   | 'wrong-secret-for-webhook'
+  | 'invalid-encoding'
   | 'invalid-body'
   | 'unknown-webhook'
-  | 'shutting-down';
+  | 'shutting-down'
+  | ConnectionRefusal;
 
 /** One request the receiver answered; the daemon turns these into metrics. */
 export type DeliveryEvent =
@@ -97,6 +101,8 @@ export interface WebhookReceiver {
   drain(): Promise<void>;
   /** Resolves when no request is being handled and no follow-up GET waits or runs. */
   idle(): Promise<void>;
+  /** Logs and reports a request the hosting server turned away (time-out, connection cap) as a refusal of this receiver. */
+  refused(reason: ConnectionRefusal, remote: string | undefined): void;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
@@ -116,9 +122,12 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
   'signature-malformed': { status: 400, message: 'the Service-Signature header is not SHA256:<base64>' },
   'signature-mismatch': { status: 401, message: 'the signature does not match' },
   'wrong-secret-for-webhook': { status: 401, message: 'the signature does not match' },
+  'invalid-encoding': { status: 400, message: 'the body is not valid UTF-8' },
   'invalid-body': { status: 400, message: 'the body is not a delivery' },
   'unknown-webhook': { status: 403, message: 'no account of this receiver owns the webhook' },
   'shutting-down': { status: 503, message: 'the receiver is stopping; deliver again' },
+  'request-timeout': { status: 408, message: 'the request did not arrive in time' },
+  'connection-limit': { status: 503, message: 'the receiver has too many connections; deliver again' },
 };
 
 /**
@@ -144,10 +153,15 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
   const inFlight = new Set<Promise<void>>();
   let draining = false;
 
-  const refuse = (res: ServerResponse, reason: RefusalReason, remote: string | undefined): void => {
-    const { status, message } = REFUSALS[reason];
+  const report = (reason: RefusalReason, remote: string | undefined): void => {
+    const { status } = REFUSALS[reason];
     deps.logger?.warn({ status, reason, remote }, 'webhook delivery refused');
     deps.onDelivery?.({ outcome: 'refused', status, reason });
+  };
+
+  const refuse = (res: ServerResponse, reason: RefusalReason, remote: string | undefined): void => {
+    const { status, message } = REFUSALS[reason];
+    report(reason, remote);
     const extra: Record<string, string> = {};
     if (reason === 'method-not-allowed') extra['Allow'] = 'POST';
     // The rest of an oversized body is not read; the connection cannot be reused.
@@ -169,7 +183,8 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
     }
     const check = checkSignature(raw.bytes, req.headers[SIGNATURE_HEADER], candidates);
     if (check.verdict !== 'ok') return refuse(res, `signature-${check.verdict}`, remote);
-    const text = raw.bytes.toString('utf8');
+    const text = strictUtf8(raw.bytes);
+    if (text === undefined) return refuse(res, 'invalid-encoding', remote);
     const parsed = parseDeliveryBody(text);
     if (!parsed.ok) return refuse(res, 'invalid-body', remote);
     const { webhookUuid, channel, items, itemTexts } = parsed.body;
@@ -244,6 +259,7 @@ export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceive
         await Promise.all([...refreshers.values()].map((r) => r.idle()));
       },
     },
+    refused: { value: (reason: ConnectionRefusal, remote: string | undefined): void => report(reason, remote) },
   });
   return receiver;
 }

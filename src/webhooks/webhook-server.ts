@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ConnectionGuard, type ConnectionLimits } from './connection-guard.js';
 import { verificationValue } from './domain-verification.js';
 import type { WebhookReceiver } from './webhook-receiver.js';
 
@@ -14,6 +15,8 @@ export interface WebhookServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** token -> value served as text/plain at /.well-known/service-domain-verification/<token>. @default {} */
   domainVerifications?: Readonly<Record<string, string>>;
+  /** Time-outs and the connection cap; what they turn away counts as the receiver's refusals. @default ConnectionLimits' defaults */
+  limits?: ConnectionLimits;
 }
 
 export interface RunningWebhookServer {
@@ -21,9 +24,10 @@ export interface RunningWebhookServer {
   readonly url: string;
   readonly port: number;
   /**
-   * Graceful stop: no new connections, new requests on open ones get 503 (the
-   * service retries), deliveries in flight are committed and answered, then
-   * the server closes. The caller closes the target afterwards.
+   * Graceful stop: no new connections, connections still sending a request
+   * are closed and new requests on open ones get 503 (the service retries
+   * both), deliveries that fully arrived are committed and answered, then the
+   * server closes. The caller closes the target afterwards.
    */
   close(): Promise<void>;
 }
@@ -49,7 +53,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     if (value !== undefined) return text(res, 200, 'text/plain; charset=utf-8', value, req.method === 'HEAD');
     receiver(req, res);
   };
-  const server: Server = options.tls === undefined ? createHttpServer(route) : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, route);
+  const guard = new ConnectionGuard(options.limits, receiver.refused);
+  const server: Server =
+    options.tls === undefined
+      ? createHttpServer(guard.serverOptions, route)
+      : createHttpsServer({ ...guard.serverOptions, cert: options.tls.cert, key: options.tls.key }, route);
+  guard.watch(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => {
@@ -60,18 +69,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${options.tls === undefined ? 'http' : 'https'}://${host}:${address.port}`;
-  let closing: Promise<void> | undefined;
   return {
     url,
     port: address.port,
-    close: () =>
-      (closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        await receiver.drain();
-        // Keep-alive connections that are idle now would otherwise hold close() open.
-        server.closeAllConnections();
-        await closed;
-      })()),
+    close: () => guard.stop(() => receiver.drain()),
   };
 }

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(c.accounts).toHaveLength(1);
     expect(c.accounts[0]).toMatchObject({ name: 'default', apiVersion: '1.4', rate: 10, tokenEnv: 'IVS_API_TOKEN' });
     expect(c.crawl).toMatchObject({ windowSeconds: 604800, overlapSeconds: 86400, concurrency: 24 });
+    expect(c.webhooks).toMatchObject({ maxBodyBytes: 1_048_576, requestTimeoutMs: 30_000, maxConnections: 256 });
     expect(Object.isFrozen(c)).toBe(true);
   });
 
@@ -43,6 +44,8 @@ describe('loadConfig', () => {
 
   it.each([
     ['{"crawl": {"windowSeconds": 5}}', /crawl.windowSeconds/],
+    ['{"webhooks": {"requestTimeoutMs": 10}}', /webhooks.requestTimeoutMs/],
+    ['{"webhooks": {"maxConnections": 0}}', /webhooks.maxConnections/],
     ['{"nope": 1}', /nope|Unrecognized/i],
     ['{not json', /not valid JSON/],
     ['{"accounts": [{"name": "a"}, {"name": "a"}]}', /listed twice/],

@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { Secret } from '../../src/config/secret.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { openSlowClient, SLOW_REQUESTS, statusOf, type SlowClient } from '../helpers/slow-client.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { signedDelivery } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { servedUrl, until, whenRequests } from './wait-for.js';
 
@@ -159,6 +162,34 @@ describe('the daemon process', () => {
     expect(await health.json()).toMatchObject({ status: 'ok' });
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+
+  it('its port closes slow clients (config webhooks.requestTimeoutMs, webhooks.maxConnections), counts them, and still takes a signed delivery', async () => {
+    sim = await startSimulator({ sessions: 50, seed: 35 });
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const config = writeConfig(dir, { webhooks: { requestTimeoutMs: 400, maxConnections: 10 } });
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_WEBHOOK_SECRET: 'hook-secret-of-the-daemon' };
+    const child = daemon(['--schedule', '0 0 1 1 *', '--port', '0'], env);
+    const base = await servedUrl(child);
+    const slow: SlowClient[] = [];
+    for (let i = 0; i < 40; i++) slow.push(await openSlowClient(base, SLOW_REQUESTS[i % SLOW_REQUESTS.length]!));
+    await Promise.all(slow.map((c) => c.closed));
+    // Shed for newer ones (503) or timed out (408); how many of each depends on how fast they were opened.
+    const statuses = slow.map((c) => statusOf(c.answer()));
+    expect(statuses.filter((s) => s !== 503 && s !== 408)).toEqual([]);
+
+    const { body, headers } = signedDelivery('daemon-delivery', new Secret('hook-secret-of-the-daemon'));
+    const answer = await fetch(`${base}/webhooks`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+    expect(answer.status).toBe(200);
+    expect(query(db, 'SELECT service_id, source FROM authentications')).toEqual([{ service_id: 'daemon-delivery', source: 'webhook' }]);
+    const samples = parsePrometheusText(await (await fetch(`${base}/metrics`)).text()).get('ivsync_webhook_deliveries_total')?.samples ?? [];
+    const counted = (reason: string): number => samples.find((s) => s.labels.reason === reason)?.value ?? 0;
+    expect(counted('request-timeout')).toBe(statuses.filter((s) => s === 408).length);
+    expect(counted('connection-limit')).toBe(statuses.filter((s) => s === 503).length);
+    expect(samples.find((s) => s.labels.outcome === 'accepted')?.value).toBe(1);
     child.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
   });

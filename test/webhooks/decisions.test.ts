@@ -5,6 +5,7 @@ import { parseDomainVerifications, verificationValue } from '../../src/webhooks/
 import { explainManagementFailure } from '../../src/webhooks/management-failure.js';
 import { deliveryItemApiVersion } from '../../src/webhooks/normalize-delivery.js';
 import { refreshReason } from '../../src/webhooks/refresh-decision.js';
+import { strictUtf8 } from '../../src/webhooks/strict-utf8.js';
 import { buildWebhookCreate, checkEndpoint, parseFilterFlag } from '../../src/webhooks/webhook-create-request.js';
 import { candidateSecrets, expectedSecret } from '../../src/webhooks/webhook-secrets.js';
 
@@ -148,6 +149,22 @@ describe('delivery bodies', () => {
     ['not an item', '1.4'],
   ])('reads the interface of %o', (item, version) => {
     expect(deliveryItemApiVersion(item)).toBe(version);
+  });
+});
+
+describe('strictUtf8', () => {
+  it.each([
+    ['ASCII', [0x7b, 0x7d], '{}'],
+    ['two, three and four bytes', [0xc3, 0xa9, 0xe6, 0x97, 0xa5, 0xf0, 0x9f, 0x98, 0x80], 'é日😀'],
+    ['a byte order mark, kept', [0xef, 0xbb, 0xbf, 0x7b, 0x7d], '\uFEFF{}'],
+    ['nothing', [], ''],
+    ['a lone continuation byte', [0x7b, 0x80, 0x7d], undefined],
+    ['a sequence cut short at the end', [0x7b, 0xe6, 0x97], undefined],
+    ['an overlong encoding', [0xc0, 0xaf], undefined],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80], undefined],
+    ['a byte never valid', [0xff], undefined],
+  ])('%s', (_name, bytes, text) => {
+    expect(strictUtf8(Uint8Array.from(bytes))).toBe(text);
   });
 });
 

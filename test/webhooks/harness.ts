@@ -7,6 +7,7 @@ import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
+import type { ConnectionLimits } from '../../src/webhooks/connection-guard.js';
 import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
 import type { WebhookSecrets } from '../../src/webhooks/webhook-secrets.js';
 import { startWebhookServer, type RunningWebhookServer } from '../../src/webhooks/webhook-server.js';
@@ -31,7 +32,7 @@ export interface Harness {
 /** A receiver over real HTTP on 127.0.0.1 writing into a real SQLite file in `dir`. */
 export async function startHarness(
   dir: string,
-  options: { secrets?: WebhookSecrets; maxBodyBytes?: number; client?: ServiceClient; domainVerifications?: Record<string, string> } = {},
+  options: { secrets?: WebhookSecrets; maxBodyBytes?: number; client?: ServiceClient; domainVerifications?: Record<string, string>; limits?: ConnectionLimits } = {},
 ): Promise<Harness> {
   const db = join(dir, 'target.sqlite');
   const sink = await openSink(`sqlite:${db}`);
@@ -43,7 +44,13 @@ export async function startHarness(
     accounts: [{ name: 'default', client: options.client }],
     onDelivery: (event) => events.push(event),
   });
-  const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: options.domainVerifications ?? {} });
+  const server = await startWebhookServer({
+    receiver,
+    port: 0,
+    host: '127.0.0.1',
+    domainVerifications: options.domainVerifications ?? {},
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
+  });
   return {
     db,
     sink,
@@ -82,6 +89,13 @@ export function count(db: string, table: string): number {
 
 export function row(db: string, table: 'authentications' | 'fingerprints', serviceId: string): Record<string, unknown> | undefined {
   return query(db, `SELECT * FROM ${table} WHERE service_id = ?`, serviceId)[0];
+}
+
+/** A signed delivery of one session (a v2 item, so no simulator is needed). */
+export function signedDelivery(serviceId: string, secret: Secret = SECRET): { body: string; headers: Record<string, string> } {
+  const item = `{"service_id": "${serviceId}", "activity": {"name": "authentication"}, "timestamp": {"created_at": "2026-01-01T00:00:00Z"}}`;
+  const body = `{"channel": "default", "webhook_uuid": "wh-signed", "item_count": 1, "items": [${item}]}`;
+  return { body, headers: { 'Service-Signature': sign(secret, body) } };
 }
 
 /** A delivery body as the service sends it, for a session of the simulator in its present state. */

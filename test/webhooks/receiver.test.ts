@@ -6,7 +6,7 @@ import { runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
-import { clientFor, count, createWebhook, deliveryBody, post, row, SECRET, sign, startHarness, startSim, TOKEN, type Harness } from './harness.js';
+import { clientFor, count, createWebhook, deliveryBody, post, row, SECRET, sign, signedDelivery, startHarness, startSim, TOKEN, type Harness } from './harness.js';
 
 const tempDir = useTempDir();
 const closers: (() => Promise<void>)[] = [];
@@ -239,6 +239,19 @@ describe('refused requests change nothing', () => {
     // The same receiver takes the genuine delivery.
     expect((await post(h.url, good, { 'Service-Signature': sign(SECRET, good) })).status).toBe(200);
     expect(count(h.db, 'webhook_deliveries')).toBe(1);
+  });
+
+  it('a signed body that is not valid UTF-8 is refused 400 (invalid-encoding), never stored with replacement characters', async () => {
+    const h = await startHarness(tempDir());
+    closers.push(() => h.close());
+    const bytes = Buffer.from(signedDelivery('not-utf8').body.replace('"default"', '"defa@ult"'));
+    // 0xC3 opens a two-byte sequence that '(' cannot continue.
+    bytes.set([0xc3, 0x28], bytes.indexOf('@'));
+    const answer = await post(h.url, bytes, { 'Service-Signature': sign(SECRET, bytes) });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({ error: 'the body is not valid UTF-8' });
+    for (const table of ['webhook_deliveries', 'authentications', 'rejected_items']) expect(count(h.db, table)).toBe(0);
+    expect(h.events).toEqual([{ outcome: 'refused', status: 400, reason: 'invalid-encoding' }]);
   });
 
   it('stops reading a chunked body at the limit and answers 413', async () => {

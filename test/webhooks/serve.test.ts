@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAIN, runIvsync } from '../helpers/run-cli.js';
+import { openSlowClient, SLOW_REQUESTS, statusOf, type SlowClient } from '../helpers/slow-client.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { clientFor, count, createWebhook, deliveryBody, post, row, SECRET, sign, startHarness, startSim } from './harness.js';
@@ -84,13 +85,13 @@ function postTls(url: string, body: string, headers: Record<string, string>, ca:
 }
 
 describe('ivsync webhooks serve', () => {
-  it('serves HTTPS with --tls-cert and --tls-key: a signed delivery over TLS lands, plain HTTP gets no answer', async () => {
+  it('serves HTTPS with --tls-cert and --tls-key: a signed delivery over TLS lands, plain HTTP gets no answer, slow clients meet the configured limits', async () => {
     const sim = await startSim();
     closers.push(() => sim.close());
     const dir = tempDir();
     const db = join(dir, 'target.sqlite');
     const port = await freePort();
-    const env = { IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir) };
+    const env = { IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir, { webhooks: { requestTimeoutMs: 1_500, maxConnections: 2 } }) };
     const receiver = serve(port, env, ['--tls-cert', join(TLS_DIR, 'cert.pem'), '--tls-key', join(TLS_DIR, 'key.pem')]);
     await receiver.waitFor('stdout', `listening on https://127.0.0.1:${port}/webhooks`);
 
@@ -105,6 +106,12 @@ describe('ivsync webhooks serve', () => {
     expect((await postTls(`https://localhost:${port}/webhooks`, body, { 'Service-Signature': sign(SECRET, `${body} `) }, ca)).status).toBe(401);
     await expect(post(`http://127.0.0.1:${port}/webhooks`, body, { 'Service-Signature': sign(SECRET, body) })).rejects.toThrow();
     expect(count(db, 'webhook_deliveries')).toBe(1);
+
+    // Three slow clients over TLS with room for two: the oldest makes room (503), the others time out (408).
+    const slow: SlowClient[] = [];
+    for (let i = 0; i < 3; i++) slow.push(await openSlowClient(`https://localhost:${port}`, SLOW_REQUESTS[1]!, ca));
+    await Promise.all(slow.map((c) => c.closed));
+    expect(slow.map((c) => statusOf(c.answer()))).toEqual([503, 408, 408]);
 
     receiver.child.kill('SIGTERM');
     expect((await receiver.exited).code).toBe(0);

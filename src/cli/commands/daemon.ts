@@ -140,12 +140,14 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           host: args.host,
           health: () => daemon.health(),
           metrics,
-          webhook: receiver ? { path: receiver.path, handler: receiver } : undefined,
+          webhook: receiver,
+          limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
         });
         logger.info({ url: server.url, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
       }
       await daemon.run();
-      await receiver?.drain();
+      // Drains the receiver: deliveries that fully arrived are committed and answered.
+      await server?.close();
     } finally {
       await server?.close();
       await keeper.close();

@@ -6,7 +6,7 @@ import { openSink } from '../../store/open-sink.js';
 import { DOMAIN_COLUMNS, domainCells } from '../../webhooks/management-tables.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
-import { renderTable } from './status.js';
+import { renderTable } from '../text-table.js';
 
 const listCommand: CliCommand = {
   command: 'list',

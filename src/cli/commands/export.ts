@@ -6,7 +6,7 @@ import { openSink } from '../../store/open-sink.js';
 import { parseTarget } from '../../store/parse-target.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId } from '../runtime.js';
-import { renderTable } from './status.js';
+import { renderTable } from '../text-table.js';
 
 interface ExportArgs {
   to: string;

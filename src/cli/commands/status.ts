@@ -3,16 +3,10 @@ import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
 import { openTarget } from '../runtime.js';
+import { renderTable } from '../text-table.js';
 
 function iso(epoch: number | null): string {
   return epoch === null ? '-' : new Date(epoch * 1000).toISOString();
-}
-
-/** Renders rows as an aligned plain-text table. */
-export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
-  const cells = [header, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
 export function renderStatus(report: StatusReport, nowEpoch: number): string {

@@ -17,7 +17,7 @@ import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../receiver-for.js';
-import { renderTable } from './status.js';
+import { renderTable } from '../text-table.js';
 
 interface ManagementScope {
   config: Config;
@@ -220,7 +220,14 @@ const serveCommand: CliCommand<ServeArgs> = {
     const receiver = receiverFor(config, { sink, accounts, logger, clock: io.clock });
     let server;
     try {
-      server = await startWebhookServer({ receiver, port: args.port, host: args.host, ...(tls ? { tls } : {}), domainVerifications });
+      server = await startWebhookServer({
+        receiver,
+        port: args.port,
+        host: args.host,
+        ...(tls ? { tls } : {}),
+        domainVerifications,
+        limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
+      });
     } catch (error) {
       for (const c of clients) c.close();
       await sink.close();
