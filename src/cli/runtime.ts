@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type ServiceClient } from '../api/client.js';
 import { RateLimiter } from '../api/rate-limiter.js';
 import type { AccountConfig, Config } from '../config/config.js';
-import { UserError } from '../errors.js';
+import { InputError, UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
 import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
@@ -59,7 +59,10 @@ export function selectAccounts(config: Config, only: string | undefined): Accoun
   if (only === undefined) return [...config.accounts];
   const found = config.accounts.filter((a) => a.name === only);
   if (found.length === 0) {
-    throw new UserError('UNKNOWN_ACCOUNT', `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`);
+    throw new InputError('UNKNOWN_ACCOUNT', `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`, {
+      source: { kind: 'flag', name: '--account' },
+      value: only,
+    });
   }
   return found;
 }

@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
+import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
+import { checkWindowCount } from '../../crawl/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
 import { LeaseKeeper } from '../../daemon/lease-keeper.js';
 import { holderId } from '../../daemon/lease-names.js';
-import { checkSchedule } from '../../daemon/schedule.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
-import { UserError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { EXIT, type CliCommand } from '../command.js';
@@ -56,11 +57,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   describe: 'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics and the webhook receiver',
   builder: (yargs) =>
     withResources(yargs)
-      .option('schedule', { type: 'string', describe: "cron expression, 5 fields or 6 with seconds (default: config daemon.schedule, else '*/5 * * * *')" })
-      .option('timezone', { type: 'string', describe: 'time zone of the schedule (default: config daemon.timezone, else UTC)' })
+      .option('schedule', { type: 'string', describe: `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else '${DEFAULTS.daemon.schedule}')` })
+      .option('timezone', { type: 'string', describe: `time zone of the schedule [env IVS_TIMEZONE] (default: daemon.timezone, else ${DEFAULTS.daemon.timezone})` })
       .option('port', { type: 'number', describe: 'serve GET /healthz, GET /metrics and (with a webhook secret) the webhook receiver on this port' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address the port listens on (0.0.0.0 in a container)' })
-      .option('since', { type: 'string', describe: 'where the first sync of an empty target starts (ISO 8601 or epoch seconds)' })
+      .option('since', { type: 'string', describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)' })
       .option('backfill-from', { type: 'string', describe: 'also backfill from this time, in the background at the lowest priority' })
       .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
@@ -73,18 +74,20 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       import('../../daemon/daemon-server.js'),
       import('../../webhooks/webhook-receiver.js'),
     ]);
+    // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
-    const schedule = { expression: args.schedule ?? config.daemon.schedule, timezone: args.timezone ?? config.daemon.timezone };
-    checkSchedule(schedule.expression, schedule.timezone);
-    if (args.since !== undefined) parseTime(args.since, '--since');
+    const schedule = { expression: config.daemon.schedule, timezone: config.daemon.timezone };
     const backfillFrom = args['backfill-from'];
     if (args['backfill-to'] !== undefined && backfillFrom === undefined) {
-      throw new UserError('BAD_BACKFILL', '--backfill-to needs --backfill-from');
+      throw new InputError('BAD_BACKFILL', 'needs --backfill-from', { source: { kind: 'flag', name: '--backfill-to' }, value: args['backfill-to'] });
     }
-    const backfillTo = args['backfill-to'] ?? String(Math.floor(io.clock() / 1000));
+    const now = io.clock() / 1000;
+    const backfillTo = args['backfill-to'] ?? String(Math.floor(now));
     if (backfillFrom !== undefined) {
-      parseTime(backfillFrom, '--backfill-from');
-      parseTime(backfillTo, '--backfill-to');
+      const from = parseTime(backfillFrom, { kind: 'flag', name: '--backfill-from' }, now);
+      const to = parseTime(backfillTo, { kind: 'flag', name: '--backfill-to' }, now);
+      if (to < from) throw new InputError('BAD_INTERVAL', `${backfillTo} is before --backfill-from ${backfillFrom}`, { source: { kind: 'flag', name: '--backfill-to' }, value: backfillTo });
+      checkWindowCount(from, to, config.crawl);
     }
     const selected = selectAccounts(config, args.account);
     const daemonId = newRunId();

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { AccountConfig } from '../../config/config.js';
-import { UserError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { GlobalArgs } from '../command.js';
 import type { LeaseRequest } from '../with-run.js';
 
@@ -21,7 +21,7 @@ export function withLeaseOptions(yargs: Argv<GlobalArgs>): Argv<GlobalArgs> {
 
 export function leaseTtl(args: LeaseArgs): number {
   const ttl = args['lease-ttl'] ?? DEFAULT_LEASE_TTL_SECONDS;
-  if (!(ttl >= 1)) throw new UserError('BAD_LEASE_TTL', `--lease-ttl must be at least 1 second, got ${ttl}`);
+  if (!(ttl >= 1)) throw new InputError('BAD_LEASE_TTL', `must be at least 1 second, got ${ttl}`, { source: { kind: 'flag', name: '--lease-ttl' }, value: ttl });
   return ttl;
 }
 

@@ -1,11 +1,10 @@
-import { parseTime } from '../../config/parse-time.js';
 import { refreshCatalog, type CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
 import { sync } from '../../crawl/sync.js';
 import { FatalError, InterruptedError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { bindAccounts, crawlContext, requestsOf, selectAccounts } from '../runtime.js';
 import { withRun } from '../with-run.js';
-import { parseResources, withResources } from './crawl-options.js';
+import { withResources } from './crawl-options.js';
 import { leaseRequest, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface SyncArgs extends LeaseArgs {
@@ -20,12 +19,11 @@ export const syncCommand: CliCommand<SyncArgs> = {
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs)).option('since', {
       type: 'string',
-      describe: 'where the first sync of an empty target starts (ISO 8601 or epoch seconds)',
+      describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
     }),
   run: async ({ args, io, config: load }) => {
+    // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
-    const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
-    const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
     return withRun('sync', config, io, args.account ?? null, async ({ io, sink, logger, tally }) => {
       const accounts = bindAccounts(config, selected, logger, io);
@@ -35,7 +33,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       });
       let outcomes;
       try {
-        outcomes = await sync(ctx, { resources, since });
+        outcomes = await sync(ctx, { resources: config.crawl.resources });
       } finally {
         tally.requests = requestsOf(accounts);
       }

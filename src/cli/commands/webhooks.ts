@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import type { ServiceClient } from '../../api/service-client.js';
 import type { AccountConfig, Config } from '../../config/config.js';
-import { UserError } from '../../errors.js';
+import { InputError, UserError } from '../../errors.js';
 import type { WebhookRow } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import { normalizeWebhook } from '../../normalize/webhook-row.js';
@@ -211,7 +211,9 @@ const serveCommand: CliCommand<ServeArgs> = {
     }
     const certPath = args['tls-cert'];
     const keyPath = args['tls-key'];
-    if ((certPath === undefined) !== (keyPath === undefined)) throw new UserError('BAD_TLS', '--tls-cert and --tls-key go together');
+    if ((certPath === undefined) !== (keyPath === undefined)) {
+      throw new InputError('BAD_TLS', `needs ${certPath === undefined ? '--tls-cert' : '--tls-key'} too`, { source: { kind: 'flag', name: certPath === undefined ? '--tls-key' : '--tls-cert' } });
+    }
     const tls = certPath !== undefined && keyPath !== undefined ? { cert: await readPem(certPath, '--tls-cert'), key: await readPem(keyPath, '--tls-key') } : undefined;
     const domainVerifications = parseDomainVerifications(args['domain-verification'] ?? []);
 
