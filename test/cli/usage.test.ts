@@ -5,7 +5,7 @@ describe('the command line', () => {
   it('lists every command in --help', async () => {
     const r = await runIvsync(['--help']);
     expect(r.code).toBe(0);
-    for (const c of ['backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
+    for (const c of ['init', 'backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
       expect(r.stdout).toContain(`ivsync ${c}`);
     }
   });
