@@ -35,7 +35,7 @@ interface ManagementScope {
 function oneAccount(config: Config, only: string | undefined): AccountConfig {
   const accounts = selectAccounts(config, only);
   if (accounts.length > 1) {
-    throw new UserError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+    throw new InputError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
   }
   return accounts[0] as AccountConfig;
 }
@@ -98,7 +98,8 @@ const createCommand: CliCommand<CreateArgs> = {
   run: async (ctx) => {
     const { args } = ctx;
     // Validated before any request: a mistake costs nothing at the service.
-    const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.io.env.IVS_WEBHOOK_SECRET, channel: args.channel, filters: args.filter ?? [] });
+    // --secret > IVS_WEBHOOK_SECRET > webhooks.secret: the loader resolved the last two as the receiver's default secret.
+    const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.config().webhooks.defaultSecret?.reveal(), channel: args.channel, filters: args.filter ?? [] });
     return withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const { io } = ctx;
       const created = await client.webhooks
@@ -178,7 +179,7 @@ async function readPem(path: string, flag: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {
-    throw new UserError('BAD_TLS_FILE', `${flag} ${path}: ${error instanceof Error && 'code' in error ? String(error.code) : 'cannot be read'}`);
+    throw new InputError('BAD_TLS_FILE', `${path}: ${error instanceof Error && 'code' in error ? String(error.code) : 'cannot be read'}`, { source: { kind: 'flag', name: flag }, value: path });
   }
 }
 
