@@ -5,6 +5,7 @@ import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from '
 import { DEFAULTS } from './defaults.js';
 import { parseResources } from './parse-resources.js';
 import { parseTime } from './parse-time.js';
+import type { FileConfig } from './file-schema.js';
 import { readConfigFile, type ConfigFileAccess } from './read-config-file.js';
 import { Secret } from './secret.js';
 
@@ -32,6 +33,8 @@ export interface ConfigSources extends ConfigFileAccess {
   /** Milliseconds since the epoch; times more than a day after it are refused. */
   clock: () => number;
 }
+
+type FileAccount = NonNullable<FileConfig['accounts']>[number];
 
 /** A value and where it came from, so that a check of it can name its source. */
 interface Sourced<T> {
@@ -100,20 +103,19 @@ export function loadConfig(sources: ConfigSources): Config {
   const rate = rateFlagOrEnv ? rateOf(rateFlagOrEnv) : (file.rate ?? DEFAULTS.rate);
   const baseUrl = baseUrlFlagOrEnv ?? file.baseUrl ?? DEFAULTS.baseUrl;
 
-  const accountsInFile = file.accounts ?? DEFAULTS.accounts;
+  const accountsInFile: ReadonlyArray<FileAccount> = file.accounts ?? DEFAULTS.accounts;
   const single = accountsInFile.length === 1;
   const accounts: AccountConfig[] = accountsInFile.map((a, index) => {
     const tokenEnv = a.tokenEnv ?? (index === 0 ? 'IVS_API_TOKEN' : `IVS_API_TOKEN_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`);
     // --token is for the one-account case; with several accounts each names its variable.
     const tokenText = (single ? flags.token : undefined) ?? env[tokenEnv];
-    const own = a as { baseUrl?: string; apiVersion?: ApiVersion; rate?: number };
     return Object.freeze({
       name: a.name,
-      baseUrl: single ? (baseUrlFlagOrEnv ?? own.baseUrl ?? baseUrl) : (own.baseUrl ?? baseUrl),
+      baseUrl: single ? (baseUrlFlagOrEnv ?? a.baseUrl ?? baseUrl) : (a.baseUrl ?? baseUrl),
       token: tokenText ? new Secret(tokenText) : undefined,
       tokenEnv,
-      apiVersion: single && versionFlagOrEnv ? apiVersion : (own.apiVersion ?? apiVersion),
-      rate: single && rateFlagOrEnv ? rate : (own.rate ?? rate),
+      apiVersion: single && versionFlagOrEnv ? apiVersion : (a.apiVersion ?? apiVersion),
+      rate: single && rateFlagOrEnv ? rate : (a.rate ?? rate),
     });
   });
   const names = new Set<string>();

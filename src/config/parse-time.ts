@@ -19,9 +19,11 @@ const UNITS: ReadonlyArray<{ digits: number; name: string; perSecond: number }> 
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]([\d:.]+)(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-function iso(epoch: number): string {
+/** An epoch as messages show it: ISO 8601 UTC, without milliseconds when there are none. */
+export function isoForMessage(epoch: number): string {
   return new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
 }
+
 
 function bad(problem: string, source: InputSource, value: string | number): InputError {
   return new InputError('BAD_TIME', problem, { source, value });
@@ -45,11 +47,11 @@ function tooLateNumber(text: string, epoch: number, digits: number, nowSeconds: 
   for (const unit of UNITS) {
     const seconds = epoch / unit.perSecond;
     if (digits === unit.digits && seconds >= EARLIEST_TIME && seconds <= nowSeconds + MAX_SECONDS_AHEAD) {
-      return `${text} looks like epoch ${unit.name} (${iso(seconds)}); give epoch seconds: ${Math.floor(seconds)}`;
+      return `${text} looks like epoch ${unit.name} (${isoForMessage(seconds)}); give epoch seconds: ${Math.floor(seconds)}`;
     }
   }
   if (digits > 11) return `${text} has ${digits} digits, but epoch seconds have 10 (until the year 2286)`;
-  return `${text} is ${iso(epoch)}, more than a day after now (${iso(nowSeconds)})`;
+  return `${text} is ${isoForMessage(epoch)}, more than a day after now (${isoForMessage(nowSeconds)})`;
 }
 
 /**
@@ -69,11 +71,11 @@ export function parseTime(value: string | number, source: InputSource, nowSecond
   }
   const digits = numeric ? text.split('.')[0]!.replace(/^0+(?=\d)/, '').length : 0;
   if (epoch > nowSeconds + MAX_SECONDS_AHEAD) {
-    throw bad(numeric ? tooLateNumber(text, epoch, digits, nowSeconds) : `${text} is more than a day after now (${iso(nowSeconds)})`, source, value);
+    throw bad(numeric ? tooLateNumber(text, epoch, digits, nowSeconds) : `${text} is more than a day after now (${isoForMessage(nowSeconds)})`, source, value);
   }
   if (epoch < EARLIEST_TIME) {
     const hint = numeric && digits < 10 ? `; epoch seconds of this century have 10 digits, this has ${digits}` : '';
-    throw bad(`${text} is ${iso(epoch)}, before 2000-01-01, older than any session${hint}`, source, value);
+    throw bad(`${text} is ${isoForMessage(epoch)}, before 2000-01-01, older than any session${hint}`, source, value);
   }
   return epoch;
 }

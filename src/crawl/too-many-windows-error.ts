@@ -1,8 +1,5 @@
+import { isoForMessage as iso } from '../config/parse-time.js';
 import { InputError } from '../errors.js';
-
-function iso(epoch: number): string {
-  return new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 /**
  * A plan of more windows than `crawl.maxWindows`: refused before any window is
