@@ -1,5 +1,5 @@
 import yargs, { type Argv } from 'yargs';
-import type { Config } from '../config/config.js';
+import { LOG_LEVELS, type Config } from '../config/config.js';
 import { API_VERSIONS } from '../config/constants.js';
 import { DEFAULTS } from '../config/defaults.js';
 import { loadConfig } from '../config/load-config.js';
@@ -23,7 +23,7 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
     .option('rate', { type: 'number', describe: `requests per second for this token [env IVS_RATE] (default ${DEFAULTS.rate})` })
     .option('account', { type: 'string', describe: 'only this configured account (default: all)' })
     .option('json', { type: 'boolean', describe: 'machine-readable output, errors included' })
-    .option('log-level', { type: 'string', describe: `trace, debug, info, warn, error, fatal or silent [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})` })
+    .option('log-level', { type: 'string', describe: `${LOG_LEVELS.join(', ')} [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})` })
     .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
 }
 
