@@ -51,7 +51,7 @@ function tooLateNumber(text: string, epoch: number, digits: number, nowSeconds: 
     }
   }
   if (digits > 11) return `${text} has ${digits} digits, but epoch seconds have 10 (until the year 2286)`;
-  return `${text} is ${isoForMessage(epoch)}, more than a day after now (${isoForMessage(nowSeconds)})`;
+  return `${text} is ${isoForMessage(epoch)}, more than a day after now (${isoForMessage(Math.floor(nowSeconds))})`;
 }
 
 /**
@@ -71,7 +71,7 @@ export function parseTime(value: string | number, source: InputSource, nowSecond
   }
   const digits = numeric ? text.split('.')[0]!.replace(/^0+(?=\d)/, '').length : 0;
   if (epoch > nowSeconds + MAX_SECONDS_AHEAD) {
-    throw bad(numeric ? tooLateNumber(text, epoch, digits, nowSeconds) : `${text} is more than a day after now (${isoForMessage(nowSeconds)})`, source, value);
+    throw bad(numeric ? tooLateNumber(text, epoch, digits, nowSeconds) : `${text} is more than a day after now (${isoForMessage(Math.floor(nowSeconds))})`, source, value);
   }
   if (epoch < EARLIEST_TIME) {
     const hint = numeric && digits < 10 ? `; epoch seconds of this century have 10 digits, this has ${digits}` : '';
