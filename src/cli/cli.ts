@@ -1,12 +1,14 @@
 import yargs, { type Argv } from 'yargs';
-import type { Config } from '../config/config.js';
+import { LOG_LEVELS, type Config } from '../config/config.js';
+import { API_VERSIONS } from '../config/constants.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { loadConfig } from '../config/load-config.js';
-import { InterruptedError, IvsyncError } from '../errors.js';
-
-/** A usage error found by the parser: thrown so that no handler runs after it. */
-class UsageError extends Error {}
+import { DEFAULT_CONFIG_FILES } from '../config/read-config-file.js';
+import { InputError } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type CliCommand, type GlobalArgs } from './command.js';
+import { configFlags } from './config-flags.js';
+import { renderError, reportError, USAGE, wantsJson } from './error-output.js';
 import type { CliIo } from './runtime.js';
 
 const VERSION = '0.1.0';
@@ -15,20 +17,14 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
   return y
     .option('base-url', { type: 'string', describe: 'service root, e.g. https://api.example.com [env IVS_BASE_URL]' })
     .option('token', { type: 'string', describe: 'API token; never printed or stored [env IVS_API_TOKEN]' })
-    .option('api-version', { type: 'string', choices: ['1.4', '2'], describe: 'service interface [env IVS_API_VERSION] (default 1.4)' })
-    .option('db', { type: 'string', describe: 'target: sqlite:PATH, duckdb:PATH or postgres://... [env IVS_DB] (default sqlite:./data/ivsync.sqlite)' })
-    .option('config', { type: 'string', describe: 'config file [env IVS_CONFIG] (default ./config/ivsync.json if present)' })
-    .option('rate', { type: 'number', describe: 'requests per second for this token [env IVS_RATE] (default 10)' })
+    .option('api-version', { type: 'string', choices: [...API_VERSIONS], describe: `service interface [env IVS_API_VERSION] (default ${DEFAULTS.apiVersion})` })
+    .option('db', { type: 'string', describe: `target: sqlite:PATH, duckdb:PATH or postgres://... [env IVS_DB] (default ${DEFAULTS.db})` })
+    .option('config', { type: 'string', describe: `config file, JSON or YAML [env IVS_CONFIG] (default the first of ${DEFAULT_CONFIG_FILES.join(', ')} that exists)` })
+    .option('rate', { type: 'number', describe: `requests per second for this token [env IVS_RATE] (default ${DEFAULTS.rate})` })
     .option('account', { type: 'string', describe: 'only this configured account (default: all)' })
-    .option('json', { type: 'boolean', describe: 'machine-readable output' })
-    .option('verbose', { type: 'boolean', describe: 'debug logs, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
-}
-
-/** The one line a user sees for an error; stacks only with --verbose and only for bugs. */
-function describeError(error: unknown, verbose: boolean): string {
-  if (error instanceof IvsyncError) return `ivsync: ${error.message}`;
-  const text = error instanceof Error ? error.message : String(error);
-  return verbose && error instanceof Error && error.stack ? `ivsync: ${error.stack}` : `ivsync: ${text}`;
+    .option('json', { type: 'boolean', describe: 'machine-readable output, errors included' })
+    .option('log-level', { type: 'string', describe: `${LOG_LEVELS.join(', ')} [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})` })
+    .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
 }
 
 function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, setExit: (code: number) => void): Argv<GlobalArgs> {
@@ -43,22 +39,8 @@ function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, se
     },
     handler: async (args: Record<string, unknown>) => {
       if (!c.run) return;
-      const g = args as GlobalArgs;
       let loaded: Config | undefined;
-      const config = () =>
-        (loaded ??= loadConfig({
-          flags: {
-            baseUrl: g.baseUrl,
-            token: g.token,
-            apiVersion: g.apiVersion,
-            db: g.db,
-            config: g.config,
-            rate: g.rate,
-            json: g.json,
-            verbose: g.verbose,
-          },
-          env: io.env,
-        }));
+      const config = () => (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
       setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config }));
     },
   } as never);
@@ -80,7 +62,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      // A usage mistake the parser found: thrown so that no handler runs after it.
+      throw err ?? new InputError(USAGE, msg);
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume).');
   for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));
@@ -90,16 +73,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       output = text;
     });
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`ivsync: ${error.message}\n(see ivsync --help, or ivsync COMMAND --help)\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof InterruptedError) {
-      io.stderr.write(`ivsync: ${error.message}\n`);
-      return EXIT.interrupted;
-    }
-    io.stderr.write(`${describeError(error, verbose)}\n`);
-    return EXIT.failure;
+    const report = reportError(error, verbose);
+    io.stderr.write(renderError(report, wantsJson(argv)));
+    return report.exit;
   }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode;

@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 import type { ConfigFlags } from '../config/load-config.js';
 import type { CliIo } from './runtime.js';
 
-/** Global options every command accepts (design.md "Command line"). */
+/** Global options every command accepts (design.md "Command line"), and the command options the config loader resolves. */
 export interface GlobalArgs extends ConfigFlags {
   account?: string | undefined;
 }

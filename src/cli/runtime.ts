@@ -7,7 +7,7 @@ import { CommitQueue } from '../crawl/commit-queue.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
 import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
-import { UserError } from '../errors.js';
+import { InputError, UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
 import { holderId } from '../store/lease-names.js';
 import { openSink } from '../store/open-sink.js';
@@ -43,7 +43,10 @@ export function selectAccounts(config: Config, only: string | undefined): Accoun
   if (only === undefined) return [...config.accounts];
   const found = config.accounts.filter((a) => a.name === only);
   if (found.length === 0) {
-    throw new UserError('UNKNOWN_ACCOUNT', `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`);
+    throw new InputError('UNKNOWN_ACCOUNT', `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`, {
+      source: { kind: 'flag', name: '--account' },
+      value: only,
+    });
   }
   return found;
 }

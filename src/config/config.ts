@@ -1,78 +1,75 @@
+import type { ApiVersion, ResourceName } from './constants.js';
 import type { Secret } from './secret.js';
 
-export type ApiVersion = '1.4' | '2';
-export type ResourceName = 'authentications' | 'fingerprints';
+export type { ApiVersion, ResourceName } from './constants.js';
+
+/** pino's levels. */
+export const LOG_LEVELS = Object.freeze(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const);
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/*
+ * The typed, frozen result of loading flags, environment and config file
+ * (load-config.ts). Defaults are declared once, in DEFAULTS (defaults.ts), with
+ * their @default tags; the comments here say what a member means to the code
+ * that reads it.
+ */
 
 /** One account: a token and where and how to use it. Each token gets its own rate bucket. */
 export interface AccountConfig {
-  /** Recorded in every row and window as `account`. @default 'default' */
+  /** Recorded in every row and window as `account`. */
   readonly name: string;
-  /** Service root; plain http only for loopback hosts. */
+  /** Service root; plain http only for loopback hosts. Undefined when no source gave one. */
   readonly baseUrl: string | undefined;
   /** Undefined when the environment variable holding it is not set. */
   readonly token: Secret | undefined;
   /** Name of the environment variable the token came from, for messages. */
   readonly tokenEnv: string;
-  /** @default '1.4' */
   readonly apiVersion: ApiVersion;
-  /** Requests per second for this token. @default 10 */
+  /** Requests per second for this token. */
   readonly rate: number;
   /** Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default [] */
   readonly webhooks: readonly string[];
 }
 
 export interface CrawlConfig {
-  /**
-   * Size of the epoch windows the history is split into, in seconds. A window
-   * costs at least one request, so sparse histories want large windows; dense
-   * windows are split further while paging. @default 604800 (one week)
-   */
+  /** Size of the epoch windows the history is split into, in seconds. */
   readonly windowSeconds: number;
-  /** Windows paged at once per account: enough to keep the bucket full at 1 s latency. @default 24 */
+  /** Windows paged at once per account. */
   readonly concurrency: number;
-  /**
-   * How far behind the high-water mark `sync` starts again, in seconds. Sessions
-   * recorded on offline devices are uploaded late with their original
-   * timestamps; a day-long overlap catches devices that were offline for a
-   * working day and a night. @default 86400
-   */
+  /** How far behind the high-water mark `sync` starts again, in seconds (late uploads). */
   readonly overlapSeconds: number;
-  /** Where the first `sync` on an empty target starts (epoch seconds). @default undefined */
+  /** Where the first `sync` on an empty target starts, epoch seconds (--since, IVS_SINCE or crawl.since). */
   readonly since: number | undefined;
-  /** @default ['authentications', 'fingerprints'] */
+  /** What to crawl (--resources, IVS_RESOURCES or crawl.resources). */
   readonly resources: readonly ResourceName[];
-  /** A window still paging after this many pages may be split when workers are idle. @default 4 */
+  /** A window still paging after this many pages may be split when workers are idle. */
   readonly splitAfterPages: number;
+  /** Most windows one interval may be split into, per account and resource; a larger plan is refused before anything is written. */
+  readonly maxWindows: number;
 }
 
 export interface HttpConfig {
-  /** Per-request time-out. @default 30000 */
+  /** Per-request time-out, milliseconds. */
   readonly timeoutMs: number;
-  /** @default 'en' */
   readonly acceptLanguage: 'en' | 'ja';
-  /** @default 8 */
   readonly retryLimit: number;
-  /** @default 500 */
   readonly retryBaseMs: number;
-  /** @default 30000 */
   readonly retryMaxMs: number;
 }
 
 export interface V2Config {
-  /** @default '2.0.0' */
   readonly apiVersionHeader: string;
   /** Overrides of the v2 paths (see README). */
   readonly paths: Readonly<Record<string, string>>;
 }
 
 export interface WebhookConfig {
-  /** @default '/webhooks' */
   readonly path: string;
   /** Secrets by webhook uuid. */
   readonly secrets: Readonly<Record<string, Secret>>;
   /** Used for deliveries whose webhook uuid has no secret of its own. */
   readonly defaultSecret: Secret | undefined;
-  /** @default 1048576 */
   readonly maxBodyBytes: number;
   /** A request not fully arrived by then is answered 408 and its connection closed. @default 30000 */
   readonly requestTimeoutMs: number;
@@ -81,9 +78,9 @@ export interface WebhookConfig {
 }
 
 export interface DaemonConfig {
-  /** node-cron expression. @default '*\/5 * * * *' */
+  /** node-cron expression, already checked (--schedule, IVS_SCHEDULE or daemon.schedule). */
   readonly schedule: string;
-  /** @default 'UTC' */
+  /** IANA time zone, already checked (--timezone, IVS_TIMEZONE or daemon.timezone). */
   readonly timezone: string;
 }
 
@@ -100,6 +97,6 @@ export interface Config {
   readonly v2: V2Config;
   readonly webhooks: WebhookConfig;
   readonly daemon: DaemonConfig;
-  /** @default 'info' */
-  readonly logLevel: string;
+  /** `debug` with --verbose, whatever the other sources say. */
+  readonly logLevel: LogLevel;
 }

@@ -1,11 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { UserError } from '../errors.js';
-import type { AccountConfig, Config } from './config.js';
+import { InputError, type InputSource } from '../errors.js';
+import { checkSchedule, checkTimezone } from './check-schedule.js';
+import { LOG_LEVELS, type AccountConfig, type Config, type LogLevel } from './config.js';
+import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from './constants.js';
+import { DEFAULTS } from './defaults.js';
+import { parseResources } from './parse-resources.js';
 import { parseTime } from './parse-time.js';
+import type { FileConfig } from './file-schema.js';
+import { readConfigFile, type ConfigFileAccess } from './read-config-file.js';
 import { Secret } from './secret.js';
 
-/** The global options as the CLI parsed them (flags only; undefined when not given). */
+/** The options as the CLI parsed them (flags only; undefined when not given). */
 export interface ConfigFlags {
   baseUrl?: string | undefined;
   token?: string | undefined;
@@ -14,136 +18,59 @@ export interface ConfigFlags {
   config?: string | undefined;
   rate?: number | undefined;
   json?: boolean | undefined;
+  /** Debug logs whatever --log-level, IVS_LOG_LEVEL or the file say. */
   verbose?: boolean | undefined;
+  logLevel?: string | undefined;
   since?: string | undefined;
+  resources?: string | undefined;
+  schedule?: string | undefined;
+  timezone?: string | undefined;
 }
 
-export interface ConfigSources {
+export interface ConfigSources extends ConfigFileAccess {
   flags: ConfigFlags;
   env: Readonly<Record<string, string | undefined>>;
-  /** Reads the config file; injected so tests need no files. */
-  readFile?: (path: string) => string;
-  fileExists?: (path: string) => boolean;
+  /** Milliseconds since the epoch; times more than a day after it are refused. */
+  clock: () => number;
 }
 
-export const DEFAULT_CONFIG_FILE = './config/ivsync.json';
-export const DEFAULT_DB = 'sqlite:./data/ivsync.sqlite';
+type FileAccount = NonNullable<FileConfig['accounts']>[number];
 
-const apiVersion = z.enum(['1.4', '2']);
-const positive = z.number().positive();
-
-const accountSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
-  tokenEnv: z.string().min(1).optional(),
-  baseUrl: z.string().url().optional(),
-  apiVersion: apiVersion.optional(),
-  rate: positive.optional(),
-  webhooks: z.array(z.string().min(1)).optional(),
-});
-
-const secretRef = z.union([
-  z.string().min(1),
-  z.strictObject({ env: z.string().min(1) }),
-]);
-
-/** The config file (JSON). Every member is optional; defaults are in the README and config/ivsync.example.json. */
-const fileSchema = z.strictObject({
-  $schema: z.string().optional(),
-  baseUrl: z.string().url().optional(),
-  apiVersion: apiVersion.optional(),
-  db: z.string().min(1).optional(),
-  rate: positive.optional(),
-  accounts: z.array(accountSchema).min(1).optional(),
-  crawl: z
-    .strictObject({
-      windowSeconds: z.number().int().min(60).optional(),
-      concurrency: z.number().int().min(1).max(256).optional(),
-      overlapSeconds: z.number().int().min(0).optional(),
-      since: z.union([z.string(), z.number()]).optional(),
-      resources: z.array(z.enum(['authentications', 'fingerprints'])).min(1).optional(),
-      splitAfterPages: z.number().int().min(1).optional(),
-    })
-    .optional(),
-  http: z
-    .strictObject({
-      timeoutMs: z.number().int().min(100).optional(),
-      acceptLanguage: z.enum(['en', 'ja']).optional(),
-      retryLimit: z.number().int().min(0).max(50).optional(),
-      retryBaseMs: z.number().int().min(1).optional(),
-      retryMaxMs: z.number().int().min(1).optional(),
-    })
-    .optional(),
-  v2: z
-    .strictObject({
-      apiVersionHeader: z.string().min(1).optional(),
-      paths: z.record(z.string(), z.string().startsWith('/')).optional(),
-    })
-    .optional(),
-  webhooks: z
-    .strictObject({
-      path: z.string().startsWith('/').optional(),
-      secret: secretRef.optional(),
-      secrets: z.record(z.string(), secretRef).optional(),
-      maxBodyBytes: z.number().int().min(1024).optional(),
-      requestTimeoutMs: z.number().int().min(100).max(600_000).optional(),
-      maxConnections: z.number().int().min(1).max(100_000).optional(),
-    })
-    .optional(),
-  daemon: z
-    .strictObject({
-      schedule: z.string().min(1).optional(),
-      timezone: z.string().min(1).optional(),
-    })
-    .optional(),
-  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
-});
-
-type FileConfig = z.infer<typeof fileSchema>;
-
-function readConfigFile(sources: ConfigSources): { path: string | undefined; file: FileConfig } {
-  const explicit = sources.flags.config ?? sources.env.IVS_CONFIG;
-  const exists = sources.fileExists ?? existsSync;
-  const path = explicit ?? (exists(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
-  if (path === undefined) return { path, file: {} };
-  let text: string;
-  try {
-    text = (sources.readFile ?? ((p) => readFileSync(p, 'utf8')))(path);
-  } catch (error) {
-    throw new UserError('CONFIG_UNREADABLE', `cannot read config file ${path}: ${(error as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UserError('CONFIG_INVALID', `config file ${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw new UserError('CONFIG_INVALID', `config file ${path}: ${where}: ${issue.message}`);
-  }
-  return { path, file: parsed.data };
+/** A value and where it came from, so that a check of it can name its source. */
+interface Sourced<T> {
+  value: T;
+  source: InputSource;
 }
 
-function envNumber(env: ConfigSources['env'], name: string): number | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new UserError('CONFIG_INVALID', `${name} must be a positive number, got '${text}'`);
+/** The first of flag, env, file that holds a value (an empty variable counts as unset). */
+function firstOf<T>(...candidates: ReadonlyArray<Sourced<T | undefined> | undefined>): Sourced<T> | undefined {
+  for (const c of candidates) {
+    if (c !== undefined && c.value !== undefined && c.value !== '') return c as Sourced<T>;
   }
-  return value;
+  return undefined;
 }
 
-function parseApiVersion(value: string | undefined, from: string): '1.4' | '2' | undefined {
-  if (value === undefined) return undefined;
-  if (value === '1.4' || value === '2') return value;
+function apiVersionOf({ value, source }: Sourced<string>): ApiVersion {
+  if (isApiVersion(value)) return value;
+  // The service's own spelling of the v2 version header.
   if (value === '2.0.0' || value === '2.0') return '2';
-  throw new UserError('CONFIG_INVALID', `${from} must be 1.4 or 2, got '${value}'`);
+  throw new InputError('BAD_API_VERSION', `must be ${API_VERSIONS.join(' or ')}, got '${value}'`, { source, value });
 }
 
-function resolveSecret(ref: string | { env: string } | undefined, env: ConfigSources['env']): Secret | undefined {
+function rateOf({ value, source }: Sourced<string | number>): number {
+  const rate = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(rate) || rate <= 0) {
+    throw new InputError('BAD_RATE', `must be a positive number of requests per second, got '${value}'`, { source, value });
+  }
+  return rate;
+}
+
+function logLevelOf({ value, source }: Sourced<string>): LogLevel {
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new InputError('BAD_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`, { source, value });
+}
+
+function resolveSecret(ref: string | { readonly env: string } | undefined, env: ConfigSources['env']): Secret | undefined {
   if (ref === undefined) return undefined;
   if (typeof ref === 'string') return new Secret(ref);
   const value = env[ref.env];
@@ -151,25 +78,32 @@ function resolveSecret(ref: string | { env: string } | undefined, env: ConfigSou
 }
 
 /**
- * Loads flags, environment and config file once (precedence flag > env > file >
- * default), validates them, and returns a frozen Config.
+ * Loads flags, environment and config file once, validates them, and returns a
+ * frozen Config. Every option follows flag > env > config file > DEFAULTS; each
+ * value is checked where it is resolved, and a bad one is reported with its
+ * source (`--since`, `IVS_SINCE`, or `crawl.since` of the file).
+ *
+ * Accounts: with one account, flags and env also win over its members in the
+ * file; with several, a member set on an account wins, since a global flag
+ * cannot say which account it means.
  */
 export function loadConfig(sources: ConfigSources): Config {
   const { flags, env } = sources;
-  const { path, file } = readConfigFile(sources);
+  const { path, file } = readConfigFile(flags.config, env.IVS_CONFIG, sources);
+  const nowSeconds = sources.clock() / 1000;
+  const flag = <T>(name: string, value: T | undefined): Sourced<T | undefined> => ({ value, source: { kind: 'flag', name } });
+  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name } });
+  const inFile = <T>(key: string, value: T | undefined): Sourced<T | undefined> | undefined =>
+    path === undefined ? undefined : { value, source: { kind: 'config', key, file: path } };
 
-  const baseUrl = flags.baseUrl ?? env.IVS_BASE_URL ?? file.baseUrl;
-  const version =
-    parseApiVersion(flags.apiVersion, '--api-version') ??
-    parseApiVersion(env.IVS_API_VERSION, 'IVS_API_VERSION') ??
-    file.apiVersion ??
-    '1.4';
-  if (flags.rate !== undefined && !(flags.rate > 0)) {
-    throw new UserError('CONFIG_INVALID', `--rate must be a positive number, got ${flags.rate}`);
-  }
-  const rate = flags.rate ?? envNumber(env, 'IVS_RATE') ?? file.rate ?? 10;
+  const baseUrlFlagOrEnv = firstOf(flag('--base-url', flags.baseUrl), fromEnv('IVS_BASE_URL'))?.value;
+  const versionFlagOrEnv = firstOf(flag('--api-version', flags.apiVersion), fromEnv('IVS_API_VERSION'));
+  const rateFlagOrEnv = firstOf<string | number>(flag('--rate', flags.rate), fromEnv('IVS_RATE'));
+  const apiVersion = versionFlagOrEnv ? apiVersionOf(versionFlagOrEnv) : (file.apiVersion ?? DEFAULTS.apiVersion);
+  const rate = rateFlagOrEnv ? rateOf(rateFlagOrEnv) : (file.rate ?? DEFAULTS.rate);
+  const baseUrl = baseUrlFlagOrEnv ?? file.baseUrl ?? DEFAULTS.baseUrl;
 
-  const accountsInFile = file.accounts ?? [{ name: 'default' }];
+  const accountsInFile: ReadonlyArray<FileAccount> = file.accounts ?? DEFAULTS.accounts;
   const single = accountsInFile.length === 1;
   const accounts: AccountConfig[] = accountsInFile.map((a, index) => {
     const tokenEnv = a.tokenEnv ?? (index === 0 ? 'IVS_API_TOKEN' : `IVS_API_TOKEN_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`);
@@ -177,64 +111,75 @@ export function loadConfig(sources: ConfigSources): Config {
     const tokenText = (single ? flags.token : undefined) ?? env[tokenEnv];
     return Object.freeze({
       name: a.name,
-      baseUrl: (single ? flags.baseUrl ?? env.IVS_BASE_URL : undefined) ?? a.baseUrl ?? baseUrl,
+      baseUrl: single ? (baseUrlFlagOrEnv ?? a.baseUrl ?? baseUrl) : (a.baseUrl ?? baseUrl),
       token: tokenText ? new Secret(tokenText) : undefined,
       tokenEnv,
-      apiVersion: (single ? parseApiVersion(flags.apiVersion, '--api-version') : undefined) ?? a.apiVersion ?? version,
-      rate: (single ? flags.rate : undefined) ?? a.rate ?? rate,
+      apiVersion: single && versionFlagOrEnv ? apiVersion : (a.apiVersion ?? apiVersion),
+      rate: single && rateFlagOrEnv ? rate : (a.rate ?? rate),
       webhooks: Object.freeze([...(a.webhooks ?? [])]),
     });
   });
   const names = new Set<string>();
-  for (const a of accounts) {
-    if (names.has(a.name)) throw new UserError('CONFIG_INVALID', `account '${a.name}' is listed twice in ${path}`);
+  for (const [index, a] of accounts.entries()) {
+    if (names.has(a.name)) {
+      throw new InputError('CONFIG_INVALID', `account '${a.name}' is listed twice`, { source: { kind: 'config', key: `accounts.${index}.name`, file: path ?? '' }, value: a.name });
+    }
     names.add(a.name);
   }
 
-  const sinceText = flags.since ?? file.crawl?.since;
+  const since = firstOf<string | number>(flag('--since', flags.since), fromEnv('IVS_SINCE'), inFile('crawl.since', file.crawl?.since));
+  const resources = firstOf(flag('--resources', flags.resources), fromEnv('IVS_RESOURCES'));
+  const schedule = firstOf(flag('--schedule', flags.schedule), fromEnv('IVS_SCHEDULE'), inFile('daemon.schedule', file.daemon?.schedule));
+  const timezone = firstOf(flag('--timezone', flags.timezone), fromEnv('IVS_TIMEZONE'), inFile('daemon.timezone', file.daemon?.timezone));
+  const logLevel = firstOf(flag('--log-level', flags.logLevel), fromEnv('IVS_LOG_LEVEL'));
+
   const secrets: Record<string, Secret> = {};
-  for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? {})) {
+  for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? DEFAULTS.webhooks.secrets)) {
     const secret = resolveSecret(ref, env);
     if (secret) secrets[uuid] = secret;
   }
 
   return Object.freeze({
-    db: flags.db ?? env.IVS_DB ?? file.db ?? DEFAULT_DB,
+    db: firstOf(flag('--db', flags.db), fromEnv('IVS_DB'))?.value ?? file.db ?? DEFAULTS.db,
     json: flags.json ?? false,
     verbose: flags.verbose ?? false,
     configFile: path,
     accounts: Object.freeze(accounts),
     crawl: Object.freeze({
-      windowSeconds: file.crawl?.windowSeconds ?? 604_800,
-      concurrency: file.crawl?.concurrency ?? 24,
-      overlapSeconds: file.crawl?.overlapSeconds ?? 86_400,
-      since: sinceText === undefined ? undefined : parseTime(sinceText, '--since'),
-      resources: Object.freeze(file.crawl?.resources ?? (['authentications', 'fingerprints'] as const)),
-      splitAfterPages: file.crawl?.splitAfterPages ?? 4,
+      windowSeconds: file.crawl?.windowSeconds ?? DEFAULTS.crawl.windowSeconds,
+      concurrency: file.crawl?.concurrency ?? DEFAULTS.crawl.concurrency,
+      overlapSeconds: file.crawl?.overlapSeconds ?? DEFAULTS.crawl.overlapSeconds,
+      since: since === undefined ? undefined : parseTime(since.value, since.source, nowSeconds),
+      resources: Object.freeze<ResourceName[]>(
+        resources === undefined ? [...(file.crawl?.resources ?? DEFAULTS.crawl.resources)] : parseResources(resources.value, resources.source),
+      ),
+      splitAfterPages: file.crawl?.splitAfterPages ?? DEFAULTS.crawl.splitAfterPages,
+      maxWindows: file.crawl?.maxWindows ?? DEFAULTS.crawl.maxWindows,
     }),
     http: Object.freeze({
-      timeoutMs: file.http?.timeoutMs ?? 30_000,
-      acceptLanguage: file.http?.acceptLanguage ?? 'en',
-      retryLimit: file.http?.retryLimit ?? 8,
-      retryBaseMs: file.http?.retryBaseMs ?? 500,
-      retryMaxMs: file.http?.retryMaxMs ?? 30_000,
+      timeoutMs: file.http?.timeoutMs ?? DEFAULTS.http.timeoutMs,
+      acceptLanguage: file.http?.acceptLanguage ?? DEFAULTS.http.acceptLanguage,
+      retryLimit: file.http?.retryLimit ?? DEFAULTS.http.retryLimit,
+      retryBaseMs: file.http?.retryBaseMs ?? DEFAULTS.http.retryBaseMs,
+      retryMaxMs: file.http?.retryMaxMs ?? DEFAULTS.http.retryMaxMs,
     }),
     v2: Object.freeze({
-      apiVersionHeader: file.v2?.apiVersionHeader ?? '2.0.0',
-      paths: Object.freeze({ ...(file.v2?.paths ?? {}) }),
+      apiVersionHeader: file.v2?.apiVersionHeader ?? DEFAULTS.v2.apiVersionHeader,
+      paths: Object.freeze({ ...(file.v2?.paths ?? DEFAULTS.v2.paths) }),
     }),
     webhooks: Object.freeze({
-      path: file.webhooks?.path ?? '/webhooks',
+      path: file.webhooks?.path ?? DEFAULTS.webhooks.path,
       secrets: Object.freeze(secrets),
-      defaultSecret: env.IVS_WEBHOOK_SECRET ? new Secret(env.IVS_WEBHOOK_SECRET) : resolveSecret(file.webhooks?.secret, env),
-      maxBodyBytes: file.webhooks?.maxBodyBytes ?? 1_048_576,
-      requestTimeoutMs: file.webhooks?.requestTimeoutMs ?? 30_000,
-      maxConnections: file.webhooks?.maxConnections ?? 256,
+      defaultSecret: env.IVS_WEBHOOK_SECRET ? new Secret(env.IVS_WEBHOOK_SECRET) : resolveSecret(file.webhooks?.secret ?? DEFAULTS.webhooks.secret, env),
+      maxBodyBytes: file.webhooks?.maxBodyBytes ?? DEFAULTS.webhooks.maxBodyBytes,
+      requestTimeoutMs: file.webhooks?.requestTimeoutMs ?? DEFAULTS.webhooks.requestTimeoutMs,
+      maxConnections: file.webhooks?.maxConnections ?? DEFAULTS.webhooks.maxConnections,
     }),
     daemon: Object.freeze({
-      schedule: file.daemon?.schedule ?? '*/5 * * * *',
-      timezone: file.daemon?.timezone ?? 'UTC',
+      schedule: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
+      timezone: timezone === undefined ? DEFAULTS.daemon.timezone : checkTimezone(timezone.value, timezone.source),
     }),
-    logLevel: file.logLevel ?? (flags.verbose ? 'debug' : 'info'),
+    // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
+    logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),
   });
 }

@@ -4,7 +4,7 @@ import { crawlerFor, type CrawlContext } from './crawl-context.js';
 import type { BackfillPlanSummary } from './crawl-deps.js';
 import type { CrawlOutcome } from './crawler.js';
 import { planBackfill } from './planner.js';
-import { missingWindows } from './windows.js';
+import { checkWindowCount, missingWindows } from './windows.js';
 
 export interface BackfillOptions {
   /** Epoch seconds; the interval [from, to] is closed and rounded out to whole windows. */
@@ -24,6 +24,7 @@ export async function backfill(ctx: CrawlContext, options: BackfillOptions): Pro
   if (!(options.to >= options.from)) {
     throw new UserError('BAD_INTERVAL', `--to must not be before --from`);
   }
+  checkWindowCount(options.from, options.to, ctx.crawl);
   const now = ctx.clock() / 1000;
   const plans = await Promise.all(
     ctx.accounts.map(async (account) => {

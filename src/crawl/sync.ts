@@ -6,7 +6,7 @@ import { toIsoMicros } from '../normalize/time.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { CrawlOutcome } from './crawler.js';
 import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
-import { missingWindows } from './windows.js';
+import { checkWindowCount, missingWindows } from './windows.js';
 
 /** Request priorities inside one bucket: fresh data first, then refreshes, then long backfills. */
 export const PRIORITY = { incremental: 3, refresh: 2, backfill: 1 } as const;
@@ -54,6 +54,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   // so that sessions uploaded late with past timestamps are still found.
   const from = hwm === null ? since! : Math.min(hwm - ctx.crawl.overlapSeconds, since ?? Infinity);
 
+  checkWindowCount(from, now, ctx.crawl);
   const query = { ...scope, from, to: Math.ceil(now) + 1 };
   await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
   const tasks = planIncremental(await sink.listWindows(query), from, now);

@@ -1,5 +1,6 @@
 import type { ApiVersion, Resource } from '../normalize/rows.js';
 import type { WindowSpec, WindowState } from '../store/sink.js';
+import { TooManyWindowsError } from './too-many-windows-error.js';
 
 /**
  * Windows are cells of a grid of `size` seconds aligned to epoch 0, so runs
@@ -17,6 +18,23 @@ export function gridCells(from: number, to: number, size: number): Array<[number
   return cells;
 }
 
+/** How many grid cells hold [from, to], counted without building them. */
+export function gridCellCount(from: number, to: number, size: number): number {
+  return to < from ? 0 : Math.floor(to / size) - Math.floor(from / size) + 1;
+}
+
+/**
+ * Refuses a plan of more windows than `maxWindows` before anything is listed
+ * or written: every window costs a request and a row, and a time in
+ * milliseconds or minute windows over years would plan millions of them.
+ */
+export function checkWindowCount(from: number, to: number, crawl: { windowSeconds: number; maxWindows: number }): void {
+  const windows = gridCellCount(from, to, crawl.windowSeconds);
+  if (windows > crawl.maxWindows) {
+    throw new TooManyWindowsError({ from, to, windows, maxWindows: crawl.maxWindows, windowSeconds: crawl.windowSeconds });
+  }
+}
+
 export interface Scope {
   account: string;
   resource: Resource;
@@ -31,10 +49,18 @@ export interface Scope {
 export function missingWindows(scope: Scope, from: number, to: number, size: number, existing: readonly WindowState[]): WindowSpec[] {
   const sorted = [...existing].sort((a, b) => a.windowStart - b.windowStart);
   const gaps: WindowSpec[] = [];
-  for (const [a, b] of gridCells(from, to, size)) {
+  // Cells and windows both ascend: the first window that can reach into a
+  // cell only moves forward, so each is looked at about once, and no array of
+  // cells is built (gridCellCount says how many there will be).
+  let first = 0;
+  for (let a = gridStart(from, size); a <= to; a += size) {
+    const b = a + size;
+    while (first < sorted.length && sorted[first]!.windowEnd <= a) first++;
     let cursor = a;
-    for (const w of sorted) {
-      if (w.windowEnd <= cursor || w.windowStart >= b) continue;
+    for (let i = first; i < sorted.length; i++) {
+      const w = sorted[i]!;
+      if (w.windowStart >= b) break;
+      if (w.windowEnd <= cursor) continue;
       if (w.windowStart > cursor) gaps.push({ ...scope, windowStart: cursor, windowEnd: w.windowStart });
       cursor = Math.max(cursor, w.windowEnd);
       if (cursor >= b) break;

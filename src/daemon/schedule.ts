@@ -1,4 +1,5 @@
 import cron, { type ScheduledTask } from 'node-cron';
+import { scheduleProblem, timezoneProblem } from '../config/check-schedule.js';
 import { UserError } from '../errors.js';
 
 /** The part of a logger the schedule uses (pino's shape). */
@@ -21,18 +22,16 @@ export interface ScheduleOptions {
   logger: ScheduleLogger;
 }
 
-/** Throws a UserError naming what is wrong with an expression or time zone. */
+/**
+ * Throws a UserError naming what is wrong with an expression or time zone. The
+ * config loader has checked both already, naming their source; this guards
+ * callers that build a schedule themselves.
+ */
 export function checkSchedule(expression: string, timezone: string): void {
-  const detail = cron.validateDetailed(expression);
-  if (!detail.valid) {
-    const first = detail.errors[0];
-    throw new UserError('BAD_SCHEDULE', `--schedule '${expression}' is not a cron expression${first ? ` (${first.field}: ${first.message})` : ''}`);
-  }
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: timezone });
-  } catch {
-    throw new UserError('BAD_TIMEZONE', `--timezone '${timezone}' is not an IANA time zone (e.g. UTC, Europe/Berlin)`);
-  }
+  const problem = scheduleProblem(expression);
+  if (problem !== undefined) throw new UserError('BAD_SCHEDULE', `schedule ${problem}`);
+  const zone = timezoneProblem(timezone);
+  if (zone !== undefined) throw new UserError('BAD_TIMEZONE', `time zone ${zone}`);
 }
 
 /** The next `count` times the expression fires after now. */

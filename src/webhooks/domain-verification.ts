@@ -1,4 +1,4 @@
-import { UserError } from '../errors.js';
+import { InputError } from '../errors.js';
 
 /** The page the operator checks to register a domain (api-spec "Events", Registration prerequisites). */
 export const DOMAIN_VERIFICATION_PREFIX = '/.well-known/service-domain-verification/';
@@ -14,10 +14,10 @@ export function parseDomainVerifications(flags: readonly string[]): Record<strin
     const token = at < 0 ? '' : flag.slice(0, at);
     const value = at < 0 ? '' : flag.slice(at + 1);
     if (!TOKEN.test(token) || value === '') {
-      throw new UserError('BAD_DOMAIN_VERIFICATION', `--domain-verification must be TOKEN=VALUE (TOKEN of letters, digits, '.', '_', '~', '-'), got '${flag}'`);
+      throw new InputError('BAD_DOMAIN_VERIFICATION', `--domain-verification must be TOKEN=VALUE (TOKEN of letters, digits, '.', '_', '~', '-'), got '${flag}'`);
     }
     if (Object.hasOwn(out, token) && out[token] !== value) {
-      throw new UserError('BAD_DOMAIN_VERIFICATION', `--domain-verification gives token '${token}' twice with different values`);
+      throw new InputError('BAD_DOMAIN_VERIFICATION', `--domain-verification gives token '${token}' twice with different values`);
     }
     out[token] = value;
   }

@@ -1,6 +1,6 @@
 import type { WebhookCreate, WebhookFilter } from '../api/service-client.js';
 import { Secret } from '../config/secret.js';
-import { UserError } from '../errors.js';
+import { InputError, type UserError } from '../errors.js';
 
 /** The service's minimum (api-spec "Limits"). */
 export const MIN_SECRET_LENGTH = 20;
@@ -16,7 +16,7 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 export interface WebhookCreateFlags {
   url: string | undefined;
-  /** `--secret`; when absent, `envSecret` (IVS_WEBHOOK_SECRET) is used. */
+  /** `--secret`; when absent, `envSecret` (IVS_WEBHOOK_SECRET, else webhooks.secret of the config) is used. */
   secret: string | undefined;
   envSecret: string | undefined;
   channel: string | undefined;
@@ -24,7 +24,8 @@ export interface WebhookCreateFlags {
   filters: readonly string[];
 }
 
-const bad = (message: string): UserError => new UserError('BAD_WEBHOOK', message);
+/** A mistake in the flags of `webhooks create`: a usage error (exit 2); each message names its flag. */
+const bad = (message: string): UserError => new InputError('BAD_WEBHOOK', message);
 
 /** One `--filter key=value[,value...]`. */
 export function parseFilterFlag(flag: string): WebhookFilter {
@@ -70,7 +71,7 @@ export function checkEndpoint(text: string | undefined): string {
 export function buildWebhookCreate(flags: WebhookCreateFlags): WebhookCreate {
   const endpoint = checkEndpoint(flags.url);
   const secretText = flags.secret ?? flags.envSecret;
-  if (secretText === undefined || secretText === '') throw bad('a secret is required: --secret or IVS_WEBHOOK_SECRET');
+  if (secretText === undefined || secretText === '') throw bad('a secret is required: --secret or IVS_WEBHOOK_SECRET (or webhooks.secret in the config file)');
   if (secretText.length < MIN_SECRET_LENGTH) {
     throw bad(`the secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${secretText.length}); use a long random string`);
   }

@@ -5,7 +5,7 @@ describe('the command line', () => {
   it('lists every command in --help', async () => {
     const r = await runIvsync(['--help']);
     expect(r.code).toBe(0);
-    for (const c of ['backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
+    for (const c of ['init', 'backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
       expect(r.stdout).toContain(`ivsync ${c}`);
     }
   });
@@ -21,10 +21,12 @@ describe('the command line', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  it('says which time it could not read', async () => {
+  it('says which time it could not read, as a usage error (exit 2)', async () => {
     const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], { IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'x' });
-    expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe("ivsync: --from must be epoch seconds or an ISO 8601 time, got 'yesterday'");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "ivsync: --from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds\n",
+    );
   });
 
   it('refuses plain http to a non-loopback host before any request', async () => {

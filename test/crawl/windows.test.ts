@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
-import { gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
+import { checkWindowCount, gridCellCount, gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
+import { TooManyWindowsError } from '../../src/crawl/too-many-windows-error.js';
 
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };
 
@@ -34,6 +35,35 @@ describe('gridCells', () => {
   });
 });
 
+describe('gridCellCount', () => {
+  it.each([
+    [0, 99, 100],
+    [50, 150, 100],
+    [100, 100, 100],
+    [99.5, 200, 100],
+    [0, 0, 100],
+    [1_735_689_600, 1_767_225_600, 604_800],
+  ])('counts the cells of [%s, %s] of size %s without building them', (from, to, size) => {
+    expect(gridCellCount(from, to, size)).toBe(gridCells(from, to, size).length);
+  });
+  it('is 0 for an empty interval', () => {
+    expect(gridCellCount(200, 100, 100)).toBe(0);
+  });
+});
+
+describe('checkWindowCount', () => {
+  it.each([
+    [0, 999, 100, 10, false],
+    [0, 1000, 100, 10, true],
+    // A --to in milliseconds with week windows: 2.9 million windows.
+    [1_735_689_600, 1_767_225_600_000, 604_800, 100_000, true],
+  ])('[%s, %s] in windows of %s with a cap of %s: refused %s', (from, to, size, cap, refused) => {
+    const check = () => checkWindowCount(from, to, { windowSeconds: size, maxWindows: cap });
+    if (refused) expect(check).toThrow(TooManyWindowsError);
+    else expect(check).not.toThrow();
+  });
+});
+
 describe('missingWindows', () => {
   it('inserts every cell of an empty target', () => {
     expect(missingWindows(scope, 0, 250, 100, []).map((w) => [w.windowStart, w.windowEnd])).toEqual([
@@ -45,6 +75,14 @@ describe('missingWindows', () => {
   it('leaves cells that exist, and split cells, alone', () => {
     const existing = [state(0, 40), state(40, 70), state(70, 100), state(200, 300)];
     expect(missingWindows(scope, 0, 250, 100, existing).map((w) => [w.windowStart, w.windowEnd])).toEqual([[100, 200]]);
+  });
+  it('plans one gap per cell beside many existing windows, each looked at about once', () => {
+    // Every other cell of 20,000 exists: scanning from the first window for every cell would be quadratic.
+    const existing = Array.from({ length: 10_000 }, (_, i) => state(i * 200, i * 200 + 100));
+    const gaps = missingWindows(scope, 0, 1_999_999, 100, existing);
+    expect(gaps).toHaveLength(10_000);
+    expect(gaps[0]).toMatchObject({ windowStart: 100, windowEnd: 200 });
+    expect(gaps.at(-1)).toMatchObject({ windowStart: 1_999_900, windowEnd: 2_000_000 });
   });
   it('fills the gaps between windows of another size', () => {
     const existing = [state(0, 10), state(20, 30)];

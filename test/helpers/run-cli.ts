@@ -15,8 +15,13 @@ function collect(stream: PassThrough): () => string {
   return () => Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs the CLI in this process through its real parser (like a user would type it). */
-export async function runIvsync(args: readonly string[], env: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<CliResult> {
+/** Runs the CLI in this process through its real parser (like a user would type it); `clock` is the injected time (ms). */
+export async function runIvsync(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  signal?: AbortSignal,
+  clock: () => number = Date.now,
+): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out = collect(stdout);
@@ -26,7 +31,7 @@ export async function runIvsync(args: readonly string[], env: Record<string, str
     stderr,
     env: { ...env },
     signal: signal ?? new AbortController().signal,
-    clock: Date.now,
+    clock,
   });
   stdout.end();
   stderr.end();

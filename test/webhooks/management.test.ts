@@ -37,7 +37,7 @@ describe('webhooks create: validated before anything is sent', () => {
   ])('%j', async (args, message) => {
     const { env } = await setup();
     const result = await runIvsync(['webhooks', 'create', ...args], env);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain('too-short-secret');
@@ -46,6 +46,15 @@ describe('webhooks create: validated before anything is sent', () => {
 });
 
 describe('webhooks against the service', () => {
+  it('takes the secret from webhooks.secret in the config file when neither --secret nor IVS_WEBHOOK_SECRET gives one', async () => {
+    const { env } = await setup();
+    const dir = tempDir();
+    const result = await runIvsync(['webhooks', 'create', '--url', URL_OK, '--filter', 'activity.name=authentication'], { ...env, IVS_CONFIG: writeConfig(dir, { webhooks: { secret: SECRET } }) });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(SECRET);
+  });
+
   it('create, list, show, deactivate: tables on stdout, the mirror in the target, the secret nowhere', async () => {
     const { db, env, create } = await setup();
     const created = await create('--channel', 'shop-1', '--filter', 'activity.form_factor=lightbox,microscopic');

@@ -1,10 +1,12 @@
 import { parseTime } from '../../config/parse-time.js';
 import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runBackfill } from '../../crawl/run-backfill.js';
+import { checkWindowCount } from '../../crawl/windows.js';
+import { InputError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { Progress } from '../progress.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
-import { parseResources, withResources } from './crawl-options.js';
+import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface BackfillArgs extends LeaseArgs {
@@ -22,9 +24,13 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
       .option('to', { type: 'string', demandOption: true, describe: 'end (inclusive): ISO 8601 date-time or epoch seconds' }),
   run: async ({ args, io, config: load }) => {
     const config = load();
-    const from = parseTime(args.from, '--from');
-    const to = parseTime(args.to, '--to');
-    const resources = parseResources(args.resources, config.crawl.resources);
+    const now = io.clock() / 1000;
+    const from = parseTime(args.from, { kind: 'flag', name: '--from' }, now);
+    const to = parseTime(args.to, { kind: 'flag', name: '--to' }, now);
+    if (to < from) throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
+    // Refused here, before the target is opened or a run recorded; the crawl checks again for its own callers.
+    checkWindowCount(from, to, config.crawl);
+    const resources = config.crawl.resources;
     const selected = selectAccounts(config, args.account);
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);

@@ -1,18 +1,19 @@
+import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { PRIORITY } from '../../crawl/sync.js';
 import { runBackfill, type BackfillReport } from '../../crawl/run-backfill.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import { checkWindowCount } from '../../crawl/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
-import { checkSchedule } from '../../daemon/schedule.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
-import { UserError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
 import { receiverFor } from '../receiver-for.js';
 import { bindAccounts, leaseKeeper, loggerFor, newRunId, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
-import { parseResources, withResources } from './crawl-options.js';
+import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
 
@@ -62,11 +63,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   describe: 'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics and the webhook receiver',
   builder: (yargs) =>
     withResources(yargs)
-      .option('schedule', { type: 'string', describe: "cron expression, 5 fields or 6 with seconds (default: config daemon.schedule, else '*/5 * * * *')" })
-      .option('timezone', { type: 'string', describe: 'time zone of the schedule (default: config daemon.timezone, else UTC)' })
+      .option('schedule', { type: 'string', describe: `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else '${DEFAULTS.daemon.schedule}')` })
+      .option('timezone', { type: 'string', describe: `time zone of the schedule [env IVS_TIMEZONE] (default: daemon.timezone, else ${DEFAULTS.daemon.timezone})` })
       .option('port', { type: 'number', describe: 'serve GET /healthz, GET /metrics and (with a webhook secret) the webhook receiver on this port' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address the port listens on (0.0.0.0 in a container)' })
-      .option('since', { type: 'string', describe: 'where the first sync of an empty target starts (ISO 8601 or epoch seconds)' })
+      .option('since', { type: 'string', describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)' })
       .option('backfill-from', { type: 'string', describe: 'also backfill from this time, in the background at the lowest priority' })
       .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
@@ -78,16 +79,24 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       import('../../daemon/daemon-metrics.js'),
       import('../../daemon/daemon-server.js'),
     ]);
+    // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
-    const schedule = { expression: args.schedule ?? config.daemon.schedule, timezone: args.timezone ?? config.daemon.timezone };
-    checkSchedule(schedule.expression, schedule.timezone);
-    const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
-    const resources = parseResources(args.resources, config.crawl.resources);
-    const backfillFrom = args['backfill-from'] === undefined ? undefined : parseTime(args['backfill-from'], '--backfill-from');
-    if (args['backfill-to'] !== undefined && backfillFrom === undefined) {
-      throw new UserError('BAD_BACKFILL', '--backfill-to needs --backfill-from');
+    const schedule = { expression: config.daemon.schedule, timezone: config.daemon.timezone };
+    const resources = config.crawl.resources;
+    const backfillText = args['backfill-from'];
+    if (args['backfill-to'] !== undefined && backfillText === undefined) {
+      throw new InputError('BAD_BACKFILL', 'needs --backfill-from', { source: { kind: 'flag', name: '--backfill-to' }, value: args['backfill-to'] });
     }
-    const backfillTo = args['backfill-to'] === undefined ? Math.floor(io.clock() / 1000) : parseTime(args['backfill-to'], '--backfill-to');
+    const now = io.clock() / 1000;
+    const backfillToText = args['backfill-to'] ?? String(Math.floor(now));
+    let backfill: { from: number; to: number } | undefined;
+    if (backfillText !== undefined) {
+      const from = parseTime(backfillText, { kind: 'flag', name: '--backfill-from' }, now);
+      const to = parseTime(backfillToText, { kind: 'flag', name: '--backfill-to' }, now);
+      if (to < from) throw new InputError('BAD_INTERVAL', `${backfillToText} is before --backfill-from ${backfillText}`, { source: { kind: 'flag', name: '--backfill-to' }, value: backfillToText });
+      checkWindowCount(from, to, config.crawl);
+      backfill = { from, to };
+    }
     const selected = selectAccounts(config, args.account);
     const daemonId = newRunId();
     const logger = loggerFor(config, io, daemonId);
@@ -117,13 +126,13 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         random: Math.random,
         logger,
         observer: metrics,
-        runSync: async (account) => logged(await runSync(deps, { accounts: [account], resources, since, wait: false })),
+        runSync: async (account) => logged(await runSync(deps, { accounts: [account], resources, wait: false })),
         runBackfill:
-          backfillFrom === undefined
+          backfill === undefined
             ? undefined
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfillFrom, to: backfillTo, resources, priority: PRIORITY.backfill, wait: true })),
+                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), ...backfill, resources, priority: PRIORITY.backfill, wait: true })),
       });
       if (args.port !== undefined) {
         if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {

@@ -1,7 +1,7 @@
 import type { DomainRow } from '../../normalize/rows.js';
 import { normalizeDomain } from '../../normalize/domain-row.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import { UserError } from '../../errors.js';
+import { InputError, UserError } from '../../errors.js';
 import { openSink } from '../../store/open-sink.js';
 import { DOMAIN_COLUMNS, domainCells } from '../../webhooks/management-tables.js';
 import { EXIT, type CliCommand } from '../command.js';
@@ -16,7 +16,7 @@ const listCommand: CliCommand = {
     const logger = loggerFor(config, io, newRunId());
     const accounts = selectAccounts(config, args.account);
     if (accounts.length > 1) {
-      throw new UserError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+      throw new InputError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
     }
     const [bound] = bindAccounts(config, accounts, logger);
     if (bound === undefined) throw new UserError('NO_ACCOUNT', 'no account is configured');

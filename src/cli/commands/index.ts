@@ -4,6 +4,7 @@ import { daemonCommand } from './daemon.js';
 import { domainsCommand } from './domains.js';
 import { exportCommand } from './export.js';
 import { healthCommand } from './health.js';
+import { initCommand } from './init.js';
 import { migrateCommand } from './migrate.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
@@ -13,6 +14,7 @@ import { voucherCommand } from './voucher.js';
 
 /** Every command of the CLI, in the order --help lists them. */
 export const COMMANDS: ReadonlyArray<CliCommand<never>> = [
+  initCommand,
   backfillCommand,
   syncCommand,
   daemonCommand,

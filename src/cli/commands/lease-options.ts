@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { UserError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import type { GlobalArgs } from '../command.js';
 
 export interface LeaseArgs {
@@ -19,6 +19,6 @@ export function withLeaseOptions(yargs: Argv<GlobalArgs>): Argv<GlobalArgs> {
 
 export function leaseTtl(args: LeaseArgs): number {
   const ttl = args['lease-ttl'] ?? DEFAULT_LEASE_TTL_SECONDS;
-  if (!(ttl >= 1)) throw new UserError('BAD_LEASE_TTL', `--lease-ttl must be at least 1 second, got ${ttl}`);
+  if (!(ttl >= 1)) throw new InputError('BAD_LEASE_TTL', `must be at least 1 second, got ${ttl}`, { source: { kind: 'flag', name: '--lease-ttl' }, value: ttl });
   return ttl;
 }

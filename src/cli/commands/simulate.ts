@@ -1,4 +1,4 @@
-import { UserError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
 
 interface SimulateArgs {
@@ -14,14 +14,14 @@ interface SimulateArgs {
 function parseLatency(text: string | undefined): number | [number, number] | undefined {
   if (text === undefined) return undefined;
   const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  if (!m) throw new UserError('BAD_LATENCY', `--latency must be MS or MIN-MAX in milliseconds, got '${text}'`);
+  if (!m) throw new InputError('BAD_LATENCY', `must be MS or MIN-MAX in milliseconds, got '${text}'`, { source: { kind: 'flag', name: '--latency' }, value: text });
   return m[2] === undefined ? Number(m[1]) : [Number(m[1]), Number(m[2])];
 }
 
 function parseSemantics(text: string | undefined): { start: 'inclusive' | 'exclusive'; end: 'inclusive' | 'exclusive' } | undefined {
   if (text === undefined) return undefined;
   const m = /^(inclusive|exclusive),(inclusive|exclusive)$/.exec(text);
-  if (!m) throw new UserError('BAD_RANGE', `--range-semantics must be START,END with inclusive|exclusive, got '${text}'`);
+  if (!m) throw new InputError('BAD_RANGE', `must be START,END with inclusive|exclusive, got '${text}'`, { source: { kind: 'flag', name: '--range-semantics' }, value: text });
   return { start: m[1] as 'inclusive' | 'exclusive', end: m[2] as 'inclusive' | 'exclusive' };
 }
 

@@ -1,10 +1,9 @@
-import { parseTime } from '../../config/parse-time.js';
 import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
 import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
-import { parseResources, withResources } from './crawl-options.js';
+import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface SyncArgs extends LeaseArgs {
@@ -19,12 +18,11 @@ export const syncCommand: CliCommand<SyncArgs> = {
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs)).option('since', {
       type: 'string',
-      describe: 'where the first sync of an empty target starts (ISO 8601 or epoch seconds)',
+      describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
     }),
   run: async ({ args, io, config: load }) => {
+    // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
-    const since = args.since === undefined ? undefined : parseTime(args.since, '--since');
-    const resources = parseResources(args.resources, config.crawl.resources);
     const selected = selectAccounts(config, args.account);
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
@@ -33,7 +31,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       else logger.info(event, event.type);
     };
     const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent }, (deps) =>
-      runSync(deps, { runId, accounts: selected.map((a) => a.name), resources, since, wait: args.wait ?? false }),
+      runSync(deps, { runId, accounts: selected.map((a) => a.name), resources: config.crawl.resources, wait: args.wait ?? false }),
     );
     for (const c of report.catalogs) {
       for (const failure of c.failures) logger.warn({ account: c.account, failure }, 'catalog not refreshed');

@@ -1,6 +1,6 @@
 import { ApiError, BadRequestError } from '../../api/errors.js';
 import type { LoginVoucher, VoucherRequest } from '../../api/service-client.js';
-import { UserError } from '../../errors.js';
+import { InputError, UserError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
 
@@ -58,7 +58,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
     const config = load();
     const selected = selectAccounts(config, args.account);
     if (selected.length > 1) {
-      throw new UserError('ONE_ACCOUNT', `voucher create works on one account: name it with --account (configured: ${selected.map((a) => a.name).join(', ')})`);
+      throw new InputError('ONE_ACCOUNT', `voucher create works on one account: name it with --account (configured: ${selected.map((a) => a.name).join(', ')})`);
     }
     const account = selected[0]!;
     if (account.apiVersion !== '2') {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import type { ServiceClient } from '../../api/service-client.js';
 import type { AccountConfig, Config } from '../../config/config.js';
-import { UserError } from '../../errors.js';
+import { InputError, UserError } from '../../errors.js';
 import type { WebhookRow } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import { normalizeWebhook } from '../../normalize/webhook-row.js';
@@ -31,7 +31,7 @@ interface ManagementScope {
 function oneAccount(config: Config, only: string | undefined): AccountConfig {
   const accounts = selectAccounts(config, only);
   if (accounts.length > 1) {
-    throw new UserError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+    throw new InputError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
   }
   return accounts[0] as AccountConfig;
 }
@@ -94,7 +94,8 @@ const createCommand: CliCommand<CreateArgs> = {
   run: async (ctx) => {
     const { args } = ctx;
     // Validated before any request: a mistake costs nothing at the service.
-    const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.io.env.IVS_WEBHOOK_SECRET, channel: args.channel, filters: args.filter ?? [] });
+    // --secret > IVS_WEBHOOK_SECRET > webhooks.secret: the loader resolved the last two as the receiver's default secret.
+    const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.config().webhooks.defaultSecret?.reveal(), channel: args.channel, filters: args.filter ?? [] });
     return withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const { io } = ctx;
       const created = await client.webhooks
@@ -174,7 +175,7 @@ async function readPem(path: string, flag: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {
-    throw new UserError('BAD_TLS_FILE', `${flag} ${path}: ${error instanceof Error && 'code' in error ? String(error.code) : 'cannot be read'}`);
+    throw new InputError('BAD_TLS_FILE', `${path}: ${error instanceof Error && 'code' in error ? String(error.code) : 'cannot be read'}`, { source: { kind: 'flag', name: flag }, value: path });
   }
 }
 
@@ -207,7 +208,9 @@ const serveCommand: CliCommand<ServeArgs> = {
     }
     const certPath = args['tls-cert'];
     const keyPath = args['tls-key'];
-    if ((certPath === undefined) !== (keyPath === undefined)) throw new UserError('BAD_TLS', '--tls-cert and --tls-key go together');
+    if ((certPath === undefined) !== (keyPath === undefined)) {
+      throw new InputError('BAD_TLS', `needs ${certPath === undefined ? '--tls-cert' : '--tls-key'} too`, { source: { kind: 'flag', name: certPath === undefined ? '--tls-key' : '--tls-cert' } });
+    }
     const tls = certPath !== undefined && keyPath !== undefined ? { cert: await readPem(certPath, '--tls-cert'), key: await readPem(keyPath, '--tls-key') } : undefined;
     const domainVerifications = parseDomainVerifications(args['domain-verification'] ?? []);
 

@@ -1,0 +1,61 @@
+import { InputError, InterruptedError, IvsyncError, type InputSource } from '../errors.js';
+import { EXIT } from './command.js';
+
+/** What the CLI says about an error, and the exit code it ends with. */
+export interface ErrorReport {
+  exit: number;
+  code: string;
+  message: string;
+  /** Where a bad input came from, for scripts reading `--json` errors. */
+  source?: InputSource;
+  value?: unknown;
+  /** Only for bugs, only with --verbose. */
+  stack?: string;
+}
+
+/** The code of a mistake the parser itself found (unknown flag, missing option). */
+export const USAGE = 'USAGE';
+
+/**
+ * Every usage mistake exits 2, whether the parser or a later check found it
+ * (an InputError); an interruption 3; anything else 1. A bug's stack is shown
+ * only with --verbose.
+ */
+export function reportError(error: unknown, verbose: boolean): ErrorReport {
+  if (error instanceof InputError) {
+    return {
+      exit: EXIT.usage,
+      code: error.code,
+      message: error.message,
+      ...(error.source !== undefined ? { source: error.source } : {}),
+      ...(error.value !== undefined ? { value: error.value } : {}),
+    };
+  }
+  if (error instanceof InterruptedError) return { exit: EXIT.interrupted, code: error.code, message: error.message };
+  if (error instanceof IvsyncError) return { exit: EXIT.failure, code: error.code, message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = verbose && error instanceof Error && error.stack ? { stack: error.stack } : {};
+  return { exit: EXIT.failure, code: 'INTERNAL', message, ...stack };
+}
+
+/**
+ * One line on stderr: `ivsync: message`, or with --json `{"error":{"code":...,"message":...}}`.
+ * A stack (a bug, with --verbose) follows on the lines after it in text.
+ */
+export function renderError(report: ErrorReport, json: boolean): string {
+  if (json) return `${JSON.stringify({ error: { code: report.code, message: report.message, ...(report.source ? { source: report.source } : {}), ...(report.value !== undefined ? { value: report.value } : {}), ...(report.stack ? { stack: report.stack } : {}) } })}\n`;
+  const text = report.stack ?? report.message;
+  const hint = report.code === USAGE ? '\n(see ivsync --help, or ivsync COMMAND --help)' : '';
+  return `ivsync: ${text}${hint}\n`;
+}
+
+/** Whether the command line asks for JSON output: read before parsing, since a parse error must honour it too. */
+export function wantsJson(argv: readonly string[]): boolean {
+  let json = false;
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg === '--json' || arg === '--json=true') json = true;
+    if (arg === '--no-json' || arg === '--json=false') json = false;
+  }
+  return json;
+}

@@ -1,0 +1,36 @@
+/**
+ * Facts of the service and of the crawl that every stage shares. Declared here,
+ * apart from config loading, so that the api client, the planner and the crawler
+ * can import them without pulling in the loader (zod, yaml, the file system).
+ */
+
+/** The interface versions the service offers (api-spec "Versions"). */
+export const API_VERSIONS = Object.freeze(['1.4', '2'] as const);
+
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** The searchable resources, also the names of their tables. */
+export const RESOURCES = Object.freeze(['authentications', 'fingerprints'] as const);
+
+export type ResourceName = (typeof RESOURCES)[number];
+
+/**
+ * Items per search page: the maximum of both interfaces (v2 would default to
+ * 10). The planner also counts a window's cost in pages of this size.
+ */
+export const PAGE_SIZE = 25;
+
+/**
+ * Request priorities inside one account's bucket: fresh data first, then
+ * refreshes of non-final sessions, then long backfills, so that a year-long
+ * backfill never makes the incremental data stale.
+ */
+export const PRIORITY = Object.freeze({ incremental: 3, refresh: 2, backfill: 1 } as const);
+
+export function isApiVersion(value: unknown): value is ApiVersion {
+  return (API_VERSIONS as readonly unknown[]).includes(value);
+}
+
+export function isResourceName(value: unknown): value is ResourceName {
+  return (RESOURCES as readonly unknown[]).includes(value);
+}

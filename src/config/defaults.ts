@@ -1,0 +1,125 @@
+import type { ApiVersion, ResourceName } from './constants.js';
+import type { LogLevel } from './config.js';
+
+/** Freezes an object and everything inside it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Every default of ivsync, declared once, in the shape of the config file.
+ * The loader falls back to these; `ivsync init` writes them out (with the
+ * descriptions of member-docs.ts), so the written file and the loader cannot
+ * disagree. A member whose default is `undefined` has none: `ivsync init`
+ * writes it commented out.
+ */
+export const DEFAULTS = deepFreeze({
+  /**
+   * Service root; plain `http://` only for loopback hosts. Required by every
+   * command that talks to the service. Flag `--base-url`, env `IVS_BASE_URL`.
+   * @default undefined
+   */
+  baseUrl: undefined as string | undefined,
+  /** Interface version. Flag `--api-version`, env `IVS_API_VERSION`. @default '1.4' */
+  apiVersion: '1.4' as ApiVersion,
+  /** Target: `sqlite:PATH`, `duckdb:PATH` or `postgres://...`. Flag `--db`, env `IVS_DB`. @default 'sqlite:./data/ivsync.sqlite' */
+  db: 'sqlite:./data/ivsync.sqlite',
+  /** Requests per second for each token (the service's limit is 10). Flag `--rate`, env `IVS_RATE`. @default 10 */
+  rate: 10,
+  /** pino level; `--verbose` means `debug` whatever this says. Flag `--log-level`, env `IVS_LOG_LEVEL`. @default 'info' */
+  logLevel: 'info' as LogLevel,
+  /**
+   * The accounts, each with its own token and bucket. The first account's
+   * token variable defaults to `IVS_API_TOKEN`, the others' to
+   * `IVS_API_TOKEN_<NAME>`.
+   * @default [{ name: 'default', tokenEnv: 'IVS_API_TOKEN' }]
+   */
+  accounts: [{ name: 'default', tokenEnv: 'IVS_API_TOKEN' }] as ReadonlyArray<{ readonly name: string; readonly tokenEnv: string }>,
+  crawl: {
+    /**
+     * Size of the epoch windows the history is split into, in seconds. A
+     * window costs at least one request, so sparse histories want large
+     * windows; dense windows are split further while paging.
+     * @default 604800 (one week)
+     */
+    windowSeconds: 604_800,
+    /** Windows paged at once per account: enough to keep 10 requests/s in flight at 1 s latency. @default 24 */
+    concurrency: 24,
+    /**
+     * How far behind the high-water mark `sync` starts again, in seconds.
+     * Sessions recorded on offline devices are uploaded late with their
+     * original timestamps; a day covers a device offline for a working day and
+     * a night.
+     * @default 86400
+     */
+    overlapSeconds: 86_400,
+    /** Where the first `sync` of an empty target starts. Flag `--since`, env `IVS_SINCE`. @default undefined */
+    since: undefined as string | undefined,
+    /** Flag `--resources`, env `IVS_RESOURCES`. @default ['authentications', 'fingerprints'] */
+    resources: ['authentications', 'fingerprints'] as readonly ResourceName[],
+    /** A window still paging after this many pages may be split when workers are idle. @default 4 */
+    splitAfterPages: 4,
+    /**
+     * Most windows one interval may be split into, per account and resource.
+     * Every window costs at least one request and one row, so 100,000 windows
+     * are at least 2.8 hours of requests at 10/s before any data: enough for
+     * hourly windows over eleven years, or daily windows since 2000, while a
+     * mistake (minute windows over years, a time in milliseconds) is refused
+     * before anything is written.
+     * @default 100000
+     */
+    maxWindows: 100_000,
+  },
+  http: {
+    /** Per-request time-out in milliseconds. @default 30000 */
+    timeoutMs: 30_000,
+    /** Language of the service's display strings: `en` or `ja`. @default 'en' */
+    acceptLanguage: 'en' as 'en' | 'ja',
+    /** Retries after the first attempt. @default 8 */
+    retryLimit: 8,
+    /** First retry delay in milliseconds, doubled per attempt, with full jitter. @default 500 */
+    retryBaseMs: 500,
+    /** Longest retry delay in milliseconds. @default 30000 */
+    retryMaxMs: 30_000,
+  },
+  v2: {
+    /** The `Api-Version` header sent on v2 requests. @default '2.0.0' */
+    apiVersionHeader: '2.0.0',
+    /** Overrides of the v2 operation paths (README "The v2 interface"). @default {} */
+    paths: {} as Readonly<Record<string, string>>,
+  },
+  webhooks: {
+    /** Path the receiver takes deliveries at. @default '/webhooks' */
+    path: '/webhooks',
+    /** Secret for every webhook without its own: text, or `{ env: NAME }`. `IVS_WEBHOOK_SECRET` wins over it. @default { env: 'IVS_WEBHOOK_SECRET' } */
+    secret: { env: 'IVS_WEBHOOK_SECRET' } as string | { readonly env: string },
+    /** Secrets by webhook uuid: text, or `{ env: NAME }`. @default {} */
+    secrets: {} as Readonly<Record<string, string | { readonly env: string }>>,
+    /** Largest delivery body accepted, in bytes. @default 1048576 (1 MiB) */
+    maxBodyBytes: 1_048_576,
+    /** A request not fully arrived by then is answered 408 and its connection closed. @default 30000 */
+    requestTimeoutMs: 30_000,
+    /** Open connections at most; beyond it the oldest idle or slow one is closed. @default 256 */
+    maxConnections: 256,
+  },
+  daemon: {
+    /** node-cron expression, 5 fields or 6 with seconds first. Flag `--schedule`, env `IVS_SCHEDULE`. @default '*\/5 * * * *' */
+    schedule: '*/5 * * * *',
+    /** IANA time zone the schedule is read in. Flag `--timezone`, env `IVS_TIMEZONE`. @default 'UTC' */
+    timezone: 'UTC',
+  },
+});
+
+export type Defaults = typeof DEFAULTS;
+
+/** The sections of the config file (its object members). */
+export type SectionName = { [K in keyof Defaults]: Defaults[K] extends readonly unknown[] ? never : Defaults[K] extends object ? K : never }[keyof Defaults];
+
+/** Every member of the config file as a dotted path: `db`, `crawl.windowSeconds`, ... */
+export type MemberPath = {
+  [K in keyof Defaults & string]: K extends SectionName ? `${K}.${keyof Defaults[K] & string}` : K;
+}[keyof Defaults & string];
