@@ -26,7 +26,7 @@ export interface RouteBook {
 }
 
 /** Page size sent on every search: the maximum of both interfaces (v2 would otherwise default to 10). */
-export const PAGE_LIMIT = 25;
+export { PAGE_SIZE as PAGE_LIMIT } from '../config/constants.js';
 
 /** The webhook creation body, the same in both versions. */
 export function webhookCreateBody(input: WebhookCreate): Record<string, unknown> {

@@ -1,8 +1,7 @@
+import type { ApiVersion, ResourceName as Resource } from '../config/constants.js';
 import type { Secret } from '../config/secret.js';
 
-export type ApiVersion = '1.4' | '2';
-
-export type Resource = 'authentications' | 'fingerprints';
+export type { ApiVersion, Resource };
 
 /** A search filter as the service takes it (api-spec "Filter object"); passed through unchanged. */
 export interface Filter {

@@ -1,4 +1,5 @@
 import type { CallOptions } from '../api/service-client.js';
+import { PAGE_SIZE } from '../config/constants.js';
 import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink, WindowKey, WindowState } from '../store/sink.js';
@@ -146,7 +147,7 @@ export class Crawler {
     let covered = task.passTo;
     const iterator = client.pages(
       task.resource,
-      { range: requestRange(task.passFrom, task.passTo), cursor: task.resume ? task.window.cursor : null, limit: 25 },
+      { range: requestRange(task.passFrom, task.passTo), cursor: task.resume ? task.window.cursor : null, limit: PAGE_SIZE },
       this.#options.call,
     );
     for await (const page of iterator) {

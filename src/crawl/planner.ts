@@ -1,3 +1,4 @@
+import { PAGE_SIZE } from '../config/constants.js';
 import type { NonFinalSession, WindowState } from '../store/sink.js';
 
 /** One pass to run over (part of) a window. */
@@ -9,7 +10,6 @@ export interface PassTask {
   resume: boolean;
 }
 
-const PAGE_SIZE = 25;
 
 function clampTo(window: WindowState, now: number): number {
   return Math.min(window.windowEnd, Math.ceil(now));

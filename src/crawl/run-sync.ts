@@ -4,7 +4,8 @@ import { refreshCatalog, type CatalogRefreshOutcome } from './catalog-refresh.js
 import type { RunDeps } from './run-deps.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
 import { pickAccounts, recorderDeps, runContext } from './run-context.js';
-import { PRIORITY, sync, type SyncOutcome } from './sync.js';
+import { PRIORITY } from '../config/constants.js';
+import { sync, type SyncOutcome } from './sync.js';
 
 export interface SyncRunOptions {
   /** The accounts to sync, by name (every one must be in `deps.accounts`). */

@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { PRIORITY } from '../config/constants.js';
 import type { ResourceName } from '../config/config.js';
 import { UserError } from '../errors.js';
 import type { NormalizedBatch } from '../normalize/rows.js';
@@ -8,8 +9,6 @@ import type { CrawlOutcome } from './crawler.js';
 import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
 import { checkWindowCount, missingWindows } from './windows.js';
 
-/** Request priorities inside one bucket: fresh data first, then refreshes, then long backfills. */
-export const PRIORITY = { incremental: 3, refresh: 2, backfill: 1 } as const;
 
 export interface SyncOptions {
   resources: readonly ResourceName[];

@@ -3,8 +3,9 @@
  * the column names of src/store/schema.ts (the analyst's contract).
  */
 
-export type ApiVersion = '1.4' | '2';
-export type Resource = 'authentications' | 'fingerprints';
+import type { ApiVersion, ResourceName as Resource } from '../config/constants.js';
+
+export type { ApiVersion, Resource };
 export type Source = 'search' | 'lookup' | 'get' | 'webhook';
 
 interface SessionRowBase {

@@ -1,4 +1,5 @@
 import type { ImageRow, NormalizedSession, Resource, TextFieldRow, WarningRow } from '../normalize/rows.js';
+import { RESOURCES } from '../config/constants.js';
 import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
 
 /** What the store reads of a stored session before deciding: the merge rule's inputs plus preserved columns. */
@@ -207,7 +208,7 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
       break;
     }
   }
-  for (const resource of ['authentications', 'fingerprints'] as const) {
+  for (const resource of RESOURCES) {
     for (const [serviceId, state] of current[resource]) {
       if (state.row) plan.rows[resource].push(state.row);
       else if (state.seenChanged) plan.seen.push({ resource, serviceId, lastSyncedAt: state.lastSyncedAt });

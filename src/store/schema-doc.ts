@@ -1,3 +1,4 @@
+import { API_VERSIONS } from '../config/constants.js';
 import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
 import { TABLES } from './schema.js';
 import type { ColumnDef, TableDef, ViewDef } from './schema.js';
@@ -81,7 +82,7 @@ function renderRequiredFields(): string[] {
     '| interface | required |',
     '|---|---|',
     // Listed explicitly: '2' is an integer-like key and would come first.
-    ...(['1.4', '2'] as const).map((version) => `| ${version} | ${REQUIRED_FIELDS[version].map(cell).join('; ')} |`),
+    ...API_VERSIONS.map((version) => `| ${version} | ${REQUIRED_FIELDS[version].map(cell).join('; ')} |`),
     '',
   ];
 }

@@ -1,3 +1,4 @@
+import { API_VERSIONS } from '../config/constants.js';
 import { normalizeMixedItems } from '../normalize/normalize-item.js';
 import type { ApiVersion, NormalizedBatch } from '../normalize/rows.js';
 
@@ -30,7 +31,7 @@ export function normalizeDelivery(items: readonly unknown[], account: string, ob
     if (texts !== undefined) part.texts.push(texts[i]!);
   });
   const batch: NormalizedBatch = { sessions: [], rejected: [] };
-  for (const version of ['1.4', '2'] as const) {
+  for (const version of API_VERSIONS) {
     const { items: versionItems, texts: versionTexts } = byVersion[version];
     if (versionItems.length === 0) continue;
     const part = normalizeMixedItems(version, versionItems, { account, source: 'webhook', observedAt }, texts === undefined ? undefined : versionTexts);

@@ -1,6 +1,6 @@
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
-import { PRIORITY } from '../../crawl/sync.js';
+import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/run-backfill.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import { checkWindowCount } from '../../crawl/windows.js';
