@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Secret } from '../config/secret.js';
+import type { Cursor } from '../cursor.js';
 import { UserError } from '../errors.js';
 import { parseBaseUrl } from './base-url.js';
 import { cursorPages } from './cursor-pages.js';
@@ -226,10 +227,10 @@ class HttpServiceClient implements ServiceClient {
   }
 
   /** Every item of a paged listing (webhooks, domains), page after page. */
-  async *#allItems(callFor: (cursor: string | null) => Call): AsyncGenerator<unknown, void, undefined> {
+  async *#allItems(callFor: (cursor: Cursor | null) => Call): AsyncGenerator<unknown, void, undefined> {
     const first = callFor(null);
     const route = `${first.method} ${first.route}`;
-    const fetchPage = async (cursor: string | null): Promise<SearchPage> =>
+    const fetchPage = async (cursor: Cursor | null): Promise<SearchPage> =>
       readPage((await this.#send(callFor(cursor))).body, cursor, route);
     for await (const page of cursorPages(fetchPage, null, route)) {
       yield* page.items;

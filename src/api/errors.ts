@@ -1,3 +1,5 @@
+import { showCursor } from '../cursor.js';
+import type { Cursor } from '../cursor.js';
 import { FatalError, RetriableError, UserError } from '../errors.js';
 
 /**
@@ -96,11 +98,10 @@ export class RetriesExhaustedError extends RetriableError implements ApiFailure 
 export class CursorLoopError extends FatalError implements ApiFailure {
   readonly status = null;
   readonly route: string;
-  readonly cursor: string;
+  readonly cursor: Cursor;
 
-  constructor(details: { route: string; cursor: string }) {
-    const shown = details.cursor.length > 60 ? `${details.cursor.slice(0, 57)}...` : details.cursor;
-    super('CURSOR_LOOP', `cursor loop: the service returned cursor ${JSON.stringify(shown)} twice`);
+  constructor(details: { route: string; cursor: Cursor }) {
+    super('CURSOR_LOOP', `cursor loop: the service returned cursor ${showCursor(details.cursor)} twice`);
     this.route = details.route;
     this.cursor = details.cursor;
   }

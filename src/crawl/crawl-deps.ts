@@ -1,3 +1,4 @@
+import type { Cursor } from '../cursor.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../normalize/rows.js';
 
 /** The part of the API client the crawl uses. */
@@ -5,9 +6,9 @@ export interface CrawlClient {
   readonly apiVersion: ApiVersion;
   pages(
     resource: Resource,
-    request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
+    request: { range?: { start: number | null; end: number | null }; cursor?: Cursor | null; limit?: number },
     options?: { priority?: number },
-  ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
+  ): AsyncIterable<{ items: unknown[]; nextCursor: Cursor | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
   get(resource: Resource, serviceId: string, options?: { priority?: number }): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
 }
 

@@ -353,10 +353,33 @@ describe('pages', () => {
     expect(ids).toEqual(['a3', 'a4']);
   });
 
+  it.each(['1.4', '2'] as const)('API %s: sends an array cursor back as the same array in `cursor`, and [] ends the pages', async (apiVersion) => {
+    const arrays: Record<string, unknown> = {
+      '': { item_count: 1, items: [item('b1')], next_cursor: ['1789000000', 'b1'] },
+      '["1789000000","b1"]': { item_count: 1, items: [item('b2')], next_cursor: ['1788000000', 'b2'] },
+      '["1788000000","b2"]': { item_count: 1, items: [item('b3')], next_cursor: [] },
+    };
+    const { server, client } = await setup(
+      (req, res) => {
+        const cursor = (req.body as { cursor?: unknown }).cursor;
+        sendJson(res, 200, arrays[cursor === undefined || cursor === null ? '' : JSON.stringify(cursor)] ?? { error: 'unknown cursor' });
+      },
+      { apiVersion },
+    );
+    const pages: unknown[] = [];
+    for await (const p of client.pages('authentications', {})) pages.push({ ids: p.items.map((i) => (i as { service_id: string }).service_id), cursor: p.cursor, next: p.nextCursor });
+    expect(pages).toEqual([
+      { ids: ['b1'], cursor: null, next: ['1789000000', 'b1'] },
+      { ids: ['b2'], cursor: ['1789000000', 'b1'], next: ['1788000000', 'b2'] },
+      { ids: ['b3'], cursor: ['1788000000', 'b2'], next: null },
+    ]);
+    expect(server.seen.map((r) => (r.body as { cursor?: unknown }).cursor ?? null)).toEqual([null, ['1789000000', 'b1'], ['1788000000', 'b2']]);
+  });
+
   it('throws CursorLoopError when a cursor comes back, without yielding that page', async () => {
     const loop: Record<string, ReturnType<typeof page>> = { '': page(['x'], 'a'), a: page(['y'], 'b'), b: page(['z'], 'a') };
     const { client } = await setup((req, res) => sendJson(res, 200, loop[(req.body as { cursor?: string }).cursor ?? ''] ?? page([], null)));
-    const seen: Array<string | null> = [];
+    const seen: unknown[] = [];
     const error = await caught(
       (async () => {
         for await (const p of client.pages('fingerprints', {})) seen.push(p.cursor);

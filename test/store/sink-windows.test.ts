@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { TABLES } from '../../src/store/schema.js';
 import type { WindowKey } from '../../src/store/sink.js';
 import { auth, authWindow, batch, fp, rejected, t } from './fixtures.js';
@@ -12,7 +13,7 @@ forEachTarget((_dialect, ctx) => {
     await sink.migrate();
     await sink.migrate();
     const migrations = await sink.query('SELECT name FROM knex_migrations');
-    expect(migrations.map((m) => m.name)).toEqual(['20251122000000_initial']);
+    expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     await sink.mergeBatch(batch([auth('kept')]));
     await sink.close();
     const again = await ctx.open();
