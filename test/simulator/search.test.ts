@@ -169,6 +169,7 @@ describe('array cursors (cursorStyle array)', () => {
 
   it('pages every session with arrays of strings, ending on null or [], and records what it got back', async () => {
     const ends = new Set<string>();
+    let crawls = 1;
     // One search per month of the history: different queries end differently.
     const to = 1_790_000_000;
     for (let start = to - 365 * 86_400; start < to; start += 30 * 86_400) {
@@ -178,12 +179,17 @@ describe('array cursors (cursorStyle array)', () => {
         expect((page.next_cursor as unknown[]).every((p) => typeof p === 'string')).toBe(true);
       }
       ends.add(JSON.stringify(pages[pages.length - 1]!.next_cursor));
+      crawls++;
     }
     expect([...ends].sort()).toEqual(['[]', 'null']);
     const all = itemsOf(await crawl(arrays, AUTH));
     expect(all.map((i) => i.service_id)).toEqual(arrays.world.serviceIds('alice', 'authentications'));
-    expect(arrays.stats.searchCursors.length).toBeGreaterThan(0);
-    expect(arrays.stats.searchCursors.every((c) => Array.isArray(c))).toBe(true);
+    const sent = arrays.stats.searches.map((s) => s.cursor);
+    // Each crawl's first page asked without a cursor; every other page with the array it was given.
+    expect(sent.filter((c) => c === null).length).toBe(crawls);
+    expect(sent.filter((c) => c !== null).length).toBeGreaterThan(0);
+    expect(sent.every((c) => c === null || Array.isArray(c))).toBe(true);
+    expect(arrays.stats.searches.every((s) => s.route === `POST ${AUTH}`)).toBe(true);
   });
 
   it('refuses an array cursor sent back as a string, or a cursor of the string style (400)', async () => {
