@@ -94,6 +94,13 @@ export interface ClientOptions {
   userAgent?: string;
   /** Called once per attempt, for metrics and logs. Never sees headers or bodies. */
   onRequest?: (event: RequestEvent) => void;
+  /**
+   * How long the client fails every request at once after its token was
+   * refused or the service proved unreachable at the start, before it tries
+   * again (a daemon's later run).
+   * @default 60_000
+   */
+  failFastHoldMs?: number;
 }
 
 export function createClient(options: ClientOptions): ServiceClient {
@@ -117,6 +124,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     },
     random: options.random ?? Math.random,
     now: options.now ?? (() => performance.now()),
+    failFastHoldMs: options.failFastHoldMs ?? 60_000,
     onRequest: options.onRequest,
   });
   return new HttpServiceClient(routes, transport);

@@ -26,7 +26,8 @@ export function isApiFailure(error: unknown): error is Error & ApiFailure {
     error instanceof AuthRejectedError ||
     error instanceof BadRequestError ||
     error instanceof RetriesExhaustedError ||
-    error instanceof CursorLoopError
+    error instanceof CursorLoopError ||
+    error instanceof ServiceUnreachableError
   );
 }
 
@@ -51,6 +52,26 @@ export class AuthRejectedError extends UserError implements ApiFailure {
     super('AUTH_REJECTED', `the service rejected the token (${details.status})`);
     this.status = details.status;
     this.route = details.route;
+  }
+}
+
+/**
+ * The service could not be reached before any request had an answer: the
+ * connection was refused, the host is unknown, or TLS failed. At the start of
+ * a run that means a wrong base URL or port rather than a passing fault, so
+ * the run stops at once instead of retrying for a minute. Names the host and
+ * the cause, never the token.
+ */
+export class ServiceUnreachableError extends UserError implements ApiFailure {
+  readonly status = null;
+  readonly route: string;
+  /** `host:port` of the base URL. */
+  readonly host: string;
+
+  constructor(details: { host: string; cause: string; route: string }) {
+    super('SERVICE_UNREACHABLE', `cannot reach the service at ${details.host}: ${details.cause}`);
+    this.route = details.route;
+    this.host = details.host;
   }
 }
 

@@ -42,10 +42,11 @@ interface Task extends PassTask {
   resource: Resource;
 }
 
-/** Errors that say the whole run is wrong (bad token, bad request), not one window. */
+/** Errors that say the whole run is wrong (bad token, bad request, no service at the base URL), not one window. */
 function isFatal(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;
-  return status === 400 || status === 401 || (error as { code?: unknown }).code === 'AUTH_REJECTED';
+  const code = (error as { code?: unknown }).code;
+  return status === 400 || status === 401 || code === 'AUTH_REJECTED' || code === 'SERVICE_UNREACHABLE';
 }
 
 function message(error: unknown): string {

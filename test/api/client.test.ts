@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { UserError } from '../../src/errors.js';
@@ -14,6 +13,7 @@ import {
 } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { RequestEvent, ServiceClient } from '../../src/api/service-client.js';
+import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
 
@@ -55,27 +55,7 @@ async function setup(script: Script, options: Partial<ClientOptions> = {}): Prom
 const item = (id: string) => ({ service_id: id, activity: { name: 'authentication' } });
 const page = (ids: string[], next: string | null) => ({ item_count: ids.length, items: ids.map(item), next_cursor: next });
 
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function expectNoToken(error: Error): void {
-  const renderings = [
-    String(error),
-    error.message,
-    error.stack ?? '',
-    inspect(error, { showHidden: true, depth: Number.POSITIVE_INFINITY, getters: true }),
-    JSON.stringify(error),
-    JSON.stringify(Object.getOwnPropertyDescriptors(error)),
-  ];
-  for (const text of renderings) expect(text).not.toContain(TOKEN);
-  if (error.cause instanceof Error) expectNoToken(error.cause);
-}
+const expectNoToken = (error: Error): void => expectNoSecret(error, TOKEN);
 
 describe('headers', () => {
   it('sends the version, token, language, user agent, and a JSON content type on POST', async () => {
@@ -244,16 +224,12 @@ describe('the token never shows', () => {
     expectNoToken(error);
   });
 
-  it('403 on a search rejects the token; a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing', async () => {
-    let mode = 403;
+  it('a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing; 403 on a search rejects the token', async () => {
+    let mode = 400;
     const { client } = await setup((req, res) => {
       if (mode === 0) return void res.socket?.destroy();
       sendJson(res, mode, { message: `bad ${String(req.headers.authorization)}` });
     }, { retry: { limit: 1, baseMs: 1, maxMs: 1 } });
-    const forbidden = await caught(client.searchPage('fingerprints', {}));
-    expect(forbidden.message).toBe('the service rejected the token (403)');
-    expectNoToken(forbidden);
-    mode = 400;
     const bad = await caught(client.searchPage('fingerprints', {}));
     expect(bad.message).toBe('the service rejected the request (400): bad Token [redacted]');
     expectNoToken(bad);
@@ -262,6 +238,11 @@ describe('the token never shows', () => {
     expect(reset).toBeInstanceOf(RetriesExhaustedError);
     expect(reset.message).toBe('gave up on POST /v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)');
     expectNoToken(reset);
+    // Last: a refused token fails every later request of the client too.
+    mode = 403;
+    const forbidden = await caught(client.searchPage('fingerprints', {}));
+    expect(forbidden.message).toBe('the service rejected the token (403)');
+    expectNoToken(forbidden);
   });
 });
 
