@@ -39,6 +39,11 @@ export function endOfPages(hash: string, style: CursorStyle = 'string'): [] | nu
   return style === 'array' && hash.charCodeAt(0) % 2 === 0 ? [] : null;
 }
 
+/** A page's `next_cursor`: a cursor after `after` while more sessions follow (`after` not null), else the end. */
+export function pageCursor(after: KeysetPosition | null, hash: string, style: CursorStyle = 'string'): SimCursor | null {
+  return after === null ? endOfPages(hash, style) : encodeCursor(after, hash, style);
+}
+
 /**
  * The position, or null when the cursor is malformed, belongs to another
  * query, or comes in another shape than the style hands out (an array cursor

@@ -1,6 +1,6 @@
 import { accountOf, type Account } from './account.js';
 import type { Language } from './catalog.js';
-import { decodeCursor, encodeCursor, endOfPages, queryHash, type CursorStyle, type SimCursor } from './cursor.js';
+import { decodeCursor, pageCursor, queryHash, type CursorStyle, type SimCursor } from './cursor.js';
 import { matchesAll } from './filter-match.js';
 import { generateSessions } from './generate-sessions.js';
 import { IdMint } from './id-mint.js';
@@ -242,9 +242,8 @@ export class World {
       records.push(record);
     }
     const last = records[records.length - 1];
-    const nextCursor =
-      more && last !== undefined ? encodeCursor({ micros: last.createdMicros, serviceId: last.serviceId }, hash, this.cursorStyle) : endOfPages(hash, this.cursorStyle);
-    return { ok: true, records, nextCursor };
+    const after = more && last !== undefined ? { micros: last.createdMicros, serviceId: last.serviceId } : null;
+    return { ok: true, records, nextCursor: pageCursor(after, hash, this.cursorStyle) };
   }
 
   /**

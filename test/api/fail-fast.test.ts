@@ -1,5 +1,8 @@
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { UserError } from '../../src/errors.js';
@@ -9,6 +12,7 @@ import { AuthRejectedError, RetriesExhaustedError, ServiceUnreachableError, isAp
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { ServiceClient } from '../../src/api/service-client.js';
 import { until } from '../daemon/wait-for.js';
+import { freePort as closedPort } from '../helpers/free-port.js';
 import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
@@ -36,15 +40,6 @@ async function server(script: Script): Promise<ScriptServer> {
   const started = await startScriptServer(script);
   servers.push(started);
   return started;
-}
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 const emptyPage = { item_count: 0, items: [], next_cursor: null };
@@ -80,6 +75,23 @@ describe('a service that cannot be reached at the start', () => {
     expect(error.message).toMatch(/^cannot reach the service at 127\.0\.0\.1:\d+: TLS handshake failed \(E[A-Z_]+\)$/);
     expect(c.stats.requests).toBe(1);
     expect(plain.seen).toHaveLength(0);
+  });
+
+  it('a certificate the client does not trust: no retry', async () => {
+    const tls = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+    const secure = createHttpsServer({ cert: readFileSync(join(tls, 'cert.pem')), key: readFileSync(join(tls, 'key.pem')) }, (_req, res) => sendJson(res, 200, { status: 'ok' }));
+    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = secure.address() as AddressInfo;
+      const { client: c } = client(`https://localhost:${port}`);
+      const error = await caught(c.health());
+      expect(error).toBeInstanceOf(ServiceUnreachableError);
+      expect(error.message).toMatch(new RegExp(`^cannot reach the service at localhost:${port}: TLS handshake failed \\([A-Z_]+\\)$`));
+      expect(c.stats.requests).toBe(1);
+    } finally {
+      secure.closeAllConnections();
+      await new Promise<void>((resolve) => secure.close(() => resolve()));
+    }
   });
 
   it('an unknown host', async () => {

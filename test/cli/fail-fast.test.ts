@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { freePort as closedPort } from '../helpers/free-port.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
@@ -21,15 +20,6 @@ afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** A target and a config with the default http settings (writeConfig's fast test retries would hide the difference). */
 function envFor(baseUrl: string, token: string): Record<string, string> {

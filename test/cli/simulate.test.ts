@@ -1,16 +1,7 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { until } from '../daemon/wait-for.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 it('simulate --cursor-style array hands out arrays of strings and refuses them sent back as text', async () => {
   const port = await freePort();
