@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Secret } from '../config/secret.js';
+import type { Cursor } from '../cursor.js';
 import { UserError } from '../errors.js';
 import { parseBaseUrl } from './base-url.js';
 import { cursorPages } from './cursor-pages.js';
@@ -93,6 +94,13 @@ export interface ClientOptions {
   userAgent?: string;
   /** Called once per attempt, for metrics and logs. Never sees headers or bodies. */
   onRequest?: (event: RequestEvent) => void;
+  /**
+   * How long the client fails every request at once after its token was
+   * refused or the service proved unreachable at the start, before it tries
+   * again (a daemon's later run).
+   * @default 60_000
+   */
+  failFastHoldMs?: number;
 }
 
 export function createClient(options: ClientOptions): ServiceClient {
@@ -116,6 +124,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     },
     random: options.random ?? Math.random,
     now: options.now ?? (() => performance.now()),
+    failFastHoldMs: options.failFastHoldMs ?? 60_000,
     onRequest: options.onRequest,
   });
   return new HttpServiceClient(routes, transport);
@@ -226,10 +235,10 @@ class HttpServiceClient implements ServiceClient {
   }
 
   /** Every item of a paged listing (webhooks, domains), page after page. */
-  async *#allItems(callFor: (cursor: string | null) => Call): AsyncGenerator<unknown, void, undefined> {
+  async *#allItems(callFor: (cursor: Cursor | null) => Call): AsyncGenerator<unknown, void, undefined> {
     const first = callFor(null);
     const route = `${first.method} ${first.route}`;
-    const fetchPage = async (cursor: string | null): Promise<SearchPage> =>
+    const fetchPage = async (cursor: Cursor | null): Promise<SearchPage> =>
       readPage((await this.#send(callFor(cursor))).body, cursor, route);
     for await (const page of cursorPages(fetchPage, null, route)) {
       yield* page.items;

@@ -1,3 +1,5 @@
+import { readCursor } from '../cursor.js';
+import type { Cursor } from '../cursor.js';
 import { itemTexts, objectMemberText } from './element-texts.js';
 import { ApiError } from './errors.js';
 import type { Fetched, SearchPage } from './service-client.js';
@@ -37,21 +39,18 @@ export function readFetched(body: unknown, route: string, text?: string): Fetche
 /**
  * `{ items, item_count, next_cursor, warnings? }` of every search route, both
  * versions. With the body's `text`, the page carries each item's text as sent.
+ * `next_cursor` is taken whatever JSON it holds (the spec shows a string, the
+ * service's SDK an array of strings); null, absent, "" and [] end the pages.
  */
-export function readPage(body: unknown, cursor: string | null, route: string, text?: string): SearchPage {
+export function readPage(body: unknown, cursor: Cursor | null, route: string, text?: string): SearchPage {
   const record = readObject(body, route);
   if (!Array.isArray(record.items)) throw malformed(route, 'no `items` array');
-  const next = record.next_cursor;
-  // An absent next_cursor is read as the end; an empty string too, since it could not be sent back.
-  if (next !== undefined && next !== null && typeof next !== 'string') {
-    throw malformed(route, `a next_cursor of type ${typeof next}`);
-  }
   const itemCount = typeof record.item_count === 'number' ? record.item_count : record.items.length;
   const texts = itemTexts(text, 'items', record.items.length);
   return {
     items: record.items,
     itemCount,
-    nextCursor: typeof next === 'string' && next !== '' ? next : null,
+    nextCursor: readCursor(record.next_cursor),
     warnings: warningsOf(record),
     cursor,
     ...(texts === undefined ? {} : { itemTexts: texts }),

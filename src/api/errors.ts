@@ -1,3 +1,5 @@
+import { showCursor } from '../cursor.js';
+import type { Cursor } from '../cursor.js';
 import { FatalError, RetriableError, UserError } from '../errors.js';
 
 /**
@@ -24,7 +26,8 @@ export function isApiFailure(error: unknown): error is Error & ApiFailure {
     error instanceof AuthRejectedError ||
     error instanceof BadRequestError ||
     error instanceof RetriesExhaustedError ||
-    error instanceof CursorLoopError
+    error instanceof CursorLoopError ||
+    error instanceof ServiceUnreachableError
   );
 }
 
@@ -49,6 +52,26 @@ export class AuthRejectedError extends UserError implements ApiFailure {
     super('AUTH_REJECTED', `the service rejected the token (${details.status})`);
     this.status = details.status;
     this.route = details.route;
+  }
+}
+
+/**
+ * The service could not be reached before any request had an answer: the
+ * connection was refused, the host is unknown, or TLS failed. At the start of
+ * a run that means a wrong base URL or port rather than a passing fault, so
+ * the run stops at once instead of retrying for a minute. Names the host and
+ * the cause, never the token.
+ */
+export class ServiceUnreachableError extends UserError implements ApiFailure {
+  readonly status = null;
+  readonly route: string;
+  /** `host:port` of the base URL. */
+  readonly host: string;
+
+  constructor(details: { host: string; cause: string; route: string }) {
+    super('SERVICE_UNREACHABLE', `cannot reach the service at ${details.host}: ${details.cause}`);
+    this.route = details.route;
+    this.host = details.host;
   }
 }
 
@@ -96,11 +119,10 @@ export class RetriesExhaustedError extends RetriableError implements ApiFailure 
 export class CursorLoopError extends FatalError implements ApiFailure {
   readonly status = null;
   readonly route: string;
-  readonly cursor: string;
+  readonly cursor: Cursor;
 
-  constructor(details: { route: string; cursor: string }) {
-    const shown = details.cursor.length > 60 ? `${details.cursor.slice(0, 57)}...` : details.cursor;
-    super('CURSOR_LOOP', `cursor loop: the service returned cursor ${JSON.stringify(shown)} twice`);
+  constructor(details: { route: string; cursor: Cursor }) {
+    super('CURSOR_LOOP', `cursor loop: the service returned cursor ${showCursor(details.cursor)} twice`);
     this.route = details.route;
     this.cursor = details.cursor;
   }

@@ -29,6 +29,8 @@ export interface ScheduleOptions {
    * @default 0
    */
   priority?: number;
+  /** Aborting it takes a task that is still waiting out of the queue, unstarted (its token not taken), rejecting with the reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -72,7 +74,7 @@ export class RateLimiter {
         this.#stats.started += 1;
         return fn();
       },
-      { priority: options.priority ?? 0 },
+      { priority: options.priority ?? 0, ...(options.signal !== undefined ? { signal: options.signal } : {}) },
     );
   }
 

@@ -1,3 +1,4 @@
+import type { Cursor } from '../cursor.js';
 import type { Call } from './transport.js';
 import type { ApiVersion, Resource, SearchRequest, VoucherRequest, WebhookCreate } from './service-client.js';
 
@@ -13,10 +14,10 @@ export interface RouteBook {
   lookup(value: string): Call;
   search(resource: Resource, request: SearchRequest): Call;
   webhookCreate(input: WebhookCreate): Call;
-  webhookSearch(cursor: string | null): Call;
+  webhookSearch(cursor: Cursor | null): Call;
   webhookGet(uuid: string): Call;
   webhookDeactivate(uuid: string): Call;
-  domainSearch(cursor: string | null): Call;
+  domainSearch(cursor: Cursor | null): Call;
   /** Absent on v1.4. */
   readonly v2?: {
     config(): Call;

@@ -1,5 +1,6 @@
 import type { ApiVersion, ResourceName as Resource } from '../config/constants.js';
 import type { Secret } from '../config/secret.js';
+import type { Cursor } from '../cursor.js';
 
 export type { ApiVersion, Resource };
 
@@ -19,8 +20,8 @@ export interface SearchRequest {
   /** Unix epoch seconds; either end may be open. */
   range?: { start: number | null; end: number | null };
   filters?: Filter[];
-  /** The cursor to start from (a checkpoint); null or absent for the first page. */
-  cursor?: string | null;
+  /** The cursor to start from (a checkpoint), sent back as the service gave it; null or absent for the first page. */
+  cursor?: Cursor | null;
   /**
    * Page size. 25 is the maximum of both interfaces; v2 would default to 10,
    * so it is always sent explicitly.
@@ -32,10 +33,11 @@ export interface SearchRequest {
 export interface SearchPage {
   items: unknown[];
   itemCount: number;
-  nextCursor: string | null;
+  /** `next_cursor` as sent; null on the last page (null, absent, "" or []). */
+  nextCursor: Cursor | null;
   warnings: unknown[];
   /** The cursor that fetched this page. */
-  cursor: string | null;
+  cursor: Cursor | null;
   /** Each item's JSON text as the service sent it, when the body could be sliced (element-texts.ts). */
   itemTexts?: string[];
 }
@@ -166,7 +168,8 @@ export interface ServiceClient {
    * Pages from `request.cursor` on. Lazy: a page is requested only when the
    * consumer asks for it, so a consumer that commits each page before asking
    * for the next never has more than one in memory. Stops after the page whose
-   * `nextCursor` is null; throws CursorLoopError when a cursor comes back.
+   * `nextCursor` is null; throws CursorLoopError when a cursor (compared by
+   * value) comes back.
    */
   pages(resource: Resource, request: SearchRequest, options?: CallOptions): AsyncIterable<SearchPage>;
   webhooks: {

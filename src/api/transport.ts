@@ -3,7 +3,10 @@ import https from 'node:https';
 import got, { RequestError } from 'got';
 import type { Got, OptionsOfJSONResponseBodyWrapped, RetryObject } from 'got';
 import type { Secret } from '../config/secret.js';
-import { ApiError, AuthRejectedError, BadRequestError, RetriesExhaustedError } from './errors.js';
+import { ApiError, AuthRejectedError, BadRequestError, RetriesExhaustedError, ServiceUnreachableError } from './errors.js';
+import { FailFastLatch } from './fail-fast-latch.js';
+import { failFastVerdict } from './fail-fast-rule.js';
+import type { FailFastVerdict } from './fail-fast-rule.js';
 import { describeFailure, failureKind } from './failure-kind.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { isRetryable, retryDecision } from './retry-policy.js';
@@ -24,8 +27,10 @@ export interface TransportOptions {
   timeoutMs: number;
   retry: RetryPolicyOptions;
   random: () => number;
-  /** Monotonic milliseconds, for event durations. */
+  /** Monotonic milliseconds, for event durations and the fail-fast hold. */
   now: () => number;
+  /** How long a tripped fail-fast latch fails every request (FailFastLatchOptions.holdMs). */
+  failFastHoldMs: number;
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }
 
@@ -100,15 +105,24 @@ interface AttemptState {
  * - `RequestError.options` holds the request headers, the Authorization header
  *   included. No got error leaves this file: failures are mapped into the
  *   errors of ./errors.ts, which hold only strings and numbers.
+ * - A request whose `signal` aborts is destroyed by got (its socket too); the
+ *   fail-fast latch uses that, and p-queue's own `signal`, to cut the requests
+ *   of a client in flight and in the bucket when its token is refused or the
+ *   service cannot be reached (fail-fast-rule.ts). Each request also races the
+ *   latch, so one waiting out a retry backoff fails at once too.
  */
 export class Transport {
   readonly #options: TransportOptions;
   readonly #got: Got;
   readonly #agents: { http: http.Agent; https: https.Agent };
   readonly #stats: ClientStats = { requests: 0, retries: 0, status429: 0, retryWaitMs: 0, byStatus: {} };
+  readonly #latch: FailFastLatch;
+  readonly #host: string;
 
   constructor(options: TransportOptions) {
     this.#options = options;
+    this.#latch = new FailFastLatch({ holdMs: options.failFastHoldMs, now: options.now });
+    this.#host = new URL(options.baseUrl).host;
     this.#agents = {
       http: new http.Agent({ keepAlive: true }),
       https: new https.Agent({ keepAlive: true }),
@@ -150,6 +164,20 @@ export class Transport {
   }
 
   async send(call: Call): Promise<Answer> {
+    // Tripped: fail at once, with no token taken and nothing sent.
+    const latched = this.#latch.error;
+    if (latched !== undefined) throw latched;
+    const guard = this.#latch.guard();
+    try {
+      return await this.#send(call, guard.signal, guard.tripped);
+    } catch (error) {
+      throw guard.signal.aborted ? (guard.signal.reason as Error) : error;
+    } finally {
+      guard.release();
+    }
+  }
+
+  async #send(call: Call, signal: AbortSignal, tripped: Promise<never>): Promise<Answer> {
     const { limiter, now } = this.#options;
     const path = fillRoute(call.route, call.params);
     const state: AttemptState = { attempt: 0, startedAt: now(), last: undefined };
@@ -161,7 +189,9 @@ export class Transport {
       hooks: {
         beforeRequest: [
           async (_options, context) => {
-            await limiter.schedule(async () => undefined, { priority });
+            await limiter.schedule(async () => undefined, { priority, signal });
+            // Tripped while this one got its token: nothing goes out.
+            signal.throwIfAborted();
             state.attempt = context.retryCount + 1;
             state.startedAt = now();
             this.#stats.requests += 1;
@@ -173,6 +203,7 @@ export class Transport {
         limit: this.#options.retry.limit,
         calculateDelay: (retry) => this.#afterFailure(call, state, retry),
       },
+      signal,
     };
     if (call.searchParams !== undefined) requestOptions.searchParams = { ...call.searchParams };
     if (call.body !== undefined) requestOptions.json = call.body;
@@ -180,13 +211,14 @@ export class Transport {
     let status: number;
     let body: unknown;
     try {
-      const response = await this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions);
+      const response = await Promise.race([this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions), tripped]);
       status = response.statusCode;
       body = response.body;
     } catch (error) {
       if (!(error instanceof RequestError)) throw error;
       return this.#failed(call, path, state, error);
     }
+    this.#latch.prove();
     this.#count(String(status));
     this.#emit({ method: call.method, route: call.route, status, error: null, durationMs: now() - state.startedAt, attempt: state.attempt, retryWaitMs: 0 });
     if (status < 200 || status > 299) {
@@ -198,21 +230,28 @@ export class Transport {
 
   /** got's `calculateDelay`: one failed attempt in, a wait (or 0: give up) out. */
   #afterFailure(call: Call, state: AttemptState, retry: RetryObject): number {
+    // Cut by the latch (waiting for a token, in flight, or between attempts): no further attempt.
+    if (this.#latch.error !== undefined) return 0;
     const kind = failureKind(retry.error);
     state.last = kind;
     const status = kind.kind === 'status' ? kind.status : null;
+    if (retry.error.response !== undefined) this.#latch.prove();
     this.#count(errorCode(kind));
     if (status === 429) this.#stats.status429 += 1;
 
-    const decision = retryDecision(
-      retry.attemptCount,
-      { ...kind, idempotent: call.idempotent ?? true },
-      retry.retryAfter,
-      this.#options.retry,
-      this.#options.random,
-    );
-    const waitMs = decision.retry ? decision.delayMs : 0;
-    if (decision.retry) {
+    const idempotent = call.idempotent ?? true;
+    const verdict = failFastVerdict({
+      kind,
+      attempt: retry.attemptCount,
+      proven: this.#latch.proven,
+      strikes: this.#latch.strikes,
+      forbiddenRejectsToken: call.forbiddenRejectsToken === true,
+      idempotent,
+    });
+    const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retry.retryAfter, this.#options.retry, this.#options.random);
+    if (verdict.kind === 'strike') this.#latch.strike();
+    const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
+    if (waitMs > 0) {
       this.#stats.retries += 1;
       this.#stats.retryWaitMs += waitMs;
       // The whole bucket waits: every other request of this token would get a 429 too.
@@ -228,7 +267,15 @@ export class Transport {
       attempt: retry.attemptCount,
       retryWaitMs: waitMs,
     });
+    if (verdict.kind === 'unreachable' || verdict.kind === 'rejected') this.#latch.trip(this.#latchError(verdict, call));
     return waitMs;
+  }
+
+  #latchError(verdict: Extract<FailFastVerdict, { kind: 'unreachable' | 'rejected' }>, call: Call): Error {
+    const route = `${call.method} ${call.route}`;
+    return verdict.kind === 'rejected'
+      ? new AuthRejectedError({ status: verdict.status, route })
+      : new ServiceUnreachableError({ host: this.#host, cause: verdict.cause, route });
   }
 
   /** The last attempt failed: an answer the caller expects, or one of the errors of ./errors.ts. */

@@ -10,6 +10,7 @@ function searchBody(request: SearchRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { limit: request.limit ?? PAGE_LIMIT };
   if (request.filters !== undefined && request.filters.length > 0) body.filters = request.filters;
   if (request.range !== undefined) body.range = request.range;
+  // Sent back in the shape it came in (a string, an array, ...): the cursor is opaque.
   if (request.cursor !== undefined && request.cursor !== null) body.cursor = request.cursor;
   return body;
 }

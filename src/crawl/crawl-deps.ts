@@ -1,4 +1,5 @@
 import type { CallOptions } from '../api/service-client.js';
+import type { Cursor } from '../cursor.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../normalize/rows.js';
 
 /** The part of the API client the crawl uses. */
@@ -6,9 +7,9 @@ export interface CrawlClient {
   readonly apiVersion: ApiVersion;
   pages(
     resource: Resource,
-    request: { range?: { start: number | null; end: number | null }; cursor?: string | null; limit?: number },
+    request: { range?: { start: number | null; end: number | null }; cursor?: Cursor | null; limit?: number },
     options?: CallOptions,
-  ): AsyncIterable<{ items: unknown[]; nextCursor: string | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
+  ): AsyncIterable<{ items: unknown[]; nextCursor: Cursor | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
   get(resource: Resource, serviceId: string, options?: CallOptions): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
 }
 

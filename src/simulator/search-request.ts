@@ -1,3 +1,4 @@
+import type { SimCursor } from './cursor.js';
 import type { SimResource } from './session-record.js';
 
 /** A search filter after validation: `values` holds the one `value` too. */
@@ -12,7 +13,8 @@ export interface SearchRequest {
   readonly filters: readonly SearchFilter[];
   readonly limit: number;
   readonly returnIds: boolean;
-  readonly cursor: string | null;
+  /** As sent; whether its shape is the one the simulator hands out is the search's to decide. */
+  readonly cursor: SimCursor | null;
   readonly range: { readonly start: number | null; readonly end: number | null } | null;
   readonly photos: boolean;
 }
@@ -120,10 +122,13 @@ export function parseSearchRequest(body: unknown, resource: SimResource, default
     returnIds = body.return === 'service_ids';
   }
 
-  let cursor: string | null = null;
+  let cursor: SimCursor | null = null;
   if (body.cursor !== undefined && body.cursor !== null) {
-    if (typeof body.cursor !== 'string') return fail('cursor: expected a string');
-    cursor = body.cursor;
+    const raw: unknown = body.cursor;
+    if (typeof raw !== 'string' && !(Array.isArray(raw) && raw.every((p) => typeof p === 'string'))) {
+      return fail('cursor: expected a string or an array of strings');
+    }
+    cursor = raw as SimCursor;
   }
 
   let range: SearchRequest['range'] = null;

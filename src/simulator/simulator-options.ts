@@ -1,3 +1,4 @@
+import type { CursorStyle } from './cursor.js';
 import type { FaultSpec } from './fault-spec.js';
 import { parseFaultSpec, validateFaultSpec } from './fault-spec.js';
 import type { RangeSemantics } from './world.js';
@@ -53,6 +54,13 @@ export interface SimulatorOptions {
   catalogUnavailableShare?: number;
   /** The Api-Version value v2 routes require. @default '2.0.0' */
   v2ApiVersion?: string;
+  /**
+   * Shape of the searches' `next_cursor`: a string (as the spec shows), or an
+   * array of strings ending with `null` or `[]` (as the service's SDK models
+   * it). Only the shape handed out is taken back; anything else is a 400.
+   * @default 'string'
+   */
+  cursorStyle?: CursorStyle;
 }
 
 export type ResolvedSimulatorOptions = Required<Omit<SimulatorOptions, 'faults'>> & { faults: FaultSpec };
@@ -107,6 +115,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     allowHttpWebhookEndpoints: options.allowHttpWebhookEndpoints ?? true,
     catalogUnavailableShare: options.catalogUnavailableShare ?? 0.1,
     v2ApiVersion: options.v2ApiVersion ?? '2.0.0',
+    cursorStyle: options.cursorStyle ?? 'string',
   };
   check(Number.isInteger(resolved.sessions) && resolved.sessions >= 0, `sessions must be a whole number >= 0, got ${resolved.sessions}`);
   check(Number.isInteger(resolved.otherOwnerSessions) && resolved.otherOwnerSessions >= 0, 'otherOwnerSessions must be a whole number >= 0');
@@ -119,5 +128,6 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     check(resolved[share] >= 0 && resolved[share] <= 1, `${share} must be between 0 and 1, got ${resolved[share]}`);
   }
   check(resolved.webhookMaxAttempts >= 1, 'webhookMaxAttempts must be >= 1');
+  check(resolved.cursorStyle === 'string' || resolved.cursorStyle === 'array', `cursorStyle must be 'string' or 'array', got ${JSON.stringify(resolved.cursorStyle)}`);
   return resolved;
 }

@@ -14,10 +14,32 @@ export interface SimulatorStats {
   faultsInjected: Record<FaultKind, number>;
   /** Webhook deliveries: attempts, successes, failures by status. */
   deliveries: DeliveryStats;
+  /**
+   * Every search that reached its handler, in arrival order, with its range
+   * and cursor as sent (parsed JSON; null when absent); the last
+   * SEARCHES_KEPT of them. Tests read it to see what a resumed crawl sent back.
+   */
+  searches: SearchLogEntry[];
+}
+
+export interface SearchLogEntry {
+  /** Method and templated path. */
+  route: string;
+  range: unknown;
+  cursor: unknown;
+}
+
+export const SEARCHES_KEPT = 10_000;
+
+/** Records a search body, keeping the log bounded for long-running simulators. */
+export function recordSearch(stats: SimulatorStats, route: string, body: unknown): void {
+  const { range, cursor } = typeof body === 'object' && body !== null ? (body as { range?: unknown; cursor?: unknown }) : {};
+  stats.searches.push({ route, range: range ?? null, cursor: cursor ?? null });
+  if (stats.searches.length > SEARCHES_KEPT) stats.searches.splice(0, stats.searches.length - SEARCHES_KEPT);
 }
 
 export function newStats(deliveries: DeliveryStats): SimulatorStats {
-  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries };
+  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries, searches: [] };
 }
 
 export function countResponse(stats: SimulatorStats, route: string, status: string): void {

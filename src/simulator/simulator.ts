@@ -7,7 +7,7 @@ import { createRandom, type Random } from './prng.js';
 import { errorReply, type Reply, type Route, type VersionRule } from './route.js';
 import { sessionRoutes } from './session-routes.js';
 import { normalizeLatency, resolveFaults, resolveSimulatorOptions, type SimulatorOptions } from './simulator-options.js';
-import { countResponse, newStats, type SimulatorStats } from './simulator-stats.js';
+import { countResponse, newStats, recordSearch, type SimulatorStats } from './simulator-stats.js';
 import { TokenBucket } from './token-bucket.js';
 import { v2CatalogRoutes } from './v2-catalog-routes.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
@@ -83,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     rangeSemantics: resolved.rangeSemantics,
     clock,
   });
+  world.cursorStyle = resolved.cursorStyle;
   const deliveries = new WebhookDeliveries({
     retryBaseMs: resolved.webhookRetryBaseMs,
     maxAttempts: resolved.webhookMaxAttempts,
@@ -164,6 +165,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     } else if (found.jsonBody && bodyText === null) {
       return reply(errorReply(400, 'invalid_request', 'the request body is too large'));
     }
+    if (name.includes('/search/')) recordSearch(stats, name, body);
     let handled: Reply;
     try {
       handled = found.handle({

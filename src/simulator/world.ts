@@ -1,6 +1,6 @@
 import { accountOf, type Account } from './account.js';
 import type { Language } from './catalog.js';
-import { decodeCursor, encodeCursor, queryHash } from './cursor.js';
+import { decodeCursor, pageCursor, queryHash, type CursorStyle, type SimCursor } from './cursor.js';
 import { matchesAll } from './filter-match.js';
 import { generateSessions } from './generate-sessions.js';
 import { IdMint } from './id-mint.js';
@@ -55,7 +55,7 @@ export interface NewSession {
   flag?: string | null;
 }
 
-export type SearchOutcome = { ok: true; records: SessionRecord[]; nextCursor: string | null } | { ok: false; message: string };
+export type SearchOutcome = { ok: true; records: SessionRecord[]; nextCursor: SimCursor | null } | { ok: false; message: string };
 
 /** Which authentication a lookup picks among those with the customer item id. */
 export type LookupRule = 'first-final' | 'latest';
@@ -73,6 +73,8 @@ export class World {
   /** Base URL the server listens on; fingerprint_parent.url points there. */
   baseUrl = 'http://127.0.0.1';
   rangeSemantics: RangeSemantics;
+  /** The shape of the search cursors handed out, and the only one taken back. */
+  cursorStyle: CursorStyle = 'string';
   readonly webhooks: WebhookRegistry;
   readonly otherOwner: string;
   readonly ids: IdMint;
@@ -224,7 +226,7 @@ export class World {
       hi = this.rangeSemantics.end === 'exclusive' ? list.lowerBound(micros, '') : list.upperBoundMicros(micros);
     }
     if (request.cursor !== null) {
-      const position = decodeCursor(request.cursor, hash);
+      const position = decodeCursor(request.cursor, hash, this.cursorStyle);
       if (position === null) return { ok: false, message: 'cursor: not a cursor of this query' };
       hi = Math.min(hi, list.lowerBound(position.micros, position.serviceId));
     }
@@ -240,8 +242,8 @@ export class World {
       records.push(record);
     }
     const last = records[records.length - 1];
-    const nextCursor = more && last !== undefined ? encodeCursor({ micros: last.createdMicros, serviceId: last.serviceId }, hash) : null;
-    return { ok: true, records, nextCursor };
+    const after = more && last !== undefined ? { micros: last.createdMicros, serviceId: last.serviceId } : null;
+    return { ok: true, records, nextCursor: pageCursor(after, hash, this.cursorStyle) };
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Cursor } from '../cursor.js';
 import type { PageCommit, WindowKey } from './sink.js';
 
 /** What a run of committed pages does to one window's checkpoint. */
@@ -6,7 +7,7 @@ export interface CheckpointAdvance {
   pages: number;
   items: number;
   /** The cursor of the run's last page. */
-  cursor: string | null;
+  cursor: Cursor | null;
   /** Whether the run's last page completed the pass. */
   done: boolean;
   now: string;

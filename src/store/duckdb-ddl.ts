@@ -54,6 +54,9 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
       case 'createView':
         out.push(`CREATE VIEW ${step.view.name} AS ${viewSql(step.view, 'duckdb')}`);
         break;
+      case 'sql':
+        out.push(step.up.duckdb);
+        break;
     }
   }
   return out;
@@ -69,6 +72,8 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
         return `ALTER TABLE ${step.table} DROP COLUMN ${step.column}`;
       case 'createView':
         return `DROP VIEW IF EXISTS ${step.view.name}`;
+      case 'sql':
+        return step.down.duckdb;
     }
   });
 }

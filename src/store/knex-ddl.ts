@@ -75,12 +75,16 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
       case 'createView':
         await knex.raw(`CREATE VIEW ${step.view.name} AS ${viewSql(step.view, dialect)}`);
         break;
+      case 'sql':
+        await knex.raw(step.up[dialect]);
+        break;
     }
   }
 }
 
 /** Reverts a migration's steps through knex (the `down` of every migration file). */
 export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
+  const dialect = knexDialect(knex);
   for (const step of [...steps].reverse()) {
     switch (step.kind) {
       case 'createTable':
@@ -91,6 +95,9 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         break;
       case 'createView':
         await knex.raw(`DROP VIEW IF EXISTS ${step.view.name}`);
+        break;
+      case 'sql':
+        await knex.raw(step.down[dialect]);
         break;
     }
   }

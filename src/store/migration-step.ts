@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect.js';
 import type { TableDef } from './schema.js';
 import type { DialectViewDef } from './views.js';
 
@@ -14,11 +15,15 @@ import type { DialectViewDef } from './views.js';
  * migration (which creates every table `TABLES` holds when it runs) already did,
  * and the step is a no-op. A column added to an existing table follows the same
  * rule with an `addColumn` step.
+ *
+ * A `sql` step rewrites data in place where the dialects' SQL differs (their
+ * JSON functions do); `down` undoes it as far as the older format can hold.
  */
 export type MigrationStep =
   | { readonly kind: 'createTable'; readonly table: TableDef; readonly ifMissing?: boolean }
   | { readonly kind: 'addColumn'; readonly table: string; readonly column: string }
-  | { readonly kind: 'createView'; readonly view: DialectViewDef };
+  | { readonly kind: 'createView'; readonly view: DialectViewDef }
+  | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> };
 
 /** One migration as the runners see it; files in migrations/ export these members. */
 export interface MigrationModule {

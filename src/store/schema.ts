@@ -171,7 +171,7 @@ export const TABLES: readonly TableDef[] = [
       col('window_start', 'integer', 'Window start, epoch seconds (inclusive).', { nullable: false }),
       col('window_end', 'integer', 'Window end, epoch seconds (exclusive).', { nullable: false }),
       col('status', 'text', "'pending', 'running', 'done', 'sealed' (all final and older than the overlap: never fetched again) or 'failed'.", { nullable: false }),
-      col('cursor', 'text', 'next_cursor of the last committed page of the current pass; null before the first page and after the last.'),
+      col('cursor', 'text', 'next_cursor of the last committed page of the current pass, as JSON text (a string cursor is quoted); null before the first page and after the last.'),
       col('pages', 'integer', 'Pages committed in the current pass.', { nullable: false }),
       col('items', 'integer', 'Items committed in the current pass.', { nullable: false }),
       col('attempts', 'integer', 'Passes started over the window.', { nullable: false }),

@@ -1,3 +1,4 @@
+import type { Cursor } from '../cursor.js';
 import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js';
 
 /**
@@ -142,7 +143,8 @@ export interface WindowSpec extends WindowKey {
 
 export interface WindowState extends WindowSpec {
   status: WindowStatus;
-  cursor: string | null;
+  /** The checkpoint: the `next_cursor` of the pass's last committed page, as the service sent it. */
+  cursor: Cursor | null;
   pages: number;
   items: number;
   attempts: number;
@@ -174,8 +176,8 @@ export interface PassSpec {
 export interface PageCommit {
   key: WindowKey;
   batch: NormalizedBatch;
-  /** The cursor to resume from; null when the pass is complete. */
-  nextCursor: string | null;
+  /** The cursor to resume from, as the service sent it; null when the pass is complete. */
+  nextCursor: Cursor | null;
   done: boolean;
   now: string;
 }

@@ -1,3 +1,4 @@
+import { cursorText, parseCursorText } from '../cursor.js';
 import type { ApiVersion, Resource } from '../normalize/rows.js';
 import type { CheckpointAdvance } from './checkpoint-advance.js';
 import { rowReader } from './row-reader.js';
@@ -107,8 +108,9 @@ export class SqlWindowStore implements WindowStore {
  */
 export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
   if (!advance.done) {
+    // JSON text, so that an array or object cursor is sent back as it came after a resume.
     const changed = await tx.run(`UPDATE sync_windows SET cursor = ?, pages = pages + ?, items = items + ?, updated_at = ? WHERE ${KEY_WHERE}`, [
-      advance.cursor,
+      cursorText(advance.cursor),
       advance.pages,
       advance.items,
       advance.now,
@@ -183,7 +185,7 @@ function windowState(row: Record<string, unknown>): WindowState {
     windowStart: r.number('window_start'),
     windowEnd: r.number('window_end'),
     status: r.text('status') as WindowStatus,
-    cursor: r.textOrNull('cursor'),
+    cursor: parseCursorText(r.textOrNull('cursor')),
     pages: r.number('pages'),
     items: r.number('items'),
     attempts: r.number('attempts'),

@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { UserError } from '../../src/errors.js';
@@ -14,6 +13,7 @@ import {
 } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { RequestEvent, ServiceClient } from '../../src/api/service-client.js';
+import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
 
@@ -55,27 +55,7 @@ async function setup(script: Script, options: Partial<ClientOptions> = {}): Prom
 const item = (id: string) => ({ service_id: id, activity: { name: 'authentication' } });
 const page = (ids: string[], next: string | null) => ({ item_count: ids.length, items: ids.map(item), next_cursor: next });
 
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function expectNoToken(error: Error): void {
-  const renderings = [
-    String(error),
-    error.message,
-    error.stack ?? '',
-    inspect(error, { showHidden: true, depth: Number.POSITIVE_INFINITY, getters: true }),
-    JSON.stringify(error),
-    JSON.stringify(Object.getOwnPropertyDescriptors(error)),
-  ];
-  for (const text of renderings) expect(text).not.toContain(TOKEN);
-  if (error.cause instanceof Error) expectNoToken(error.cause);
-}
+const expectNoToken = (error: Error): void => expectNoSecret(error, TOKEN);
 
 describe('headers', () => {
   it('sends the version, token, language, user agent, and a JSON content type on POST', async () => {
@@ -244,16 +224,12 @@ describe('the token never shows', () => {
     expectNoToken(error);
   });
 
-  it('403 on a search rejects the token; a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing', async () => {
-    let mode = 403;
+  it('a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing; 403 on a search rejects the token', async () => {
+    let mode = 400;
     const { client } = await setup((req, res) => {
       if (mode === 0) return void res.socket?.destroy();
       sendJson(res, mode, { message: `bad ${String(req.headers.authorization)}` });
     }, { retry: { limit: 1, baseMs: 1, maxMs: 1 } });
-    const forbidden = await caught(client.searchPage('fingerprints', {}));
-    expect(forbidden.message).toBe('the service rejected the token (403)');
-    expectNoToken(forbidden);
-    mode = 400;
     const bad = await caught(client.searchPage('fingerprints', {}));
     expect(bad.message).toBe('the service rejected the request (400): bad Token [redacted]');
     expectNoToken(bad);
@@ -262,6 +238,11 @@ describe('the token never shows', () => {
     expect(reset).toBeInstanceOf(RetriesExhaustedError);
     expect(reset.message).toBe('gave up on POST /v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)');
     expectNoToken(reset);
+    // Last: a refused token fails every later request of the client too.
+    mode = 403;
+    const forbidden = await caught(client.searchPage('fingerprints', {}));
+    expect(forbidden.message).toBe('the service rejected the token (403)');
+    expectNoToken(forbidden);
   });
 });
 
@@ -353,10 +334,33 @@ describe('pages', () => {
     expect(ids).toEqual(['a3', 'a4']);
   });
 
+  it.each(['1.4', '2'] as const)('API %s: sends an array cursor back as the same array in `cursor`, and [] ends the pages', async (apiVersion) => {
+    const arrays: Record<string, unknown> = {
+      '': { item_count: 1, items: [item('b1')], next_cursor: ['1789000000', 'b1'] },
+      '["1789000000","b1"]': { item_count: 1, items: [item('b2')], next_cursor: ['1788000000', 'b2'] },
+      '["1788000000","b2"]': { item_count: 1, items: [item('b3')], next_cursor: [] },
+    };
+    const { server, client } = await setup(
+      (req, res) => {
+        const cursor = (req.body as { cursor?: unknown }).cursor;
+        sendJson(res, 200, arrays[cursor === undefined || cursor === null ? '' : JSON.stringify(cursor)] ?? { error: 'unknown cursor' });
+      },
+      { apiVersion },
+    );
+    const pages: unknown[] = [];
+    for await (const p of client.pages('authentications', {})) pages.push({ ids: p.items.map((i) => (i as { service_id: string }).service_id), cursor: p.cursor, next: p.nextCursor });
+    expect(pages).toEqual([
+      { ids: ['b1'], cursor: null, next: ['1789000000', 'b1'] },
+      { ids: ['b2'], cursor: ['1789000000', 'b1'], next: ['1788000000', 'b2'] },
+      { ids: ['b3'], cursor: ['1788000000', 'b2'], next: null },
+    ]);
+    expect(server.seen.map((r) => (r.body as { cursor?: unknown }).cursor ?? null)).toEqual([null, ['1789000000', 'b1'], ['1788000000', 'b2']]);
+  });
+
   it('throws CursorLoopError when a cursor comes back, without yielding that page', async () => {
     const loop: Record<string, ReturnType<typeof page>> = { '': page(['x'], 'a'), a: page(['y'], 'b'), b: page(['z'], 'a') };
     const { client } = await setup((req, res) => sendJson(res, 200, loop[(req.body as { cursor?: string }).cursor ?? ''] ?? page([], null)));
-    const seen: Array<string | null> = [];
+    const seen: unknown[] = [];
     const error = await caught(
       (async () => {
         for await (const p of client.pages('fingerprints', {})) seen.push(p.cursor);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, queryHash } from '../../src/simulator/cursor.js';
+import { decodeCursor, encodeCursor, endOfPages, queryHash } from '../../src/simulator/cursor.js';
 import { decideFault, parseFaultSpec, type FaultSpec } from '../../src/simulator/fault-spec.js';
 import { canonicalText } from '../../src/simulator/filter-match.js';
 import { isoFromMicros } from '../../src/simulator/iso-time.js';
@@ -66,6 +66,27 @@ describe('cursor', () => {
     expect(decodeCursor(cursor, queryHash(['alice', 'fingerprints']))).toBeNull();
     expect(decodeCursor('not-a-cursor', hash)).toBeNull();
     expect(decodeCursor(Buffer.from('[1,2]').toString('base64url'), hash)).toBeNull();
+  });
+
+  it('in the array style is three strings, taken back only as that array', () => {
+    const hash = queryHash(['alice', 'authentications']);
+    const position = { micros: 1_789_000_000_123_456, serviceId: 'ABC' };
+    const cursor = encodeCursor(position, hash, 'array');
+    expect(cursor).toEqual(['1789000000123456', 'ABC', hash]);
+    expect(decodeCursor(cursor, hash, 'array')).toEqual(position);
+    expect(decodeCursor([...cursor], hash, 'array')).toEqual(position);
+    // Sent back in another shape: as its JSON text, as the string style, or cut short.
+    expect(decodeCursor(JSON.stringify(cursor), hash, 'array')).toBeNull();
+    expect(decodeCursor(encodeCursor(position, hash), hash, 'array')).toBeNull();
+    expect(decodeCursor(cursor, hash, 'string')).toBeNull();
+    expect(decodeCursor(cursor.slice(0, 2), hash, 'array')).toBeNull();
+    expect(decodeCursor(['1.5', 'ABC', hash], hash, 'array')).toBeNull();
+  });
+
+  it('ends the array style with null or [] by query, the string style always with null', () => {
+    const ends = new Set(Array.from({ length: 20 }, (_, i) => JSON.stringify(endOfPages(queryHash(['q', i]), 'array'))));
+    expect([...ends].sort()).toEqual(['[]', 'null']);
+    for (let i = 0; i < 20; i++) expect(endOfPages(queryHash(['q', i]), 'string')).toBeNull();
   });
 });
 

@@ -41,16 +41,16 @@ export async function call(sim: RunningSimulator, method: string, path: string, 
 
 type Item = Record<string, unknown>;
 
-/** Pages a search to the end; returns every page's body. */
+/** Pages a search to the end (next_cursor null or []), sending each cursor back as it came; returns every page's body. */
 export async function crawl(sim: RunningSimulator, path: string, body: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Item[]> {
   const pages: Item[] = [];
-  let cursor: string | null = null;
+  let cursor: unknown = null;
   for (let i = 0; i < 10_000; i++) {
     const page = await call(sim, 'POST', path, { ...options, body: { ...body, cursor } });
     if (page.status !== 200) throw new Error(`page ${i}: ${page.status} ${page.text}`);
     pages.push(page.json);
-    cursor = page.json.next_cursor as string | null;
-    if (cursor === null) return pages;
+    cursor = page.json.next_cursor;
+    if (cursor === null || (Array.isArray(cursor) && cursor.length === 0)) return pages;
   }
   throw new Error('too many pages');
 }

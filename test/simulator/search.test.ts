@@ -159,3 +159,49 @@ describe('filters', () => {
     expect(children.every((i) => (i.fingerprint_parent as { service_id: string }).service_id === parentId)).toBe(true);
   });
 });
+
+describe('array cursors (cursorStyle array)', () => {
+  let arrays: RunningSimulator;
+  beforeAll(async () => {
+    arrays = await startSimulator({ sessions: 300, rate: 100_000, seed: 7, cursorStyle: 'array' });
+  });
+  afterAll(() => arrays.close());
+
+  it('pages every session with arrays of strings, ending on null or [], and records what it got back', async () => {
+    const ends = new Set<string>();
+    let crawls = 1;
+    // One search per month of the history: different queries end differently.
+    const to = 1_790_000_000;
+    for (let start = to - 365 * 86_400; start < to; start += 30 * 86_400) {
+      const pages = await crawl(arrays, AUTH, { range: { start, end: start + 30 * 86_400 } });
+      for (const page of pages.slice(0, -1)) {
+        expect(Array.isArray(page.next_cursor)).toBe(true);
+        expect((page.next_cursor as unknown[]).every((p) => typeof p === 'string')).toBe(true);
+      }
+      ends.add(JSON.stringify(pages[pages.length - 1]!.next_cursor));
+      crawls++;
+    }
+    expect([...ends].sort()).toEqual(['[]', 'null']);
+    const all = itemsOf(await crawl(arrays, AUTH));
+    expect(all.map((i) => i.service_id)).toEqual(arrays.world.serviceIds('alice', 'authentications'));
+    const sent = arrays.stats.searches.map((s) => s.cursor);
+    // Each crawl's first page asked without a cursor; every other page with the array it was given.
+    expect(sent.filter((c) => c === null).length).toBe(crawls);
+    expect(sent.filter((c) => c !== null).length).toBeGreaterThan(0);
+    expect(sent.every((c) => c === null || Array.isArray(c))).toBe(true);
+    expect(arrays.stats.searches.every((s) => s.route === `POST ${AUTH}`)).toBe(true);
+  });
+
+  it('refuses an array cursor sent back as a string, or a cursor of the string style (400)', async () => {
+    const first = await call(arrays, 'POST', AUTH, { body: { limit: 5 } });
+    const cursor = first.json.next_cursor as string[];
+    expect((await call(arrays, 'POST', AUTH, { body: { limit: 5, cursor } })).status).toBe(200);
+    expect((await call(arrays, 'POST', AUTH, { body: { limit: 5, cursor: JSON.stringify(cursor) } })).status).toBe(400);
+    expect((await call(arrays, 'POST', AUTH, { body: { limit: 5, cursor: cursor.join('') } })).status).toBe(400);
+    const fromStringStyle = (await call(sim, 'POST', AUTH, { body: { limit: 5 } })).json.next_cursor;
+    expect((await call(arrays, 'POST', AUTH, { body: { limit: 5, cursor: fromStringStyle } })).status).toBe(400);
+    // And the string style refuses an array.
+    expect((await call(sim, 'POST', AUTH, { body: { limit: 5, cursor } })).status).toBe(400);
+    expect((await call(arrays, 'POST', AUTH, { body: { limit: 5, cursor: { not: 'an array' } } })).status).toBe(400);
+  });
+});

@@ -1,5 +1,5 @@
-import { MIGRATIONS } from '../../migrations/index.js';
 import { expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { TABLES } from '../../src/store/schema.js';
 import type { WindowKey } from '../../src/store/sink.js';
 import { auth, authWindow, batch, fp, rejected, t } from './fixtures.js';

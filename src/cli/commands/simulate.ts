@@ -9,6 +9,7 @@ interface SimulateArgs {
   latency?: string;
   faults?: string;
   'range-semantics'?: string;
+  'cursor-style': 'string' | 'array';
 }
 
 function parseLatency(text: string | undefined): number | [number, number] | undefined {
@@ -36,7 +37,8 @@ export const simulateCommand: CliCommand<SimulateArgs> = {
       .option('seed', { type: 'number', default: 1, describe: 'seed of the generated world' })
       .option('latency', { type: 'string', describe: 'added latency: MS or MIN-MAX' })
       .option('faults', { type: 'string', describe: 'fault injection, e.g. 500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.01' })
-      .option('range-semantics', { type: 'string', describe: 'how range edges compare: START,END each inclusive|exclusive (default inclusive,exclusive)' }),
+      .option('range-semantics', { type: 'string', describe: 'how range edges compare: START,END each inclusive|exclusive (default inclusive,exclusive)' })
+      .option('cursor-style', { choices: ['string', 'array'] as const, default: 'string' as const, describe: 'next_cursor as a string, or as an array of strings ending with null or []' }),
   run: async ({ args, io }) => {
     const token = args.token ?? io.env.IVS_API_TOKEN ?? 'test-token';
     const latency = parseLatency(args.latency);
@@ -53,6 +55,7 @@ export const simulateCommand: CliCommand<SimulateArgs> = {
       ...(latency !== undefined ? { latencyMs: latency } : {}),
       ...(args.faults !== undefined ? { faults: args.faults } : {}),
       ...(rangeSemantics ? { rangeSemantics } : {}),
+      cursorStyle: args['cursor-style'],
     });
     const info = { url: sim.url, sessions: args.sessions, seed: args.seed };
     io.stdout.write(args.json ? `${JSON.stringify(info)}\n` : `simulator listening on ${sim.url} (${args.sessions} sessions, seed ${args.seed}); stop with Ctrl-C\n`);
