@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { Secret } from '../src/config/secret.js';
 import { createClient } from '../src/api/client.js';
 import { RateLimiter } from '../src/api/rate-limiter.js';
+import { benchClientOptions } from './bench-client.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const rate = Number(process.argv[3] ?? 10);
@@ -62,12 +63,7 @@ async function endToEnd(): Promise<Figures> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const client = createClient({
-    baseUrl: `http://127.0.0.1:${port}`,
-    token: new Secret('bench-token'),
-    apiVersion: '1.4',
-    limiter: new RateLimiter({ rate }),
-  });
+  const client = createClient(benchClientOptions(`http://127.0.0.1:${port}`, 'bench-token', rate));
   const total = Math.ceil(rate * seconds) + 1;
   await Promise.all(Array.from({ length: total }, () => client.searchPage('authentications', {})));
   client.close();

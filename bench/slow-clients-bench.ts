@@ -25,6 +25,7 @@ import { createWebhookReceiver } from '../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../src/webhooks/webhook-server.js';
 import { markdownTable } from './markdown-table.js';
 import { isEntryPoint, numberFlag } from './script-args.js';
+import { DEFAULTS } from '../src/config/defaults.js';
 
 const SECRET = new Secret('bench-slow-clients-secret-of-32ch');
 
@@ -122,7 +123,7 @@ async function ask<T>(worker: Worker, message: string, isAnswer: (m: unknown) =>
 export async function runSlowClientsBench(label: string, limits: ConnectionLimits, attackers: number, deliveries: number): Promise<SlowClientsFigure> {
   const dir = await mkdtemp(join(tmpdir(), 'ivsync-slow-bench-'));
   const sink = await openSink(`sqlite:${join(dir, 'target.sqlite')}`);
-  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET } });
+  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET }, path: '/webhooks', maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', limits });
   const worker = new Worker(new URL(import.meta.url), { workerData: { port: server.port, attackers } });
   try {

@@ -24,6 +24,8 @@ import { openSink } from '../src/store/open-sink.js';
 import { createWebhookReceiver } from '../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../src/webhooks/webhook-server.js';
 import { markdownTable } from './markdown-table.js';
+import { benchClientOptions } from './bench-client.js';
+import { DEFAULTS } from '../src/config/defaults.js';
 
 const SECRET = new Secret('bench-webhook-secret-of-32-chars');
 
@@ -96,7 +98,7 @@ Promise.all(Array.from({ length: concurrency }, lane)).then(() => {
 
 async function throughput(dir: string, deliveries: number, concurrency: number) {
   const sink = await openSink(`sqlite:${join(dir, 'throughput.sqlite')}`);
-  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET } });
+  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET }, path: '/webhooks', maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1' });
   const bodies = Array.from({ length: deliveries }, (_, i) => itemBody(i));
   const signatures = bodies.map((b) => `SHA256:${createHmac('sha256', SECRET.reveal()).update(b).digest('base64')}`);
@@ -121,6 +123,8 @@ async function mutationToRow(dir: string, mutations: number) {
   const receiver = createWebhookReceiver({
     sink,
     secrets: { byUuid: {}, defaultSecret: SECRET },
+    path: '/webhooks',
+    maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes,
     // Called after the commit: from here on any reader of the target sees the row.
     onDelivery: (event) => {
       if (event.outcome !== 'accepted') return;
@@ -131,7 +135,7 @@ async function mutationToRow(dir: string, mutations: number) {
     },
   });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1' });
-  const client = createClient({ baseUrl: sim.url, token: new Secret('test-token'), apiVersion: '1.4', limiter: new RateLimiter({ rate: 1000 }) });
+  const client = createClient(benchClientOptions(sim.url, 'test-token', 1000));
   await client.webhooks.create({ endpoint: `${server.url}/webhooks`, secretKey: SECRET, filters: [{ key: 'activity.name', values: ['authentication', 'fingerprint'] }] });
   const ids = [...sim.world.serviceIds('alice', 'authentications'), ...sim.world.serviceIds('alice', 'fingerprints')].slice(0, mutations);
   // About 200 changes a second, paced by the timer rather than all at once.

@@ -7,7 +7,6 @@ import { cursorPages } from './cursor-pages.js';
 import { readFetched, readObject, readPage } from './envelopes.js';
 import { ApiError } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import type { RetryPolicyOptions } from './retry-policy.js';
 import type { RouteBook } from './route-book.js';
 import type {
@@ -30,7 +29,7 @@ import { Transport } from './transport.js';
 import type { Call } from './transport.js';
 import { defaultUserAgent } from './user-agent.js';
 import { V14_ROUTES } from './v14-routes.js';
-import { DEFAULT_V2_API_VERSION_HEADER, v2Routes } from './v2-routes.js';
+import { v2Routes } from './v2-routes.js';
 import type { V2Paths } from './v2-routes.js';
 
 export type {
@@ -61,24 +60,17 @@ export interface ClientOptions {
   apiVersion: ApiVersion;
   /** The bucket of this token, shared with every other client and worker using it. */
   limiter: RateLimiter;
-  /**
-   * Per attempt, from the request being sent (after the token wait) to the full answer.
-   * @default 30_000
-   */
-  timeoutMs?: number;
-  /**
-   * Language of display strings.
-   * @default 'en'
-   */
-  acceptLanguage?: 'en' | 'ja';
-  /** @default DEFAULT_RETRY_POLICY (limit 8, baseMs 500, maxMs 30_000) */
-  retry?: Partial<RetryPolicyOptions>;
-  /** v2 only; the v2 documentation leaves header and paths open, so config can override them. */
-  v2?: {
-    /** @default '2.0.0' */
-    apiVersionHeader?: string;
-    /** @default DEFAULT_V2_PATHS */
-    paths?: Partial<V2Paths>;
+  /** Per attempt, from the request being sent (after the token wait) to the full answer (config `http.timeoutMs`). */
+  timeoutMs: number;
+  /** Language of display strings (config `http.acceptLanguage`). */
+  acceptLanguage: 'en' | 'ja';
+  /** The retry policy (config `http.retry*`). */
+  retry: RetryPolicyOptions;
+  /** v2 only; the v2 documentation leaves header and paths open, so config sets them (config `v2`). */
+  v2: {
+    apiVersionHeader: string;
+    /** Overrides of DEFAULT_V2_PATHS. */
+    paths: Partial<V2Paths>;
   };
   /**
    * Jitter source for the retry backoff.
@@ -108,20 +100,16 @@ export function createClient(options: ClientOptions): ServiceClient {
   if (options.apiVersion !== '1.4' && options.apiVersion !== '2') {
     throw new UserError('INVALID_API_VERSION', `the API version must be 1.4 or 2, got ${JSON.stringify(options.apiVersion)}`);
   }
-  const routes = options.apiVersion === '2' ? v2Routes(options.v2?.paths) : V14_ROUTES;
+  const routes = options.apiVersion === '2' ? v2Routes(options.v2.paths) : V14_ROUTES;
   const transport = new Transport({
     baseUrl,
     token: options.token,
-    apiVersionHeader: options.apiVersion === '2' ? (options.v2?.apiVersionHeader ?? DEFAULT_V2_API_VERSION_HEADER) : '1.4',
-    acceptLanguage: options.acceptLanguage ?? 'en',
+    apiVersionHeader: options.apiVersion === '2' ? options.v2.apiVersionHeader : '1.4',
+    acceptLanguage: options.acceptLanguage,
     userAgent: options.userAgent ?? defaultUserAgent(),
     limiter: options.limiter,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    retry: {
-      limit: options.retry?.limit ?? DEFAULT_RETRY_POLICY.limit,
-      baseMs: options.retry?.baseMs ?? DEFAULT_RETRY_POLICY.baseMs,
-      maxMs: options.retry?.maxMs ?? DEFAULT_RETRY_POLICY.maxMs,
-    },
+    timeoutMs: options.timeoutMs,
+    retry: options.retry,
     random: options.random ?? Math.random,
     now: options.now ?? (() => performance.now()),
     failFastHoldMs: options.failFastHoldMs ?? 60_000,

@@ -3,10 +3,9 @@ import PQueue from 'p-queue';
 export interface RateLimiterOptions {
   /**
    * Request starts allowed in any rolling second. The service allows "about
-   * 10 requests per second" per token and answers 429 beyond that.
-   * @default 10
+   * 10 requests per second" per token and answers 429 beyond that (config `rate`).
    */
-  rate?: number;
+  rate: number;
   /**
    * Clock for the pause bookkeeping in `stats`.
    * @default Date.now
@@ -51,8 +50,8 @@ export class RateLimiter {
   #pausedUntil = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
 
-  constructor(options: RateLimiterOptions = {}) {
-    const rate = options.rate ?? 10;
+  constructor(options: RateLimiterOptions) {
+    const rate = options.rate;
     if (!Number.isFinite(rate) || rate <= 0) {
       throw new RangeError(`rate must be a positive number of requests per second, got ${String(rate)}`);
     }

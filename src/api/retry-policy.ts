@@ -1,26 +1,11 @@
 export interface RetryPolicyOptions {
-  /**
-   * Retries after the first attempt; attempt `limit + 1` is the last one.
-   * @default 8
-   */
+  /** Retries after the first attempt; attempt `limit + 1` is the last one. */
   limit: number;
-  /**
-   * Ceiling of the first backoff; it doubles with every attempt.
-   * @default 500
-   */
+  /** Ceiling of the first backoff; it doubles with every attempt. */
   baseMs: number;
-  /**
-   * Largest backoff ceiling. A `Retry-After` from the service is obeyed even when longer.
-   * @default 30_000
-   */
+  /** Largest backoff ceiling. A `Retry-After` from the service is obeyed even when longer. */
   maxMs: number;
 }
-
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicyOptions> = Object.freeze({
-  limit: 8,
-  baseMs: 500,
-  maxMs: 30_000,
-});
 
 /** What went wrong with one attempt, as far as the retry decision cares. */
 export type FailureKind =

@@ -39,7 +39,6 @@ export const DEFAULT_V2_PATHS: Readonly<V2Paths> = Object.freeze({
 });
 
 /** @default '2.0.0' */
-export const DEFAULT_V2_API_VERSION_HEADER = '2.0.0';
 
 /** v2 accepts extra body properties, so `cursor` rides along with the documented members. */
 function searchBody(request: SearchRequest): Record<string, unknown> {

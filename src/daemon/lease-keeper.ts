@@ -20,9 +20,8 @@ export interface LeaseKeeperOptions {
   /**
    * A lease whose heartbeat is older than this is taken over: the holder
    * crashed or hangs. The heartbeat renews at a third of it.
-   * @default 60
    */
-  ttlSeconds?: number;
+  ttlSeconds: number;
   /** Milliseconds since the epoch. */
   clock: () => number;
   logger: LeaseLogger;
@@ -67,7 +66,7 @@ export class LeaseKeeper {
   constructor(options: LeaseKeeperOptions) {
     this.#options = options;
     this.holder = options.holder;
-    this.ttlSeconds = options.ttlSeconds ?? 60;
+    this.ttlSeconds = options.ttlSeconds;
     if (!(this.ttlSeconds > 0)) throw new RangeError(`lease ttl must be > 0 seconds, got ${this.ttlSeconds}`);
   }
 

@@ -68,10 +68,10 @@ export interface WebhookReceiverDeps {
    * @default the only account owns every webhook
    */
   owner?: (webhookUuid: string | null) => Promise<string | undefined>;
-  /** Path deliveries are POSTed to. @default '/webhooks' */
-  path?: string;
-  /** Larger bodies are answered 413 without being read to the end. @default 1_048_576 */
-  maxBodyBytes?: number;
+  /** Path deliveries are POSTed to (config `webhooks.path`). */
+  path: string;
+  /** Larger bodies are answered 413 without being read to the end (config `webhooks.maxBodyBytes`). */
+  maxBodyBytes: number;
   /** Milliseconds since the epoch. @default Date.now */
   clock?: () => number;
   logger?: ReceiverLogger;
@@ -138,8 +138,7 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
  * a crash before the answer costs a retry, never data.
  */
 export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceiver {
-  const path = deps.path ?? '/webhooks';
-  const maxBodyBytes = deps.maxBodyBytes ?? 1_048_576;
+  const { path, maxBodyBytes } = deps;
   const accounts = deps.accounts ?? [{ name: 'default' }];
   const only = accounts.length === 1 ? accounts[0]!.name : undefined;
   const owner = deps.owner ?? (async () => only);

@@ -16,6 +16,7 @@ import type { RequestEvent, ServiceClient } from '../../src/api/service-client.j
 import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
+import { clientOptions } from '../helpers/client-options.js';
 
 const TOKEN = 'tok-9f8e7d6c5b4a-very-secret';
 
@@ -40,15 +41,7 @@ async function setup(script: Script, options: Partial<ClientOptions> = {}): Prom
   server = await startScriptServer(script);
   const limiter = options.limiter ?? new RateLimiter({ rate: 1000 });
   const events: RequestEvent[] = [];
-  client = createClient({
-    baseUrl: server.baseUrl,
-    token: new Secret(TOKEN),
-    apiVersion: '1.4',
-    limiter,
-    retry: { baseMs: 5, maxMs: 20, limit: 8 },
-    onRequest: (event) => events.push(event),
-    ...options,
-  });
+  client = createClient(clientOptions(server.baseUrl, { token: new Secret(TOKEN), limiter, onRequest: (event) => events.push(event), ...options }));
   return { server, client, limiter, events };
 }
 
@@ -80,7 +73,7 @@ describe('headers', () => {
 
   it('refuses plain http to a host that is not loopback, before any request', () => {
     const limiter = new RateLimiter({ rate: 10 });
-    const attempt = () => createClient({ baseUrl: 'http://api.example.com', token: new Secret(TOKEN), apiVersion: '1.4', limiter });
+    const attempt = () => createClient(clientOptions('http://api.example.com', { token: new Secret(TOKEN), limiter }));
     expect(attempt).toThrow(UserError);
     expect(attempt).toThrow(/https/);
     expect(limiter.stats.started).toBe(0);

@@ -16,6 +16,7 @@ import { freePort as closedPort } from '../helpers/free-port.js';
 import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
+import { clientOptions } from '../helpers/client-options.js';
 
 const TOKEN = 'tok-fail-fast-0123456789';
 
@@ -31,7 +32,7 @@ afterEach(async () => {
 
 function client(baseUrl: string, options: Partial<ClientOptions> = {}): { client: ServiceClient; limiter: RateLimiter } {
   const limiter = options.limiter ?? new RateLimiter({ rate: 1000 });
-  const made = createClient({ baseUrl, token: new Secret(TOKEN), apiVersion: '1.4', limiter, ...options });
+  const made = createClient(clientOptions(baseUrl, { token: new Secret(TOKEN), limiter, retry: { limit: 8, baseMs: 500, maxMs: 30_000 }, ...options }));
   clients.push(made);
   return { client: made, limiter };
 }
@@ -129,7 +130,7 @@ describe('a refused token', () => {
   it('a request waiting out a retry backoff fails at once', async () => {
     const svc = await server((_req, res, index) => sendJson(res, index === 0 ? 500 : 401, {}));
     // A 500 first: its retry would wait most of a minute.
-    const { client: c } = client(svc.baseUrl, { retry: { baseMs: 60_000, maxMs: 60_000 }, random: () => 0.99 });
+    const { client: c } = client(svc.baseUrl, { retry: { limit: 8, baseMs: 60_000, maxMs: 60_000 }, random: () => 0.99 });
     const backingOff = caught(c.searchPage('authentications', {}));
     await until(() => (svc.seen.length === 1 ? true : undefined), 10_000, 'the first request');
     const refused = await caught(c.searchPage('fingerprints', {}));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, retryDecision } from '../../src/api/retry-policy.js';
+import { retryDecision } from '../../src/api/retry-policy.js';
+import { DEFAULTS } from '../../src/config/defaults.js';
 import type { RetryableInput, RetryDecision, RetryPolicyOptions } from '../../src/api/retry-policy.js';
 
 const policy: RetryPolicyOptions = { limit: 8, baseMs: 500, maxMs: 30_000 };
@@ -69,7 +70,7 @@ describe('retryDecision', () => {
   });
 
   it('defaults to limit 8, base 500 ms, cap 30 s', () => {
-    expect(DEFAULT_RETRY_POLICY).toEqual({ limit: 8, baseMs: 500, maxMs: 30_000 });
+    expect({ limit: DEFAULTS.http.retryLimit, baseMs: DEFAULTS.http.retryBaseMs, maxMs: DEFAULTS.http.retryMaxMs }).toEqual({ limit: 8, baseMs: 500, maxMs: 30_000 });
   });
 
   it('never exceeds the ceiling for any jitter draw', () => {

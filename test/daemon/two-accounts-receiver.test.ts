@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
-import { RateLimiter } from '../../src/api/rate-limiter.js';
 import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
@@ -10,6 +9,7 @@ import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { createWebhook, post, SECRET, sign } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { servedUrl } from './wait-for.js';
+import { clientOptions } from '../helpers/client-options.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 const clientOf = (s: RunningSimulator, token: string) =>
-  createClient({ baseUrl: s.url, token: new Secret(token), apiVersion: '1.4', limiter: new RateLimiter({ rate: 10_000 }), retry: { baseMs: 5, maxMs: 20 } });
+  createClient(clientOptions(s.url, { token: new Secret(token) }));
 
 describe('one daemon, two accounts, one receiver', () => {
   it('writes each delivery under the account that owns its webhook, and refuses one that no account owns', async () => {

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
-import { RateLimiter } from '../../src/api/rate-limiter.js';
 import { Secret } from '../../src/config/secret.js';
 import { refreshCatalog } from '../../src/crawl/catalog-refresh.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
+import { clientOptions } from '../helpers/client-options.js';
 
 const tempDir = useTempDir();
 const open: Array<{ close(): unknown }> = [];
@@ -24,13 +24,7 @@ async function setup(catalogUnavailableShare: number): Promise<{ sim: RunningSim
 }
 
 function client(sim: RunningSimulator) {
-  const c = createClient({
-    baseUrl: sim.url,
-    token: new Secret('test-token'),
-    apiVersion: '2',
-    limiter: new RateLimiter({ rate: 1000 }),
-    retry: { limit: 3, baseMs: 1, maxMs: 5 },
-  });
+  const c = createClient(clientOptions(sim.url, { apiVersion: '2', retry: { limit: 3, baseMs: 1, maxMs: 5 } }));
   open.push(c);
   return c;
 }

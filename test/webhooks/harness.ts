@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { createClient } from '../../src/api/client.js';
-import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { ServiceClient } from '../../src/api/service-client.js';
 import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
@@ -12,6 +11,7 @@ import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from 
 import type { WebhookSecrets } from '../../src/webhooks/webhook-secrets.js';
 import { startWebhookServer, type RunningWebhookServer } from '../../src/webhooks/webhook-server.js';
 import { query } from '../helpers/sqlite-target.js';
+import { clientOptions } from '../helpers/client-options.js';
 
 export const SECRET = new Secret('receiver-secret-of-32-characters!');
 export const TOKEN = 'test-token';
@@ -40,7 +40,8 @@ export async function startHarness(
   const receiver = createWebhookReceiver({
     sink,
     secrets: options.secrets ?? { byUuid: {}, defaultSecret: SECRET },
-    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    path: '/webhooks',
+    maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     accounts: [{ name: 'default', client: options.client }],
     onDelivery: (event) => events.push(event),
   });
@@ -70,7 +71,7 @@ export async function startSim(options: SimulatorOptions = {}): Promise<RunningS
 }
 
 export function clientFor(sim: RunningSimulator): ServiceClient {
-  return createClient({ baseUrl: sim.url, token: new Secret(TOKEN), apiVersion: '1.4', limiter: new RateLimiter({ rate: 10_000 }), retry: { baseMs: 5, maxMs: 20 } });
+  return createClient(clientOptions(sim.url, { token: new Secret(TOKEN) }));
 }
 
 /** A webhook at the simulator that delivers to `url`, signed with `secret`. */
