@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,23 @@ async function run(command: string, args: readonly string[], cwd: string, env = 
   const end = await spawnChild(command, args, env, cwd).exited;
   if (end.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${end.code}:\n${end.stderr}\n${end.stdout}`);
   return end;
+}
+
+/** Dependencies whose install script builds a native addon, copied from the repository's install (see beforeAll). */
+const ADDONS_BUILT_BY_INSTALL = ['better-sqlite3'];
+
+function packageJson(dir: string): { version: string; scripts?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; scripts?: Record<string, string> };
+}
+
+/** Packages (scoped ones included) under `nodeModules` with a preinstall, install or postinstall script. */
+function installedWithInstallScripts(nodeModules: string): string[] {
+  const names = readdirSync(nodeModules).flatMap((entry) => (entry.startsWith('@') ? readdirSync(join(nodeModules, entry)).map((sub) => `${entry}/${sub}`) : [entry]));
+  return names.filter((name) => {
+    if (!existsSync(join(nodeModules, name, 'package.json'))) return false;
+    const scripts = packageJson(join(nodeModules, name)).scripts ?? {};
+    return ['preinstall', 'install', 'postinstall'].some((hook) => scripts[hook] !== undefined);
+  });
 }
 
 const dirs: string[] = [];
@@ -69,11 +86,16 @@ beforeAll(async () => {
   // file comes from the tarball and the registry.
   prefix = tempDir('prefix');
   await run('npm', ['install', '--prefix', prefix, '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(packDir, report!.filename)], prefix);
-  const addonDir = ['node_modules', 'better-sqlite3'];
-  const version = (root: string) => (JSON.parse(readFileSync(join(root, ...addonDir, 'package.json'), 'utf8')) as { version: string }).version;
-  expect(version(prefix), 'the installed better-sqlite3 must be the version whose addon the repository built').toBe(version(ROOT));
-  mkdirSync(join(prefix, ...addonDir, 'build', 'Release'), { recursive: true });
-  copyFileSync(join(ROOT, ...addonDir, 'build', 'Release', 'better_sqlite3.node'), join(prefix, ...addonDir, 'build', 'Release', 'better_sqlite3.node'));
+  for (const name of installedWithInstallScripts(join(prefix, 'node_modules'))) {
+    expect(ADDONS_BUILT_BY_INSTALL, `${name} has an install script that --ignore-scripts skipped`).toContain(name);
+    const installed = join(prefix, 'node_modules', name);
+    const built = join(ROOT, 'node_modules', name);
+    expect(packageJson(installed).version, `the installed ${name} must be the version the repository built`).toBe(packageJson(built).version);
+    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
+    for (const addon of readdirSync(join(built, 'build', 'Release')).filter((file) => file.endsWith('.node'))) {
+      copyFileSync(join(built, 'build', 'Release', addon), join(installed, 'build', 'Release', addon));
+    }
+  }
   bin = join(prefix, 'node_modules', '.bin', 'ivsync');
 }, 180_000);
 
