@@ -15,8 +15,10 @@ RUN npm ci --no-audit --no-fund
 # .dockerignore lets in only the sources, the example config, README and LICENSE.
 COPY . .
 # prepack builds dist/ from nothing; the tarball is the artifact test/package/pack.test.ts installs and runs.
+# --allow-scripts: npm 12 runs a dependency's install script only when allowed, and
+# better-sqlite3's fetches or builds the SQLite addon.
 RUN mkdir /pkg && npm pack --pack-destination /pkg \
- && npm install --global --prefix /opt/ivsync --omit=dev --prefer-offline --no-audit --no-fund /pkg/ivsync-*.tgz
+ && npm install --global --prefix /opt/ivsync --omit=dev --allow-scripts=better-sqlite3 --prefer-offline --no-audit --no-fund /pkg/ivsync-*.tgz
 
 # Runtime stage: that installation alone (the package and its production
 # dependencies; no sources, no compilers), non-root, data on a volume.
