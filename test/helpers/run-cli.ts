@@ -60,6 +60,8 @@ export function spawnChild(command: string, args: readonly string[], env: Record
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
+    // A command that cannot start (ENOENT, EACCES) ends here without a 'close'.
+    child.on('error', (error) => resolve({ code: -1, signal: null, stdout, stderr: `${stderr}${error.message}\n` }));
   });
   return { exited, kill: (s) => child.kill(s), pid: child.pid, stdout: () => stdout, stderr: () => stderr };
 }
