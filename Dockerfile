@@ -1,28 +1,35 @@
 # syntax=docker/dockerfile:1
-# Build stage: compile TypeScript and the native SQLite binding.
-FROM node:20-bookworm AS build
-WORKDIR /app
+# Node 22 LTS (supported until April 2027). Not Node 24 yet: better-sqlite3 12
+# aborts the process there (README, Known limits); raise this with
+# better-sqlite3 13.
+ARG NODE_VERSION=22
+
+# Build stage: the package, packed as `npm pack` packs it anywhere, then
+# installed from its tarball with production dependencies only, as a user
+# installs it. The install runs here, where the compilers are, in case
+# better-sqlite3 finds no prebuilt addon for this Node and must build its own.
+FROM node:${NODE_VERSION}-bookworm AS build
+WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
-COPY migrations ./migrations
-COPY bench ./bench
-RUN npm run build && npm prune --omit=dev
+# .dockerignore lets in only the sources, the example config, README and LICENSE.
+COPY . .
+# prepack builds dist/ from nothing; the tarball is the artifact test/package/pack.test.ts installs and runs.
+# --allow-scripts: npm 12 runs a dependency's install script only when allowed, and
+# better-sqlite3's fetches or builds the SQLite addon.
+RUN mkdir /pkg && npm pack --pack-destination /pkg \
+ && npm install --global --prefix /opt/ivsync --omit=dev --allow-scripts=better-sqlite3 --prefer-offline --no-audit --no-fund /pkg/ivsync-*.tgz
 
-# Runtime stage: production dependencies only, non-root, data on a volume.
-FROM node:20-bookworm-slim
+# Runtime stage: that installation alone (the package and its production
+# dependencies; no sources, no compilers), non-root, data on a volume.
+FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production \
+    PATH=/opt/ivsync/bin:$PATH \
     IVS_DB=sqlite:/data/ivsync.sqlite
+COPY --from=build /opt/ivsync /opt/ivsync
+# The working directory holds the default config file, ./config/ivsync.json: mount yours there.
 WORKDIR /app
-COPY --from=build /app/node_modules ./node_modules
-# The program and its migrations; the benchmarks stay in the build stage.
-COPY --from=build /app/dist/src ./dist/src
-COPY --from=build /app/dist/migrations ./dist/migrations
-COPY package.json ./
-COPY config ./config
-RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/ivsync && chmod +x /app/dist/src/cli/main.js \
- && mkdir -p /data && chown node:node /data
+RUN mkdir -p /app/config /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -45,23 +45,28 @@ export interface Child {
   exited: Promise<CliResult & { signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): void;
   pid: number | undefined;
+  /** What the process wrote to stdout so far. */
+  stdout(): string;
   /** What the process wrote to stderr so far. */
   stderr(): string;
 }
 
 /** Runs the built CLI as a child process: for crashes and signals. Needs `npm run build`. */
 export function spawnIvsync(args: readonly string[], env: Record<string, string | undefined>, cwd?: string): Child {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnChild(process.execPath, [MAIN, ...args], { PATH: process.env.PATH, ...env }, cwd);
+}
+
+/** Runs `command` as a child process with exactly `env`, collecting its output. */
+export function spawnChild(command: string, args: readonly string[], env: Record<string, string | undefined>, cwd?: string): Child {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code: code ?? -1, signal, stdout, stderr }));
+    // A command that cannot start (ENOENT, EACCES) ends here without a 'close'.
+    child.on('error', (error) => resolve({ code: -1, signal: null, stdout, stderr: `${stderr}${error.message}\n` }));
   });
-  return { exited, kill: (s) => child.kill(s), pid: child.pid, stderr: () => stderr };
+  return { exited, kill: (s) => child.kill(s), pid: child.pid, stdout: () => stdout, stderr: () => stderr };
 }
