@@ -161,6 +161,28 @@ describe('the package (npm pack, installed with production dependencies only)', 
     const read = JSON.parse((await run(process.execPath, ['read-target.mjs', db], prefix)).stdout) as { api: string[]; counts: Record<string, number> };
     expect(read.api).toEqual(['function', 'function', 'function']);
     expect(read.counts).toEqual({ authentications: truthRows(twin, 'authentications').length, fingerprints: truthRows(twin, 'fingerprints').length });
+
+    // The run model as a library: a sync of an in-process simulator into a new file, through openRun and runSync.
+    writeFileSync(
+      join(prefix, 'embed-sync.mjs'),
+      [
+        "import { loadConfig, openRun, runSync, startSimulator } from 'ivsync';",
+        'const sim = await startSimulator({ sessions: 40, seed: 3, rate: 10000, burst: 10000 });',
+        "const config = loadConfig({ flags: { baseUrl: sim.url, token: 'test-token', db: 'sqlite:embedded.sqlite', since: '2000-01-02', rate: 10000 }, env: {}, clock: Date.now, fileExists: () => false });",
+        'const deps = await openRun(config);',
+        'try {',
+        "  const report = await runSync(deps, { accounts: ['default'], resources: ['authentications', 'fingerprints'], wait: false });",
+        '  console.log(JSON.stringify({ status: report.status, written: report.itemsWritten, stored: (await deps.sink.status()).tables.authentications }));',
+        '} finally {',
+        '  await deps.close();',
+        '  await sim.close();',
+        '}',
+      ].join('\n'),
+    );
+    const embedded = JSON.parse((await run(process.execPath, ['embed-sync.mjs'], prefix)).stdout) as { status: string; written: number; stored: number };
+    expect(embedded.status).toBe('succeeded');
+    expect(embedded.written).toBeGreaterThan(0);
+    expect(embedded.stored).toBeGreaterThan(0);
   });
 
   it('is typed: a consumer\'s TypeScript finds the declarations through the "types" condition of "exports"', async () => {
