@@ -4,6 +4,7 @@ import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnec
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
+import { duckdbTimestamp, readDuckdbValue } from './duckdb-time.js';
 import { ExclusiveLock } from './exclusive-lock.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -14,11 +15,6 @@ function bindable(value: unknown): DuckDBValue {
   if (value instanceof DuckDBListValue) return value;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
   return JSON.stringify(value);
-}
-
-/** DuckDB's BIGINT and HUGEINT arrive as bigint; ivsync's integers fit a JS number. */
-function readable(value: unknown): unknown {
-  return typeof value === 'bigint' ? Number(value) : value;
 }
 
 /** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
@@ -39,6 +35,11 @@ function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string,
     case 'boolean':
       if (typeof value !== 'boolean') throw wrongType(table, column, value);
       return appender.appendBoolean(value);
+    case 'timestamp': {
+      const time = typeof value === 'string' ? duckdbTimestamp(value) : null;
+      if (time === null) throw wrongType(table, column, value);
+      return appender.appendTimestampTZ(time);
+    }
   }
 }
 
@@ -161,11 +162,7 @@ export class DuckdbDriver implements SqlDriver {
   readonly #executor: SqlExecutor = {
     all: async (sql, params = []) => {
       const reader = await this.#connection.runAndReadAll(sql, params.map(bindable));
-      return reader.getRowObjectsJS().map((row) => {
-        const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(row)) out[k] = readable(v);
-        return out;
-      });
+      return reader.convertRowObjects(readDuckdbValue);
     },
     run: async (sql, params = []) => {
       const result = await this.#connection.run(sql, params.map(bindable));

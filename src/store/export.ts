@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
 import { duckdbType } from './duckdb-ddl.js';
 import type { Dialect } from './dialect.js';
@@ -51,11 +51,13 @@ export interface ExportReport {
  * (SQLite, DuckDB or PostgreSQL) into an analyst copy:
  *
  * - `duckdb:PATH`: one DuckDB file holding the tables with their column types
- *   (BOOLEAN, DOUBLE, BIGINT, JSON, VARCHAR) and the views recreated as views,
- *   so they read the copied tables. Built beside PATH and renamed into place,
- *   so a failed export never leaves a half-written file.
+ *   (BOOLEAN, DOUBLE, BIGINT, JSON, VARCHAR, and TIMESTAMPTZ for times,
+ *   whatever the source stores them as) and the views recreated as views, so
+ *   they read the copied tables. Built beside PATH and renamed into place, so
+ *   a failed export never leaves a half-written file.
  * - `parquet:DIR`: one `<name>.parquet` per table and per view (views
- *   materialized at export time).
+ *   materialized at export time); times are UTC timestamps in microseconds
+ *   (isAdjustedToUTC).
  *
  * Rows travel in chunks read in primary key order and are appended with
  * DuckDB's Appender, so memory stays flat for tables of any size. Each chunk
@@ -181,7 +183,7 @@ async function copyTable(source: ExportSource, connection: DuckDBConnection, def
       const page = keysetPage(def, after, chunkRows);
       const chunk = await source.query(page.sql, page.params);
       for (const row of chunk) {
-        for (const column of def.columns) append(appender, exportValue(column, def.name, source.dialect, row[column.name]));
+        for (const column of def.columns) append(appender, exportValue(column, def.name, row[column.name]));
         appender.endRow();
       }
       appender.flushSync();
@@ -207,6 +209,8 @@ function append(appender: DuckDBAppender, value: ExportValue): void {
       return appender.appendBigInt(value.value);
     case 'boolean':
       return appender.appendBoolean(value.value);
+    case 'timestamptz':
+      return appender.appendTimestampTZ(new DuckDBTimestampTZValue(value.micros));
   }
 }
 

@@ -25,6 +25,19 @@ const NOW_EPOCH: Record<Dialect, string> = {
   duckdb: 'EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)',
 };
 
+/**
+ * The UTC day of a session's creation. SQLite's created_at is ISO text, so the
+ * day is its first ten characters. DuckDB and PostgreSQL take it from
+ * created_epoch, in UTC whatever the session's time zone, because that reads
+ * the same whether created_at is still text (the initial migration creates it
+ * so, and its views must work on it) or already a timestamp.
+ */
+const UTC_DAY: Record<Dialect, string> = {
+  sqlite: 'substr(created_at, 1, 10)',
+  postgres: "CAST(to_timestamp(created_epoch) AT TIME ZONE 'UTC' AS DATE)",
+  duckdb: "CAST(to_timestamp(created_epoch) AT TIME ZONE 'UTC' AS DATE)",
+};
+
 const authenticationColumns = table('authentications')
   .columns.map((c) => c.name)
   .join(', ');
@@ -76,12 +89,14 @@ WHERE c.mode = 'compare'`,
   },
   {
     name: 'v_daily_results',
-    description: 'Authentications per UTC day of creation, result and brand: total and final counts.',
-    sql: `SELECT substr(created_at, 1, 10) AS day, result_id, brand_id,
+    description:
+      'Authentications per UTC day of creation (`day`: a date in DuckDB and PostgreSQL, YYYY-MM-DD text in SQLite), result and brand: total and final counts.',
+    sql: `SELECT {{utc_day}} AS day, result_id, brand_id,
   COUNT(*) AS total,
   SUM(CASE WHEN result_final THEN 1 ELSE 0 END) AS final
 FROM authentications
-GROUP BY substr(created_at, 1, 10), result_id, brand_id`,
+GROUP BY {{utc_day}}, result_id, brand_id`,
+    fragments: { utc_day: UTC_DAY },
   },
   {
     name: 'v_sync_health',

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { TABLES } from '../../src/store/schema.js';
 import type { WindowKey } from '../../src/store/sink.js';
 import { auth, authWindow, batch, fp, rejected, t } from './fixtures.js';
@@ -11,8 +12,8 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     await sink.migrate();
     await sink.migrate();
-    const migrations = await sink.query('SELECT name FROM knex_migrations');
-    expect(migrations.map((m) => m.name)).toEqual(['20251122000000_initial']);
+    const migrations = await sink.query('SELECT name FROM knex_migrations ORDER BY id');
+    expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     await sink.mergeBatch(batch([auth('kept')]), t(0));
     await sink.close();
     const again = await ctx.open();
