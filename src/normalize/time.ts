@@ -80,6 +80,25 @@ export function microsFromIso(iso: string): number | null {
   return seconds * MICROS_PER_SECOND + fractionMicros(m[7]);
 }
 
+/**
+ * Whether a time in the stored form is one every target can store: the years
+ * 0001 to 9999. PostgreSQL has no year 0, and DuckDB and PostgreSQL read
+ * times as this four-digit-year text; an item with a time outside is rejected
+ * rather than failing its whole page at the target. Decided on the text, not
+ * on microseconds, which a double no longer holds exactly that far from 1970.
+ */
+export function isStorableIso(iso: string): boolean {
+  return isCanonicalIso(iso) && !iso.startsWith('0000');
+}
+
+/** {@link toIsoMicros} of epoch seconds when {@link isStorableIso}, else null. */
+export function storableIsoFromEpoch(epochSeconds: number): string | null {
+  // Far beyond any storable year (and beyond what Date can render): no text to check.
+  if (!Number.isFinite(epochSeconds) || Math.abs(epochSeconds) > 1e12) return null;
+  const iso = toIsoMicros(epochSeconds);
+  return isStorableIso(iso) ? iso : null;
+}
+
 /** `2026-11-22T03:06:17.123456Z` for an integer count of microseconds since the epoch. */
 export function isoFromMicros(micros: number): string {
   const days = Math.floor(micros / MICROS_PER_DAY);
