@@ -38,10 +38,14 @@ export function epochFromIso(iso: string): number | null {
   return micros === null ? null : micros / MICROS_PER_SECOND;
 }
 
-/** The same instant rendered as {@link toIsoMicros} does; null when `iso` is not a date-time. */
+/**
+ * The same instant rendered as {@link toIsoMicros} does (text in that form
+ * already is returned as it is); null when `iso` is not a date-time.
+ */
 export function normalizeIso(iso: string): string | null {
   const micros = microsFromIso(iso);
-  return micros === null ? null : isoFromMicros(micros);
+  if (micros === null) return null;
+  return isCanonicalIso(iso) ? iso : isoFromMicros(micros);
 }
 
 /**

@@ -4,7 +4,8 @@ import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnec
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
-import { duckdbTimestamp, readDuckdbValue } from './duckdb-time.js';
+import { normalizeIso } from '../normalize/time.js';
+import { readDuckdbValue } from './duckdb-read-value.js';
 import { ExclusiveLock } from './exclusive-lock.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -36,9 +37,13 @@ function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string,
       if (typeof value !== 'boolean') throw wrongType(table, column, value);
       return appender.appendBoolean(value);
     case 'timestamp': {
-      const time = typeof value === 'string' ? duckdbTimestamp(value) : null;
-      if (time === null) throw wrongType(table, column, value);
-      return appender.appendTimestampTZ(time);
+      // As ISO text in UTC with its `Z` (a time without zone is UTC to ivsync,
+      // local time to DuckDB), which DuckDB reads exactly into the TIMESTAMPTZ
+      // column: the node API appends a TIMESTAMPTZ value through a generic
+      // Value, several times slower.
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrongType(table, column, value);
+      return appender.appendVarchar(iso);
     }
   }
 }

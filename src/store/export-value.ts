@@ -1,4 +1,4 @@
-import { microsFromIso } from '../normalize/time.js';
+import { normalizeIso } from '../normalize/time.js';
 import type { ColumnDef } from './schema.js';
 
 /** A value ready for DuckDB's Appender, tagged with the append call it needs. */
@@ -8,8 +8,8 @@ export type ExportValue =
   | { kind: 'double'; value: number }
   | { kind: 'bigint'; value: bigint }
   | { kind: 'boolean'; value: boolean }
-  /** An instant in microseconds since the epoch, for a TIMESTAMPTZ column. */
-  | { kind: 'timestamptz'; micros: bigint };
+  /** An instant as ISO 8601 text in UTC (`…Z`), for a TIMESTAMPTZ column. */
+  | { kind: 'timestamptz'; value: string };
 
 /**
  * A value read from a source target (as its driver gives it, see
@@ -45,9 +45,9 @@ export function exportValue(column: ColumnDef, table: string, value: unknown): E
       if (value === 0 || value === 1) return { kind: 'boolean', value: value === 1 };
       throw wrong();
     case 'timestamp': {
-      const micros = typeof value === 'string' ? microsFromIso(value) : null;
-      if (micros === null) throw wrong();
-      return { kind: 'timestamptz', micros: BigInt(micros) };
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrong();
+      return { kind: 'timestamptz', value: iso };
     }
   }
 }

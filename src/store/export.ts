@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance, DuckDBTimestampTZValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
 import { duckdbType } from './duckdb-ddl.js';
 import type { Dialect } from './dialect.js';
@@ -210,7 +210,8 @@ function append(appender: DuckDBAppender, value: ExportValue): void {
     case 'boolean':
       return appender.appendBoolean(value.value);
     case 'timestamptz':
-      return appender.appendTimestampTZ(new DuckDBTimestampTZValue(value.micros));
+      // As text, which DuckDB reads exactly (the value has its zone): several times faster than a TIMESTAMPTZ value.
+      return appender.appendVarchar(value.value);
   }
 }
 

@@ -1,5 +1,5 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readDuckdbValue } from '../../src/store/duckdb-time.js';
+import { readDuckdbValue } from '../../src/store/duckdb-read-value.js';
 import type { TableDef } from '../../src/store/schema.js';
 
 /**

@@ -77,6 +77,15 @@ forEachTarget((dialect, ctx) => {
     expect(await sink.query("SELECT body, received_at FROM webhook_deliveries WHERE id = 'd-1'")).toEqual([{ body, received_at: t(3) }]);
   });
 
+  it.runIf(dialect === 'duckdb')('a DuckDB target stores the instant given whatever its session time zone', async () => {
+    const sink = await ctx.open();
+    await sink.query("SET TimeZone = 'Asia/Tokyo'");
+    await sink.mergeBatch(batch([auth('tz', { created_at: '2026-03-01T23:30:00.000001Z' })]), t(0));
+    expect(await sink.query("SELECT created_at, epoch_us(created_at) AS us FROM authentications WHERE service_id = 'tz'")).toEqual([
+      { created_at: '2026-03-01T23:30:00.000001Z', us: Date.UTC(2026, 2, 1, 23, 30) * 1000 + 1 },
+    ]);
+  });
+
   it.runIf(dialect === 'postgres')('a PostgreSQL target works in UTC whatever time zone the connection asks for', async () => {
     const url = new URL(ctx.target());
     url.searchParams.set('options', '-c TimeZone=Asia/Tokyo');

@@ -6,17 +6,7 @@ import {
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
-import { isoFromMicros, microsFromIso } from '../normalize/time.js';
-
-/**
- * ISO 8601 text as a DuckDB TIMESTAMPTZ, microseconds kept; null when the text
- * is not a date-time. Appended as a value, not as text for DuckDB to cast, so
- * a time cannot fail to parse inside the database.
- */
-export function duckdbTimestamp(iso: string): DuckDBTimestampTZValue | null {
-  const micros = microsFromIso(iso);
-  return micros === null ? null : new DuckDBTimestampTZValue(BigInt(micros));
-}
+import { isoFromMicros } from '../normalize/time.js';
 
 /**
  * Values as ivsync reads them from DuckDB: times (TIMESTAMPTZ, and TIMESTAMP
