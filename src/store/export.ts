@@ -5,16 +5,17 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
 import { duckdbType } from './duckdb-ddl.js';
-import type { Dialect } from './dialect.js';
 import type { ExportTarget } from './export-target.js';
 import { exportValue, type ExportValue } from './export-value.js';
 import { keyOf, keysetPage } from './keyset-page.js';
 import { TABLES, type TableDef } from './schema.js';
 import { VIEWS, viewSql } from './views.js';
 
-/** The part of a target the export reads: read-only SQL with `?` placeholders. */
+/**
+ * The part of a target the export reads: read-only SQL with `?` placeholders,
+ * values as every driver gives them (sql-driver.ts), whatever the dialect.
+ */
 export interface ExportSource {
-  readonly dialect: Dialect;
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
 }
 
