@@ -26,16 +26,14 @@ const NOW_EPOCH: Record<Dialect, string> = {
 };
 
 /**
- * The UTC day of a session's creation. SQLite's created_at is ISO text, so the
- * day is its first ten characters. DuckDB and PostgreSQL take it from
- * created_epoch, in UTC whatever the session's time zone, because that reads
- * the same whether created_at is still text (the initial migration creates it
- * so, and its views must work on it) or already a timestamp.
+ * The UTC day of a session's creation: the date of created_at in UTC, whatever
+ * the session's time zone (an analyst's DuckDB shell runs in local time). In
+ * SQLite created_at is ISO text in UTC, so the day is its first ten characters.
  */
 const UTC_DAY: Record<Dialect, string> = {
   sqlite: 'substr(created_at, 1, 10)',
-  postgres: "CAST(to_timestamp(created_epoch) AT TIME ZONE 'UTC' AS DATE)",
-  duckdb: "CAST(to_timestamp(created_epoch) AT TIME ZONE 'UTC' AS DATE)",
+  postgres: "CAST(created_at AT TIME ZONE 'UTC' AS DATE)",
+  duckdb: "CAST(created_at AT TIME ZONE 'UTC' AS DATE)",
 };
 
 const authenticationColumns = table('authentications')

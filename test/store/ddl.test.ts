@@ -101,7 +101,7 @@ describe('viewSql', () => {
     expect(viewSql(pairs, 'postgres')).toBe(pairs.sql);
     const daily = VIEWS.find((v) => v.name === 'v_daily_results')!;
     expect(viewSql(daily, 'sqlite')).toContain('SELECT substr(created_at, 1, 10) AS day');
-    expect(viewSql(daily, 'duckdb')).toContain("GROUP BY CAST(to_timestamp(created_epoch) AT TIME ZONE 'UTC' AS DATE)");
+    expect(viewSql(daily, 'duckdb')).toContain("GROUP BY CAST(created_at AT TIME ZONE 'UTC' AS DATE)");
     expect(() => viewSql({ name: 'v', description: '', sql: 'SELECT {{nope}}' }, 'sqlite')).toThrow(/no fragment nope/);
   });
 });

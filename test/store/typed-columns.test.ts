@@ -84,6 +84,8 @@ forEachTarget((dialect, ctx) => {
     expect(await sink.query("SELECT created_at, epoch_us(created_at) AS us FROM authentications WHERE service_id = 'tz'")).toEqual([
       { created_at: '2026-03-01T23:30:00.000001Z', us: Date.UTC(2026, 2, 1, 23, 30) * 1000 + 1 },
     ]);
+    // The UTC day, though it is already 2 March in Tokyo.
+    expect(await sink.query('SELECT day FROM v_daily_results')).toEqual([{ day: '2026-03-01' }]);
   });
 
   it.runIf(dialect === 'postgres')('a PostgreSQL target works in UTC whatever time zone the connection asks for', async () => {
