@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { MigrationModule } from '../src/store/migration-step.js';
 import * as initial from './20251122000000_initial.js';
+import * as typedTime from './20261123000000_typed_time.js';
 import * as cursorJson from './20261123120000_cursor-json.js';
 import * as runHolder from './20261123140000_run_holder.js';
 
@@ -15,4 +16,4 @@ export interface MigrationFile extends MigrationModule {
  * scanning a directory, so the same list runs from src under vitest and from
  * dist after tsc. A new migration is a new timestamp-named file listed here.
  */
-export const MIGRATIONS: readonly MigrationFile[] = [initial, cursorJson, runHolder];
+export const MIGRATIONS: readonly MigrationFile[] = [initial, typedTime, cursorJson, runHolder];

@@ -3,7 +3,7 @@ import type { JsonObject } from './field-readers.js';
 import { ItemShapeError } from './item-shape-error.js';
 import type { ApiVersion, ObservationContext } from './rows.js';
 import { textFieldText } from './text-field-rows.js';
-import { isCanonicalIso, isoFromMicros, microsFromIso, toIsoMicros } from './time.js';
+import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch, toIsoMicros } from './time.js';
 
 /*
  * Readers of the parts that v1.4 and v2 sessions, authentications and
@@ -32,7 +32,9 @@ export function readCreatedV14(item: JsonObject): CreatedTime {
   if (epoch === null || !Number.isFinite(epoch)) {
     throw ItemShapeError.wrongType('timestamp.epoch', 'a number', timestamp === null ? undefined : timestamp['epoch']);
   }
-  return { created_at: toIsoMicros(epoch), created_epoch: epoch };
+  const createdAt = storableIsoFromEpoch(epoch);
+  if (createdAt === null) throw ItemShapeError.wrongValue('timestamp.epoch', STORABLE_EPOCH, epoch);
+  return { created_at: createdAt, created_epoch: epoch };
 }
 
 /** v2: `timestamp.created_at` is required. */
@@ -41,7 +43,9 @@ export function readCreatedV2(timestamp: JsonObject | null): CreatedTime {
   if (typeof value !== 'string') throw ItemShapeError.wrongType('timestamp.created_at', ISO_EXPECTED, value);
   const micros = microsFromIso(value);
   if (micros === null) throw ItemShapeError.wrongValue('timestamp.created_at', ISO_EXPECTED, value);
-  return { created_at: isCanonicalIso(value) ? value : isoFromMicros(micros), created_epoch: micros / 1_000_000 };
+  const createdAt = isCanonicalIso(value) ? value : isoFromMicros(micros);
+  if (!isStorableIso(createdAt)) throw ItemShapeError.wrongValue('timestamp.created_at', STORABLE_ISO, value);
+  return { created_at: createdAt, created_epoch: micros / 1_000_000 };
 }
 
 /** An optional ISO 8601 time, normalized to UTC with microseconds. */
@@ -52,10 +56,14 @@ export function readIso(parent: JsonObject | null, key: string, path: string): s
   const micros = microsFromIso(value);
   if (micros === null) throw ItemShapeError.wrongValue(path, ISO_EXPECTED, value);
   // The service's own text is already in the stored form: keep it rather than render it again.
-  return isCanonicalIso(value) ? value : isoFromMicros(micros);
+  const iso = isCanonicalIso(value) ? value : isoFromMicros(micros);
+  if (!isStorableIso(iso)) throw ItemShapeError.wrongValue(path, STORABLE_ISO, value);
+  return iso;
 }
 
 const ISO_EXPECTED = 'an ISO 8601 date-time';
+const STORABLE_ISO = 'a date-time in the years 1 to 9999';
+const STORABLE_EPOCH = 'epoch seconds in the years 1 to 9999';
 
 /** Webhook deliveries carry update_counter per item; the context may pass it in too. */
 export function readUpdateCounter(item: JsonObject, ctx: ObservationContext): number | null {

@@ -38,10 +38,14 @@ export function epochFromIso(iso: string): number | null {
   return micros === null ? null : micros / MICROS_PER_SECOND;
 }
 
-/** The same instant rendered as {@link toIsoMicros} does; null when `iso` is not a date-time. */
+/**
+ * The same instant rendered as {@link toIsoMicros} does (text in that form
+ * already is returned as it is); null when `iso` is not a date-time.
+ */
 export function normalizeIso(iso: string): string | null {
   const micros = microsFromIso(iso);
-  return micros === null ? null : isoFromMicros(micros);
+  if (micros === null) return null;
+  return isCanonicalIso(iso) ? iso : isoFromMicros(micros);
 }
 
 /**
@@ -78,6 +82,25 @@ export function microsFromIso(iso: string): number | null {
   }
   const seconds = secondsOf(year, month, day, hour, minute, second) - offsetMinutes * 60;
   return seconds * MICROS_PER_SECOND + fractionMicros(m[7]);
+}
+
+/**
+ * Whether a time in the stored form is one every target can store: the years
+ * 0001 to 9999. PostgreSQL has no year 0, and DuckDB and PostgreSQL read
+ * times as this four-digit-year text; an item with a time outside is rejected
+ * rather than failing its whole page at the target. Decided on the text, not
+ * on microseconds, which a double no longer holds exactly that far from 1970.
+ */
+export function isStorableIso(iso: string): boolean {
+  return isCanonicalIso(iso) && !iso.startsWith('0000');
+}
+
+/** {@link toIsoMicros} of epoch seconds when {@link isStorableIso}, else null. */
+export function storableIsoFromEpoch(epochSeconds: number): string | null {
+  // Far beyond any storable year (and beyond what Date can render): no text to check.
+  if (!Number.isFinite(epochSeconds) || Math.abs(epochSeconds) > 1e12) return null;
+  const iso = toIsoMicros(epochSeconds);
+  return isStorableIso(iso) ? iso : null;
 }
 
 /** `2026-11-22T03:06:17.123456Z` for an integer count of microseconds since the epoch. */

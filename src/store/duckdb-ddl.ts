@@ -1,21 +1,15 @@
-import type { MigrationStep } from './migration-step.js';
+import { sqlType, type SqlTypeOverrides } from './column-sql-type.js';
+import type { ColumnRetype, MigrationStep } from './migration-step.js';
+import { retypeExpression, sameSqlType } from './retype-column.js';
 import { table as tableDef, type ColumnDef, type ColumnType, type TableDef } from './schema.js';
-import { viewSql } from './views.js';
-
-const DUCKDB_TYPES: Record<ColumnType, string> = {
-  text: 'VARCHAR',
-  real: 'DOUBLE',
-  integer: 'BIGINT',
-  boolean: 'BOOLEAN',
-  json: 'JSON',
-};
+import { viewSql, type DialectViewDef } from './views.js';
 
 export function duckdbType(type: ColumnType): string {
-  return DUCKDB_TYPES[type];
+  return sqlType(type, 'duckdb');
 }
 
-function columnSql(column: ColumnDef, notNull: boolean): string {
-  return `${column.name} ${DUCKDB_TYPES[column.type]}${notNull ? ' NOT NULL' : ''}`;
+function columnSql(column: ColumnDef, notNull: boolean, types?: SqlTypeOverrides): string {
+  return `${column.name} ${sqlType(column.type, 'duckdb', types)}${notNull ? ' NOT NULL' : ''}`;
 }
 
 /**
@@ -24,8 +18,8 @@ function columnSql(column: ColumnDef, notNull: boolean): string {
  * that an index references, and its zone maps already serve the range scans
  * the indexes exist for in the row stores.
  */
-export function duckdbCreateTable(def: TableDef): string {
-  const columns = def.columns.map((c) => columnSql(c, c.nullable === false || def.primaryKey.includes(c.name)));
+export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides): string {
+  const columns = def.columns.map((c) => columnSql(c, c.nullable === false || def.primaryKey.includes(c.name), types));
   return `CREATE TABLE ${def.name} (${[...columns, `PRIMARY KEY (${def.primaryKey.join(', ')})`].join(', ')})`;
 }
 
@@ -33,6 +27,29 @@ export function duckdbCreateTable(def: TableDef): string {
 export interface DuckdbCatalog {
   hasTable(name: string): Promise<boolean>;
   hasColumn(table: string, column: string): Promise<boolean>;
+  /** The column's type as the catalog names it; null when there is no such column. */
+  columnType(table: string, column: string): Promise<string | null>;
+}
+
+function alterSql(column: ColumnRetype, from: string, to: string): string {
+  return `ALTER TABLE ${column.table} ALTER COLUMN ${column.column} SET DATA TYPE ${to} USING ${retypeExpression('duckdb', column.column, from, to)}`;
+}
+
+/**
+ * The columns not of their `to` type yet, retyped one statement each (DuckDB
+ * changes one column per ALTER), between dropping and creating `views` again.
+ * None of the columns ivsync retypes is in a primary key, the only index a
+ * DuckDB target has.
+ */
+async function retypeStatements(columns: readonly ColumnRetype[], views: readonly DialectViewDef[], catalog: DuckdbCatalog): Promise<string[]> {
+  const alters: string[] = [];
+  for (const column of columns) {
+    const current = await catalog.columnType(column.table, column.column);
+    if (current === null) throw new Error(`no column ${column.column} in table ${column.table}`);
+    if (!sameSqlType(current, column.to.duckdb)) alters.push(alterSql(column, current, column.to.duckdb));
+  }
+  if (alters.length === 0) return [];
+  return [...views.map((v) => `DROP VIEW IF EXISTS ${v.name}`), ...alters, ...views.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`)];
 }
 
 /** The statements that apply one migration's steps in DuckDB. */
@@ -42,7 +59,7 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
     switch (step.kind) {
       case 'createTable':
         if (step.ifMissing && (await catalog.hasTable(step.table.name))) break;
-        out.push(duckdbCreateTable(step.table));
+        out.push(duckdbCreateTable(step.table, step.types));
         break;
       case 'addColumn': {
         if (await catalog.hasColumn(step.table, step.column)) break;
@@ -57,23 +74,36 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
       case 'sql':
         out.push(step.up.duckdb);
         break;
+      case 'retypeColumns':
+        out.push(...(await retypeStatements(step.columns, step.views, catalog)));
+        break;
     }
   }
   return out;
 }
 
-/** The statements that revert one migration's steps in DuckDB, in reverse order. */
+/**
+ * The statements that revert one migration's steps in DuckDB, in reverse
+ * order. Retyped columns go back to their former types unconditionally:
+ * reverting assumes the migration was applied.
+ */
 export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] {
-  return [...steps].reverse().map((step) => {
+  return [...steps].reverse().flatMap((step) => {
     switch (step.kind) {
       case 'createTable':
-        return `DROP TABLE IF EXISTS ${step.table.name}`;
+        return [`DROP TABLE IF EXISTS ${step.table.name}`];
       case 'addColumn':
-        return `ALTER TABLE ${step.table} DROP COLUMN ${step.column}`;
+        return [`ALTER TABLE ${step.table} DROP COLUMN ${step.column}`];
       case 'createView':
-        return `DROP VIEW IF EXISTS ${step.view.name}`;
+        return [`DROP VIEW IF EXISTS ${step.view.name}`];
+      case 'retypeColumns':
+        return [
+          ...step.views.map((v) => `DROP VIEW IF EXISTS ${v.name}`),
+          ...step.columns.filter((c) => !sameSqlType(c.from.duckdb, c.to.duckdb)).map((c) => alterSql(c, c.to.duckdb, c.from.duckdb)),
+          ...step.views.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`),
+        ];
       case 'sql':
-        return step.down.duckdb;
+        return [step.down.duckdb];
     }
   });
 }

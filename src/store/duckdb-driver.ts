@@ -5,6 +5,8 @@ import PQueue from 'p-queue';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
+import { normalizeIso } from '../normalize/time.js';
+import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { onConflictClause } from './upsert-clause.js';
@@ -14,11 +16,6 @@ function bindable(value: unknown): DuckDBValue {
   if (value instanceof DuckDBListValue) return value;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
   return JSON.stringify(value);
-}
-
-/** DuckDB's BIGINT and HUGEINT arrive as bigint; ivsync's integers fit a JS number. */
-function readable(value: unknown): unknown {
-  return typeof value === 'bigint' ? Number(value) : value;
 }
 
 /** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
@@ -39,6 +36,15 @@ function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string,
     case 'boolean':
       if (typeof value !== 'boolean') throw wrongType(table, column, value);
       return appender.appendBoolean(value);
+    case 'timestamp': {
+      // As ISO text in UTC with its `Z` (a time without zone is UTC to ivsync,
+      // local time to DuckDB), which DuckDB reads exactly into the TIMESTAMPTZ
+      // column: the node API appends a TIMESTAMPTZ value through a generic
+      // Value, several times slower.
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrongType(table, column, value);
+      return appender.appendVarchar(iso);
+    }
   }
 }
 
@@ -163,11 +169,7 @@ export class DuckdbDriver implements SqlDriver {
   readonly #executor: SqlExecutor = {
     all: async (sql, params = []) => {
       const reader = await this.#connection.runAndReadAll(sql, params.map(bindable));
-      return reader.getRowObjectsJS().map((row) => {
-        const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(row)) out[k] = readable(v);
-        return out;
-      });
+      return reader.convertRowObjects(readDuckdbValue);
     },
     run: async (sql, params = []) => {
       const result = await this.#connection.run(sql, params.map(bindable));

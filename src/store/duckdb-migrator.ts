@@ -35,7 +35,15 @@ export async function migrateDuckdb(db: DuckdbExecutor, migrations: readonly Mig
   const applied: string[] = [];
   for (const migration of migrations) {
     if (done.has(migration.name)) continue;
-    const statements = await duckdbUpStatements(migration.steps, catalog);
+    // Every column's type in one query, read again for each migration (the one before may have changed them).
+    let types: Promise<Map<string, string>> | null = null;
+    const columnType = async (tableName: string, column: string): Promise<string | null> => {
+      types ??= db
+        .all("SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main'")
+        .then((rows) => new Map(rows.map((r) => [`${String(r.table_name)}.${String(r.column_name)}`, String(r.data_type)])));
+      return (await types).get(`${tableName}.${column}`) ?? null;
+    };
+    const statements = await duckdbUpStatements(migration.steps, { ...catalog, columnType });
     await db.run('BEGIN TRANSACTION');
     try {
       for (const sql of statements) await db.run(sql);

@@ -1,4 +1,4 @@
-import type { Dialect } from './dialect.js';
+import { normalizeIso } from '../normalize/time.js';
 import type { ColumnDef } from './schema.js';
 
 /** A value ready for DuckDB's Appender, tagged with the append call it needs. */
@@ -7,24 +7,26 @@ export type ExportValue =
   | { kind: 'varchar'; value: string }
   | { kind: 'double'; value: number }
   | { kind: 'bigint'; value: bigint }
-  | { kind: 'boolean'; value: boolean };
+  | { kind: 'boolean'; value: boolean }
+  /** An instant as ISO 8601 text in UTC (`…Z`), for a TIMESTAMPTZ column. */
+  | { kind: 'timestamptz'; value: string };
 
 /**
  * A value read from a source target (as its driver gives it, see
  * sql-driver.ts) turned into the column's DuckDB type: SQLite's 0/1 booleans
- * become BOOLEAN, PostgreSQL's parsed jsonb becomes JSON text again, integers
- * become BIGINT. A value that cannot be read as the column's type fails
- * loudly, naming the column, rather than being exported wrong.
+ * become BOOLEAN, integers become BIGINT, times (ISO text from every driver,
+ * and SQLite's own text) become TIMESTAMPTZ with their microseconds. A value
+ * that cannot be read as the column's type fails loudly, naming the column,
+ * rather than being exported wrong.
  */
-export function exportValue(column: ColumnDef, table: string, source: Dialect, value: unknown): ExportValue {
+export function exportValue(column: ColumnDef, table: string, value: unknown): ExportValue {
   if (value === null || value === undefined) return { kind: 'null' };
   const wrong = (): Error => new TypeError(`${table}.${column.name}: cannot export ${JSON.stringify(value)} as ${column.type}`);
   switch (column.type) {
     case 'text':
       return { kind: 'varchar', value: typeof value === 'string' ? value : String(value) };
     case 'json':
-      // pg parses jsonb (a JSON string arrives as a JS string too), so only its values are re-serialized.
-      if (source === 'postgres') return { kind: 'varchar', value: JSON.stringify(value) };
+      // Every driver gives JSON as the text stored (PostgreSQL's included: json, not parsed).
       if (typeof value !== 'string') throw wrong();
       return { kind: 'varchar', value };
     case 'real': {
@@ -42,5 +44,10 @@ export function exportValue(column: ColumnDef, table: string, source: Dialect, v
       if (typeof value === 'boolean') return { kind: 'boolean', value };
       if (value === 0 || value === 1) return { kind: 'boolean', value: value === 1 };
       throw wrong();
+    case 'timestamp': {
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrong();
+      return { kind: 'timestamptz', value: iso };
+    }
   }
 }

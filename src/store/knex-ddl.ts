@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
-import type { MigrationStep } from './migration-step.js';
+import { sqlType, type SqlTypeOverrides } from './column-sql-type.js';
+import type { ColumnRetype, MigrationStep } from './migration-step.js';
+import { retypeExpression, sameSqlType } from './retype-column.js';
 import { table as tableDef, type ColumnDef, type TableDef } from './schema.js';
-import { viewSql } from './views.js';
+import { viewSql, type DialectViewDef } from './views.js';
 
 /** The knex targets: SQLite (better-sqlite3) and PostgreSQL (pg). */
 export type KnexDialect = Exclude<Dialect, 'duckdb'>;
@@ -18,33 +20,15 @@ export function indexName(table: string, columns: readonly string[]): string {
   return `${table}_${columns.join('_')}_idx`;
 }
 
-function addColumn(t: Knex.CreateTableBuilder, column: ColumnDef, dialect: KnexDialect, pk: readonly string[]): void {
-  let builder: Knex.ColumnBuilder;
-  switch (column.type) {
-    case 'text':
-      builder = t.text(column.name);
-      break;
-    case 'real':
-      builder = t.double(column.name);
-      break;
-    case 'integer':
-      builder = t.bigInteger(column.name);
-      break;
-    case 'boolean':
-      builder = t.boolean(column.name);
-      break;
-    case 'json':
-      // SQLite keeps JSON as text (its json_* functions read it); PostgreSQL parses it into jsonb.
-      builder = dialect === 'postgres' ? t.jsonb(column.name) : t.text(column.name);
-      break;
-  }
+function addColumn(t: Knex.CreateTableBuilder, column: ColumnDef, dialect: KnexDialect, pk: readonly string[], types?: SqlTypeOverrides): void {
+  const builder = t.specificType(column.name, sqlType(column.type, dialect, types));
   if (column.nullable === false || pk.includes(column.name)) builder.notNullable();
   else builder.nullable();
 }
 
-async function createTable(knex: Knex, def: TableDef, dialect: KnexDialect): Promise<void> {
+async function createTable(knex: Knex, def: TableDef, dialect: KnexDialect, types?: SqlTypeOverrides): Promise<void> {
   await knex.schema.createTable(def.name, (t) => {
-    for (const column of def.columns) addColumn(t, column, dialect, def.primaryKey);
+    for (const column of def.columns) addColumn(t, column, dialect, def.primaryKey, types);
     t.primary([...def.primaryKey]);
     for (const index of def.indexes ?? []) {
       const name = indexName(def.name, index.columns);
@@ -54,6 +38,43 @@ async function createTable(knex: Knex, def: TableDef, dialect: KnexDialect): Pro
   });
 }
 
+/** Each column's SQL type in the current schema, by `table.column` (PostgreSQL's own names: timestamptz, text, jsonb). */
+async function postgresColumnTypes(knex: Knex): Promise<Map<string, string>> {
+  // pg_catalog rather than information_schema: its views cost tens of milliseconds a query.
+  const result = (await knex.raw(
+    `SELECT c.relname AS table_name, a.attname AS column_name, t.typname AS type
+     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped`,
+  )) as { rows: Array<{ table_name: string; column_name: string; type: string }> };
+  return new Map(result.rows.map((r) => [`${r.table_name}.${r.column_name}`, r.type]));
+}
+
+/**
+ * Retypes the columns that are not of their `to` type yet, around dropping
+ * and creating `views` again. PostgreSQL rewrites a table for each ALTER
+ * TABLE that changes a type, so each table's columns go in one statement.
+ */
+async function retypeColumns(knex: Knex, dialect: KnexDialect, columns: readonly ColumnRetype[], views: readonly DialectViewDef[]): Promise<void> {
+  if (dialect === 'sqlite') {
+    const change = columns.find((r) => !sameSqlType(r.from.sqlite, r.to.sqlite));
+    if (change) throw new Error(`SQLite cannot retype ${change.table}.${change.column} in place`);
+    return;
+  }
+  const current = await postgresColumnTypes(knex);
+  const clauses = new Map<string, string[]>();
+  for (const r of columns) {
+    const type = current.get(`${r.table}.${r.column}`);
+    if (type === undefined) throw new Error(`no column ${r.column} in table ${r.table}`);
+    if (sameSqlType(type, r.to.postgres)) continue;
+    const clause = `ALTER COLUMN ${r.column} TYPE ${r.to.postgres} USING ${retypeExpression('postgres', r.column, type, r.to.postgres)}`;
+    clauses.set(r.table, [...(clauses.get(r.table) ?? []), clause]);
+  }
+  if (clauses.size === 0) return;
+  for (const view of views) await knex.raw(`DROP VIEW IF EXISTS ${view.name}`);
+  for (const [table, alters] of clauses) await knex.raw(`ALTER TABLE ${table} ${alters.join(', ')}`);
+  for (const view of views) await knex.raw(`CREATE VIEW ${view.name} AS ${viewSql(view, dialect)}`);
+}
+
 /** Applies a migration's steps through knex (the `up` of every migration file). */
 export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
   const dialect = knexDialect(knex);
@@ -61,7 +82,7 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
     switch (step.kind) {
       case 'createTable':
         if (step.ifMissing && (await knex.schema.hasTable(step.table.name))) break;
-        await createTable(knex, step.table, dialect);
+        await createTable(knex, step.table, dialect, step.types);
         break;
       case 'addColumn': {
         if (await knex.schema.hasColumn(step.table, step.column)) break;
@@ -77,6 +98,9 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
         break;
       case 'sql':
         await knex.raw(step.up[dialect]);
+        break;
+      case 'retypeColumns':
+        await retypeColumns(knex, dialect, step.columns, step.views);
         break;
     }
   }
@@ -98,6 +122,9 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         break;
       case 'sql':
         await knex.raw(step.down[dialect]);
+        break;
+      case 'retypeColumns':
+        await retypeColumns(knex, dialect, step.columns.map((r) => ({ ...r, from: r.to, to: r.from })), step.views);
         break;
     }
   }

@@ -1,4 +1,5 @@
 import type { Dialect } from './dialect.js';
+import type { SqlTypeOverrides, SqlTypes } from './column-sql-type.js';
 import type { TableDef } from './schema.js';
 import type { DialectViewDef } from './views.js';
 
@@ -18,12 +19,32 @@ import type { DialectViewDef } from './views.js';
  *
  * A `sql` step rewrites data in place where the dialects' SQL differs (their
  * JSON functions do); `down` undoes it as far as the older format can hold.
+ * A change of column types is a `retypeColumns` step, which converts the
+ * columns of a target created before the change and leaves the others (of
+ * the new type already) alone.
  */
 export type MigrationStep =
-  | { readonly kind: 'createTable'; readonly table: TableDef; readonly ifMissing?: boolean }
+  /** `types`: the SQL types created where they differ from today's (column-sql-type.ts); for a target as an earlier release created it. */
+  | { readonly kind: 'createTable'; readonly table: TableDef; readonly ifMissing?: boolean; readonly types?: SqlTypeOverrides }
   | { readonly kind: 'addColumn'; readonly table: string; readonly column: string }
   | { readonly kind: 'createView'; readonly view: DialectViewDef }
-  | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> };
+  | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> }
+  /**
+   * Converts each column from its SQL type `from` to `to`, values cast, where
+   * it is not of type `to` already. When any is converted, `views` are dropped
+   * before and created again after: PostgreSQL refuses to retype a column a
+   * view reads, and a view's SQL may depend on the type. Reverting converts
+   * back. SQLite cannot retype a column in place: its `from` and `to` agree.
+   */
+  | { readonly kind: 'retypeColumns'; readonly columns: readonly ColumnRetype[]; readonly views: readonly DialectViewDef[] };
+
+/** One column's change of SQL type, in every target. */
+export interface ColumnRetype {
+  readonly table: string;
+  readonly column: string;
+  readonly from: SqlTypes;
+  readonly to: SqlTypes;
+}
 
 /** One migration as the runners see it; files in migrations/ export these members. */
 export interface MigrationModule {

@@ -4,6 +4,8 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import type { ColumnType, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
+import { normalizeIso } from '../normalize/time.js';
+import { sqlType } from './column-sql-type.js';
 import { columnValue } from './column-value.js';
 import { onConflictClause } from './upsert-clause.js';
 
@@ -23,18 +25,58 @@ export interface PostgresDriverOptions {
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+const DATE_OID = 1082;
+const TIMESTAMP_OID = 1114;
+const TIMESTAMPTZ_OID = 1184;
 
 /**
- * COUNT and bigint columns arrive as strings from pg (they may exceed 2^53);
- * ivsync's counts, epochs and counters never do, so they are read as numbers.
- * Set per connection, not on pg's global type table.
+ * `2026-01-02 03:04:05.123456+00` (PostgreSQL's output: fraction digits
+ * trimmed, the session's zone) as the ISO text every driver hands out for a
+ * `timestamp` column, `2026-01-02T03:04:05.123456Z`. Text that is not a finite
+ * instant (`infinity`) passes as it is.
+ */
+function isoFromPostgresTime(text: string): string {
+  return normalizeIso(text) ?? text;
+}
+
+/**
+ * How values arrive from pg, set per connection rather than on pg's global
+ * type table (another pg user in the process keeps its own). COUNT and bigint
+ * columns arrive as strings (they may exceed 2^53); ivsync's counts, epochs
+ * and counters never do, so they are read as numbers. Times become ISO text
+ * with microseconds (pg would make a Date of them, which keeps milliseconds),
+ * dates stay `YYYY-MM-DD`, and JSON stays the text stored (pg would parse it).
  */
 const types: Knex.PgCustomTypesConfig = {
   getTypeParser: (oid: number, format: string): unknown => {
     if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    if (format !== 'binary') {
+      switch (oid) {
+        case TIMESTAMPTZ_OID:
+        case TIMESTAMP_OID:
+          return isoFromPostgresTime;
+        case JSON_OID:
+        case JSONB_OID:
+        case DATE_OID:
+          return (value: string) => value;
+      }
+    }
     return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
   },
 };
+
+/**
+ * Every connection of the pool works in UTC, whatever the server, the role or
+ * the URL's `options` set: casts of times to dates and text then mean UTC.
+ */
+function inUtc(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void): void {
+  connection.query("SET TIME ZONE 'UTC'").then(
+    () => done(null, connection),
+    (error: Error) => done(error, connection),
+  );
+}
 
 function bindable(value: unknown): unknown {
   return value === undefined ? null : value;
@@ -55,7 +97,7 @@ export class PostgresDriver implements SqlDriver {
       client: 'pg',
       connection: { connectionString: options.connectionString, types },
       searchPath: [options.schema],
-      pool: { min: 0, max: options.poolSize ?? 4 },
+      pool: { min: 0, max: options.poolSize ?? 4, afterCreate: inUtc },
       ...(options.knexLog ? { log: options.knexLog } : {}),
     });
     return new PostgresDriver(knex, options.schema);
@@ -106,14 +148,14 @@ function executor(trx: Knex.Transaction): SqlExecutor {
   };
 }
 
-const RECORD_TYPES: Record<ColumnType, string> = {
-  text: 'text',
-  real: 'double precision',
-  integer: 'bigint',
-  boolean: 'boolean',
-  // Carried as text and cast, so a JSON document stays a document (not a JSON string).
-  json: 'text',
-};
+/**
+ * The json_to_recordset record's type of a column: its own, except JSON,
+ * carried as text and cast, so a JSON document stays a document (not a JSON
+ * string). A time arrives as ISO text with its zone and is read as such.
+ */
+function recordType(type: ColumnType): string {
+  return type === 'json' ? 'text' : sqlType(type, 'postgres');
+}
 
 /**
  * Bulk `INSERT … ON CONFLICT` with all rows in ONE json parameter that the
@@ -123,8 +165,8 @@ const RECORD_TYPES: Record<ColumnType, string> = {
 async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
   if (rows.length === 0) return;
   const columns = table.columns.map((c) => c.name);
-  const record = table.columns.map((c) => `${c.name} ${RECORD_TYPES[c.type]}`).join(', ');
-  const select = table.columns.map((c) => (c.type === 'json' ? `${c.name}::jsonb` : c.name)).join(', ');
+  const record = table.columns.map((c) => `${c.name} ${recordType(c.type)}`).join(', ');
+  const select = table.columns.map((c) => (c.type === 'json' ? `${c.name}::json` : c.name)).join(', ');
   const docs = rows.map((row) => {
     const doc: Record<string, unknown> = {};
     for (const c of table.columns) doc[c.name] = columnValue(c, row[c.name]);

@@ -1,5 +1,6 @@
 import { API_VERSIONS } from '../config/constants.js';
 import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
+import { sqlType } from './column-sql-type.js';
 import { TABLES } from './schema.js';
 import type { ColumnDef, TableDef, ViewDef } from './schema.js';
 import { VIEWS } from './views.js';
@@ -9,7 +10,8 @@ export const SCHEMA_DOC_COMMAND = 'npm run build && node dist/src/store/write-sc
 
 /**
  * docs/schema.md: every table (description, primary key, indexes, columns with
- * type, nullability, meaning and the v1.4 and v2 JSON paths they come from)
+ * type and SQL type in each target, nullability, meaning and the v1.4 and v2
+ * JSON paths they come from)
  * and every view. Generated, so the page cannot drift from the tables the
  * migrations create. Deterministic: the same schema gives the same text.
  */
@@ -22,12 +24,18 @@ export function renderSchemaDoc(
     '',
     `<!-- Generated from src/store/schema.ts and src/store/views.ts; do not edit. Regenerate with: ${SCHEMA_DOC_COMMAND} -->`,
     '',
-    'Every target (SQLite, DuckDB, PostgreSQL) has these tables, columns and views.',
-    'Times are stored twice: `*_at` as ISO 8601 text in UTC with six fraction digits',
-    '(`2026-11-22T03:06:17.123456Z`) and `*_epoch` as a real number of Unix seconds.',
-    '`json` columns hold JSON text. The path columns name the JSON path of the',
-    'service\'s item (or object) each value comes from; an empty path means ivsync',
-    'sets the value itself.',
+    'Every target (SQLite, DuckDB, PostgreSQL) has these tables, columns and views;',
+    'the SQLite, DuckDB and PostgreSQL columns give each column\'s SQL type there.',
+    'Times are stored twice: `*_at` (and `missing_since`) as a `timestamp`, and',
+    '`*_epoch` as a real number of Unix seconds. A `timestamp` is a timestamp with',
+    'time zone in DuckDB and PostgreSQL (UTC, microseconds kept) and ISO 8601 text in',
+    'UTC with six fraction digits in SQLite (`2026-11-22T03:06:17.123456Z`), which',
+    'sorts and compares as the instants do; exports to DuckDB have TIMESTAMPTZ and',
+    'exports to Parquet UTC timestamps in microseconds. `json` columns hold the JSON',
+    'text exactly as received (PostgreSQL `json`, not `jsonb`, so key order,',
+    'duplicate keys and whitespace are kept). The path columns name the JSON path of',
+    'the service\'s item (or object) each value comes from; an empty path means',
+    'ivsync sets the value itself.',
     '',
     '## Contents',
     '',
@@ -47,7 +55,7 @@ function renderTable(t: TableDef): string[] {
     const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
     lines.push(`Indexes: ${indexes.join('; ')}.`);
   }
-  lines.push('', '| column | type | null | meaning | v1.4 path | v2 path |', '|---|---|---|---|---|---|');
+  lines.push('', '| column | type | SQLite | DuckDB | PostgreSQL | null | meaning | v1.4 path | v2 path |', '|---|---|---|---|---|---|---|---|---|');
   for (const c of t.columns) lines.push(renderColumn(t, c));
   lines.push('');
   return lines;
@@ -55,7 +63,8 @@ function renderTable(t: TableDef): string[] {
 
 function renderColumn(t: TableDef, c: ColumnDef): string {
   const nullable = t.primaryKey.includes(c.name) ? false : c.nullable ?? true;
-  const cells = [code(c.name), c.type, nullable ? 'yes' : 'no', cell(c.description), path(c.v14), path(c.v2)];
+  const sql = (['sqlite', 'duckdb', 'postgres'] as const).map((dialect) => sqlType(c.type, dialect));
+  const cells = [code(c.name), c.type, ...sql, nullable ? 'yes' : 'no', cell(c.description), path(c.v14), path(c.v2)];
   return `| ${cells.join(' | ')} |`;
 }
 

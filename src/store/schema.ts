@@ -1,13 +1,22 @@
 /**
- * The one schema definition of ivsync. The knex migrations, the DuckDB DDL and
- * docs/schema.md are all generated from it, so the three targets cannot drift.
+ * The one schema definition of ivsync. The knex migrations, the DuckDB DDL,
+ * the exports and docs/schema.md are all generated from it, so the three
+ * targets cannot drift.
  *
  * Column names are the analyst's contract (design.md "Tables"): snake_case,
- * flattened from the item's JSON path. Times are stored twice, `*_at` as ISO
- * 8601 text (UTC, microseconds) and `*_epoch` as a real number of seconds.
+ * flattened from the item's JSON path. Times are stored twice: `*_at` as a
+ * `timestamp` (see {@link ColumnType}) and `*_epoch` as a real number of seconds.
  */
 
-export type ColumnType = 'text' | 'real' | 'integer' | 'boolean' | 'json';
+/**
+ * What a column holds; column-sql-type.ts names the SQL type of each in each
+ * target. `timestamp` is an instant to the microsecond: a timestamp with time
+ * zone in DuckDB and PostgreSQL, ISO 8601 text (`2026-01-02T03:04:05.123456Z`)
+ * in SQLite. Whatever the target, the drivers read and write it as that ISO
+ * text, so the rest of ivsync compares and passes times as strings. `json`
+ * keeps the text as received in every target.
+ */
+export type ColumnType = 'text' | 'real' | 'integer' | 'boolean' | 'json' | 'timestamp';
 
 export interface ColumnDef {
   readonly name: string;
@@ -63,13 +72,13 @@ const ownerColumns = (): ColumnDef[] => [
 ];
 
 const sessionTail = (): ColumnDef[] => [
-  col('created_at', 'text', 'When the session was created, ISO 8601 UTC with microseconds.', { v14: 'timestamp.epoch (rendered; the instant of timestamp.display)', v2: 'timestamp.created_at (normalized)' }),
+  col('created_at', 'timestamp', 'When the session was created, ISO 8601 UTC with microseconds.', { v14: 'timestamp.epoch (rendered; the instant of timestamp.display)', v2: 'timestamp.created_at (normalized)' }),
   col('created_epoch', 'real', 'When the session was created, Unix epoch seconds (the crawl windows are on this).', { v14: 'timestamp.epoch', v2: 'timestamp.created_at (computed)' }),
-  col('last_updated_at', 'text', 'Last change at the service, when the service says (v2 only).', { v2: 'timestamp.last_updated_at (normalized)' }),
+  col('last_updated_at', 'timestamp', 'Last change at the service, when the service says (v2 only).', { v2: 'timestamp.last_updated_at (normalized)' }),
   col('update_counter', 'integer', 'Highest webhook update_counter applied to the row; null until a webhook delivered the session.', { v14: 'update_counter (webhook deliveries)', v2: 'update_counter (webhook deliveries)' }),
-  col('first_seen_at', 'text', 'When ivsync first stored the session.', { nullable: false }),
-  col('last_synced_at', 'text', 'When ivsync last saw the session (a page, a GET or a webhook).', { nullable: false }),
-  col('missing_since', 'text', 'Set when a complete pass over the session\'s window no longer returned it (ownership moved, access removed); null while it is returned.'),
+  col('first_seen_at', 'timestamp', 'When ivsync first stored the session.', { nullable: false }),
+  col('last_synced_at', 'timestamp', 'When ivsync last saw the session (a page, a GET or a webhook).', { nullable: false }),
+  col('missing_since', 'timestamp', 'Set when a complete pass over the session\'s window no longer returned it (ownership moved, access removed); null while it is returned.'),
   col('source', 'text', "How the stored observation arrived: 'search', 'lookup', 'get' or 'webhook'.", { nullable: false }),
   col('raw', 'json', 'The item exactly as received, so nothing the service sends is ever lost.', { v14: '(whole item)', v2: '(whole item)', nullable: false }),
 ];
@@ -157,7 +166,7 @@ export const TABLES: readonly TableDef[] = [
       col('service_id', 'text', 'The session.', { nullable: false }),
       col('code', 'text', 'e.g. fingerprint_parent_not_authorized.', { v14: 'warnings[].code (of the response)', v2: 'warnings[].code (of the response)', nullable: false }),
       col('message', 'text', 'Human-readable text.', { v14: 'warnings[].message (of the response)', v2: 'warnings[].message (of the response)' }),
-      col('seen_at', 'text', 'When the warning was last seen.', { nullable: false }),
+      col('seen_at', 'timestamp', 'When the warning was last seen.', { nullable: false }),
     ],
   },
   {
@@ -176,10 +185,10 @@ export const TABLES: readonly TableDef[] = [
       col('items', 'integer', 'Items committed in the current pass.', { nullable: false }),
       col('attempts', 'integer', 'Passes started over the window.', { nullable: false }),
       col('error', 'text', 'Last error of the window, if it failed.'),
-      col('updated_at', 'text', 'When the row last changed.', { nullable: false }),
+      col('updated_at', 'timestamp', 'When the row last changed.', { nullable: false }),
       col('pass_from', 'integer', 'Start of the range the current pass requests (a sync may pass over part of a window).'),
       col('pass_to', 'integer', 'End of the range the current pass requests.'),
-      col('pass_started_at', 'text', 'When the current pass began; sessions of a complete pass not seen since then are marked missing.'),
+      col('pass_started_at', 'timestamp', 'When the current pass began; sessions of a complete pass not seen since then are marked missing.'),
       col('synced_to', 'integer', 'Upper bound of the range that the last complete pass covered; the high-water mark is the largest.'),
     ],
   },
@@ -190,8 +199,8 @@ export const TABLES: readonly TableDef[] = [
     columns: [
       col('id', 'text', 'Run id (also in every log line of the run).', { nullable: false }),
       col('command', 'text', 'backfill, sync, ...', { nullable: false }),
-      col('started_at', 'text', 'When the run started.', { nullable: false }),
-      col('finished_at', 'text', 'When the run ended; null while running or after a crash.'),
+      col('started_at', 'timestamp', 'When the run started.', { nullable: false }),
+      col('finished_at', 'timestamp', 'When the run ended; null while running or after a crash.'),
       col('status', 'text', "'running', 'succeeded', 'failed', 'interrupted' or 'abandoned' (its process died; see error for when and how that was found).", { nullable: false }),
       col('requests', 'integer', 'Requests sent by the run.', { nullable: false }),
       col('items_written', 'integer', 'Items written by the run.', { nullable: false }),
@@ -208,7 +217,7 @@ export const TABLES: readonly TableDef[] = [
       col('id', 'text', 'Delivery id (hash of webhook uuid and body: a replay has the same id).', { nullable: false }),
       col('webhook_uuid', 'text', 'Webhook that delivered.', { v14: 'webhook_uuid' }),
       col('channel', 'text', 'Channel of the webhook.', { v14: 'channel' }),
-      col('received_at', 'text', 'When the delivery was received.', { nullable: false }),
+      col('received_at', 'timestamp', 'When the delivery was received.', { nullable: false }),
       col('signature_ok', 'boolean', 'Whether the signature verified (only verified deliveries are stored).', { nullable: false }),
       col('items', 'integer', 'Items in the delivery.', { nullable: false }),
       col('applied', 'integer', 'Items applied (newer than the stored row).', { nullable: false }),
@@ -225,12 +234,12 @@ export const TABLES: readonly TableDef[] = [
       col('channel', 'text', 'Channel.', { v14: 'channel', v2: 'channel' }),
       col('endpoint_url', 'text', 'Delivery URL.', { v14: 'endpoint.value', v2: 'endpoint.value' }),
       col('filters', 'json', 'Filters as given.', { v14: 'filters', v2: 'filters' }),
-      col('created_at', 'text', 'Creation time.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
+      col('created_at', 'timestamp', 'Creation time.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
       col('created_epoch', 'real', 'Creation time, epoch seconds.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
       col('organization_name', 'text', 'Owning organization.', { v14: 'webhook_owner.organization.name', v2: 'webhook_owner.organization.name' }),
       col('username', 'text', 'Owning user.', { v14: 'webhook_owner.user.username', v2: 'webhook_owner.user.username' }),
       col('active', 'boolean', 'False once deactivated (the service lists only active webhooks).', { v14: 'active (true when absent)', v2: 'active (true when absent)', nullable: false }),
-      col('last_synced_at', 'text', 'When the mirror last saw it.', { nullable: false }),
+      col('last_synced_at', 'timestamp', 'When the mirror last saw it.', { nullable: false }),
       col('raw', 'json', 'The webhook object as received.', { nullable: false }),
     ],
   },
@@ -244,9 +253,9 @@ export const TABLES: readonly TableDef[] = [
       col('domain_name', 'text', 'Domain name.', { v14: 'domain_name', v2: 'domain_name' }),
       col('organization_name', 'text', 'Owning organization.', { v14: 'domain_owner.organization.name', v2: 'domain_owner.organization.name' }),
       col('username', 'text', 'Owning user.', { v14: 'domain_owner.user.username', v2: 'domain_owner.user.username' }),
-      col('created_at', 'text', 'Registration time.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
+      col('created_at', 'timestamp', 'Registration time.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
       col('created_epoch', 'real', 'Registration time, epoch seconds.', { v14: 'create_timestamp.epoch (else .display)', v2: 'create_timestamp.epoch (else .display)' }),
-      col('last_synced_at', 'text', 'When the mirror last saw it.', { nullable: false }),
+      col('last_synced_at', 'timestamp', 'When the mirror last saw it.', { nullable: false }),
       col('raw', 'json', 'The domain object as received.', { nullable: false }),
     ],
   },
@@ -257,8 +266,8 @@ export const TABLES: readonly TableDef[] = [
     columns: [
       col('name', 'text', 'What the lease guards, e.g. account:default.', { nullable: false }),
       col('holder', 'text', 'host:pid:run of the process that holds it.', { nullable: false }),
-      col('acquired_at', 'text', 'When the holder took it.', { nullable: false }),
-      col('heartbeat_at', 'text', 'Last heartbeat of the holder.', { nullable: false }),
+      col('acquired_at', 'timestamp', 'When the holder took it.', { nullable: false }),
+      col('heartbeat_at', 'timestamp', 'Last heartbeat of the holder.', { nullable: false }),
     ],
   },
   {
@@ -272,7 +281,7 @@ export const TABLES: readonly TableDef[] = [
       col('service_id', 'text', 'service_id when one could be read.'),
       col('reason', 'text', 'Why the item was rejected (the JSON path and what was expected).', { nullable: false }),
       col('raw', 'json', 'The item as received.', { nullable: false }),
-      col('seen_at', 'text', 'When it was last seen.', { nullable: false }),
+      col('seen_at', 'timestamp', 'When it was last seen.', { nullable: false }),
       col('account', 'text', 'Configured account name.'),
     ],
   },
@@ -285,7 +294,7 @@ export const TABLES: readonly TableDef[] = [
       col('brand_id', 'text', 'Machine identifier of the brand (properties.brand of sessions).', { v2: 'config.brands[].brand_id', nullable: false }),
       col('name', 'text', 'Display name of the brand (language of Accept-Language).', { v2: 'config.brands[].display.name' }),
       col('raw', 'json', 'The brand entry as received, materials and details included.', { v2: 'config.brands[]', nullable: false }),
-      col('last_synced_at', 'text', 'When the catalog sync last saw the brand.', { nullable: false }),
+      col('last_synced_at', 'timestamp', 'When the catalog sync last saw the brand.', { nullable: false }),
     ],
   },
   {

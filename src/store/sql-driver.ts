@@ -12,8 +12,13 @@ export type Row = Readonly<Record<string, unknown>>;
  * on it. SQL handed to `all` and `run` is portable and uses `?` placeholders.
  *
  * Values read back are what the dialect gives, with integers always as JS
- * numbers: booleans are 0/1 in SQLite and true/false elsewhere; JSON columns
- * are text in SQLite and DuckDB and parsed values in PostgreSQL (jsonb).
+ * numbers: booleans are 0/1 in SQLite and true/false elsewhere. JSON columns
+ * are the text stored, in every dialect. Times are one text in every dialect,
+ * whatever the column type: `timestamp` columns (and any other time a query
+ * returns) read as ISO 8601 UTC with six fraction digits,
+ * `2026-01-02T03:04:05.123456Z`, and dates as `YYYY-MM-DD`; they are written
+ * and compared (`last_synced_at < ?`) as that text too, which each dialect
+ * casts to the column's type.
  */
 export interface SqlExecutor {
   all(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;

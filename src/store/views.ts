@@ -25,6 +25,17 @@ const NOW_EPOCH: Record<Dialect, string> = {
   duckdb: 'EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)',
 };
 
+/**
+ * The UTC day of a session's creation: the date of created_at in UTC, whatever
+ * the session's time zone (an analyst's DuckDB shell runs in local time). In
+ * SQLite created_at is ISO text in UTC, so the day is its first ten characters.
+ */
+const UTC_DAY: Record<Dialect, string> = {
+  sqlite: 'substr(created_at, 1, 10)',
+  postgres: "CAST(created_at AT TIME ZONE 'UTC' AS DATE)",
+  duckdb: "CAST(created_at AT TIME ZONE 'UTC' AS DATE)",
+};
+
 const authenticationColumns = table('authentications')
   .columns.map((c) => c.name)
   .join(', ');
@@ -76,12 +87,14 @@ WHERE c.mode = 'compare'`,
   },
   {
     name: 'v_daily_results',
-    description: 'Authentications per UTC day of creation, result and brand: total and final counts.',
-    sql: `SELECT substr(created_at, 1, 10) AS day, result_id, brand_id,
+    description:
+      'Authentications per UTC day of creation (`day`: a date in DuckDB and PostgreSQL, YYYY-MM-DD text in SQLite), result and brand: total and final counts.',
+    sql: `SELECT {{utc_day}} AS day, result_id, brand_id,
   COUNT(*) AS total,
   SUM(CASE WHEN result_final THEN 1 ELSE 0 END) AS final
 FROM authentications
-GROUP BY substr(created_at, 1, 10), result_id, brand_id`,
+GROUP BY {{utc_day}}, result_id, brand_id`,
+    fragments: { utc_day: UTC_DAY },
   },
   {
     name: 'v_sync_health',

@@ -62,7 +62,8 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     const two = spawnIvsync(args, env);
     children.push(one, two);
 
-    type Run = { id: string; account: string; started_at: string; finished_at: string | null; status: string };
+    // pg reads timestamptz as a Date (milliseconds: enough for ticks of seconds).
+    type Run = { id: string; account: string; started_at: Date; finished_at: Date | null; status: string };
     const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, finished_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
     await until(async () => ((await runs()).length >= ACCOUNTS.length * 6 ? true : undefined), 90_000, 'six ticks of runs');
     one.kill('SIGTERM');
@@ -76,10 +77,10 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     // Tick of a run: the schedule fires on even seconds; runs start within it.
     const byTick = new Map<number, string[]>();
     for (const r of all) {
-      const tick = Math.floor(Date.parse(r.started_at) / 1000 / PERIOD);
+      const tick = Math.floor(r.started_at.getTime() / 1000 / PERIOD);
       byTick.set(tick, [...(byTick.get(tick) ?? []), r.account]);
     }
-    for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(Date.parse(r.started_at) / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
+    for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(r.started_at.getTime() / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
     // Ticks between the first and the last (both may be cut by start and stop) have every account once,
     // unless it could not run by design: its own previous run was still going (its lease is held), or
     // every daemon was still in its previous tick (a daemon skips a tick whole while its last one runs).
@@ -91,12 +92,12 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       return all.filter((r) => ids.has(r.id));
     });
     // A tick ends a moment after its last run is recorded.
-    const goingAt = (r: Run, at: number) => Date.parse(r.started_at) < at && (r.finished_at === null || Date.parse(r.finished_at) > at - 100);
+    const goingAt = (r: Run, at: number) => r.started_at.getTime() < at && (r.finished_at === null || r.finished_at.getTime() > at - 100);
     for (const tick of ticks) {
       const at = tick * PERIOD * 1000;
       if (daemonRuns.every((own) => own.some((r) => goingAt(r, at)))) continue;
       const missing = ACCOUNTS.filter((a) => !byTick.get(tick)!.includes(a));
-      const near = all.filter((r) => missing.includes(r.account) && Math.abs(Date.parse(r.started_at) - at) < 3 * PERIOD * 1000);
+      const near = all.filter((r) => missing.includes(r.account) && Math.abs(r.started_at.getTime() - at) < 3 * PERIOD * 1000);
       expect(missing.filter((a) => !all.some((r) => r.account === a && goingAt(r, at))), `tick ${tick} (at ${new Date(at).toISOString()}): ${JSON.stringify(near)}`).toEqual([]);
     }
     // Skips are the exception: most ticks have all four.
@@ -124,8 +125,8 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       const survivor = spawnIvsync(args, env);
       children.push(doomed, survivor);
       const runsSince = async (iso: string) =>
-        (await db!.query<{ account: string; started_at: string }>(`SELECT account, started_at FROM "${schema}_b".sync_runs WHERE account IS NOT NULL AND started_at > $1`, [iso])).rows;
-      await until(async () => ((await runsSince('')).length >= ACCOUNTS.length * 2 ? true : undefined), 30_000, 'two ticks');
+        (await db!.query<{ account: string; started_at: Date }>(`SELECT account, started_at FROM "${schema}_b".sync_runs WHERE account IS NOT NULL AND started_at > $1`, [iso])).rows;
+      await until(async () => ((await runsSince(new Date(0).toISOString())).length >= ACCOUNTS.length * 2 ? true : undefined), 30_000, 'two ticks');
       doomed.kill('SIGKILL');
       await doomed.exited;
       const killedAt = new Date().toISOString().replace('Z', '000Z');
@@ -135,7 +136,7 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
           const rows = await runsSince(killedAt);
           const ticks = new Map<number, Set<string>>();
           for (const r of rows) {
-            const tick = Math.floor(Date.parse(r.started_at) / 1000 / PERIOD);
+            const tick = Math.floor(r.started_at.getTime() / 1000 / PERIOD);
             ticks.set(tick, (ticks.get(tick) ?? new Set()).add(r.account));
           }
           const full = [...ticks.values()].filter((accounts) => accounts.size === ACCOUNTS.length).length;

@@ -42,6 +42,20 @@ async function expectExportHoldsEveryRow(source: string, read: (relation: string
   }
 }
 
+/**
+ * The export's times keep the microseconds the service sent: some sessions
+ * have times that a millisecond copy would change, and each is the instant of
+ * its created_epoch.
+ */
+async function expectMicroseconds(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
+  const [row] = await query(
+    'SELECT count(*) AS n, sum(CASE WHEN epoch_us(created_at) % 1000 <> 0 THEN 1 ELSE 0 END) AS sub_ms, ' +
+      'sum(CASE WHEN epoch_us(created_at) = CAST(round(created_epoch * 1000000) AS BIGINT) THEN 1 ELSE 0 END) AS exact FROM {authentications}',
+  );
+  expect(Number(row!.sub_ms)).toBeGreaterThan(0);
+  expect(Number(row!.exact)).toBe(Number(row!.n));
+}
+
 const sources: Dialect[] = ['sqlite', 'postgres'];
 
 describe.each(sources)('export from a %s target', (dialect) => {
@@ -79,14 +93,20 @@ describe.each(sources)('export from a %s target', (dialect) => {
     expect(readdirSync(join(path, '..'))).toEqual(['analyst.duckdb']);
 
     await expectExportHoldsEveryRow(source!.url, (relation) => duckdbRows(path, `SELECT * FROM ${relation}`));
-    const types = await duckdbRows(path, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'authentications' AND column_name IN ('result_final', 'raw', 'created_epoch', 'update_counter', 'service_id') ORDER BY column_name");
+    const types = await duckdbRows(path, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'authentications' AND column_name IN ('result_final', 'raw', 'created_epoch', 'update_counter', 'service_id', 'created_at') ORDER BY column_name");
     expect(types).toEqual([
+      { column_name: 'created_at', data_type: 'TIMESTAMP WITH TIME ZONE' },
       { column_name: 'created_epoch', data_type: 'DOUBLE' },
       { column_name: 'raw', data_type: 'JSON' },
       { column_name: 'result_final', data_type: 'BOOLEAN' },
       { column_name: 'service_id', data_type: 'VARCHAR' },
       { column_name: 'update_counter', data_type: 'BIGINT' },
     ]);
+    // Every time column of every table, whatever the source keeps it as (SQLite: text).
+    const timeTypes = await duckdbRows(path, "SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns WHERE column_name LIKE '%\\_at' ESCAPE '\\' OR column_name = 'missing_since'");
+    expect(timeTypes.length).toBeGreaterThan(15);
+    for (const { c, data_type } of timeTypes) expect(data_type, String(c)).toBe('TIMESTAMP WITH TIME ZONE');
+    await expectMicroseconds((sql) => duckdbRows(path, sql.replace('{authentications}', 'authentications')));
     const views = await duckdbRows(path, "SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' ORDER BY 1");
     expect(views.map((v) => v.table_name)).toEqual(VIEWS.map((v) => v.name).sort());
   });
@@ -101,6 +121,18 @@ describe.each(sources)('export from a %s target', (dialect) => {
     await expectExportHoldsEveryRow(source!.url, (_relation, file) => duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, file)}')`));
     const types = await duckdbRows(':memory:', `SELECT typeof(result_final) AS b, typeof(created_epoch) AS d FROM read_parquet('${join(dir, 'authentications.parquet')}') LIMIT 1`);
     expect(types).toEqual([{ b: 'BOOLEAN', d: 'DOUBLE' }]);
+    // Times are UTC timestamps in microseconds in every file.
+    const schema = await duckdbRows(':memory:', `SELECT file_name, name, type, logical_type FROM parquet_schema('${join(dir, '*.parquet')}')`);
+    for (const def of TABLES) {
+      for (const column of def.columns.filter((c) => c.type === 'timestamp')) {
+        const found = schema.find((s) => s.file_name === join(dir, `${def.name}.parquet`) && s.name === column.name);
+        expect(found, `${def.name}.${column.name}`).toMatchObject({
+          type: 'INT64',
+          logical_type: expect.stringMatching(/^TimestampType\(isAdjustedToUTC=1, unit=TimeUnit\(.*MICROS=MicroSeconds\(\)/),
+        });
+      }
+    }
+    await expectMicroseconds((sql) => duckdbRows(':memory:', sql.replace('{authentications}', `read_parquet('${join(dir, 'authentications.parquet')}')`)));
   });
 });
 

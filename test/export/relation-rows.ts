@@ -1,10 +1,11 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import { readDuckdbValue } from '../../src/store/duckdb-read-value.js';
 import type { TableDef } from '../../src/store/schema.js';
 
 /**
  * A table's rows in one comparable form whatever produced them: SQLite's 0/1
- * and DuckDB's booleans alike, integers as numbers (DuckDB gives bigint), JSON
- * parsed (PostgreSQL gives it parsed, the others as text), sorted by primary key.
+ * and DuckDB's booleans alike, integers as numbers, JSON parsed, times as the
+ * ISO text every driver gives (to the microsecond), sorted by primary key.
  */
 export function comparableRows(def: TableDef, rows: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
   const out = rows.map((row) => {
@@ -27,6 +28,7 @@ export function comparableRows(def: TableDef, rows: ReadonlyArray<Record<string,
           copy[column.name] = typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
           break;
         case 'text':
+        case 'timestamp':
           copy[column.name] = String(v);
           break;
       }
@@ -37,12 +39,16 @@ export function comparableRows(def: TableDef, rows: ReadonlyArray<Record<string,
   return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-/** Opens a DuckDB database (a file, or :memory: for Parquet) with a fresh instance and runs one query. */
+/**
+ * Opens a DuckDB database (a file, or :memory: for Parquet) with a fresh
+ * instance and runs one query; values as the DuckDB target reads them (times
+ * as ISO text with their microseconds, integers as numbers).
+ */
 export async function duckdbRows(path: string, sql: string): Promise<Array<Record<string, unknown>>> {
   const instance = await DuckDBInstance.create(path);
   const connection = await instance.connect();
   try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>;
+    return (await connection.runAndReadAll(sql)).convertRowObjects(readDuckdbValue);
   } finally {
     connection.closeSync();
     instance.closeSync();

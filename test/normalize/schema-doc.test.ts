@@ -17,7 +17,7 @@ describe('docs/schema.md', () => {
     const doc = renderSchemaDoc();
     for (const t of TABLES) {
       expect(doc).toContain(`## ${t.name}\n`);
-      for (const c of t.columns) expect(doc).toContain(`| \`${c.name}\` | ${c.type} |`);
+      for (const c of t.columns) expect(doc).toContain(`| \`${c.name}\` | ${c.type} | `);
     }
   });
 
@@ -31,6 +31,7 @@ describe('docs/schema.md', () => {
         { name: 'id', type: 'text', description: 'Key.', v14: 'thing.id', nullable: true },
         { name: 'a', type: 'json', description: 'A.', v2: 'x.<name>' },
         { name: 'b', type: 'real', description: 'B.', nullable: false },
+        { name: 'at', type: 'timestamp', description: 'When.' },
       ],
     };
     const v: ViewDef = { name: 'v_things', description: 'All things.', sql: 'select 1' };
@@ -39,9 +40,10 @@ describe('docs/schema.md', () => {
     expect(doc).toContain('Primary key: `id`.');
     expect(doc).toContain('Indexes: (`a`, `b`) unique.');
     // A primary key column is never null, whatever the definition says.
-    expect(doc).toContain('| `id` | text | no | Key. | `thing.id` |  |');
-    expect(doc).toContain('| `a` | json | yes | A. |  | `x.<name>` |');
-    expect(doc).toContain('| `b` | real | no | B. |  |  |');
+    expect(doc).toContain('| `id` | text | text | VARCHAR | text | no | Key. | `thing.id` |  |');
+    expect(doc).toContain('| `a` | json | text | JSON | json | yes | A. |  | `x.<name>` |');
+    expect(doc).toContain('| `b` | real | float | DOUBLE | double precision | no | B. |  |  |');
+    expect(doc).toContain('| `at` | timestamp | text | TIMESTAMPTZ | timestamptz | yes | When. |  |  |');
     expect(doc).toContain('| `v_things` | All things. |');
     expect(renderSchemaDoc([t], [])).toContain('No views are defined.');
   });

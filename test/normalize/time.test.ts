@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { epochFromIso, isoFromMicros, microsFromIso, normalizeIso, toIsoMicros } from '../../src/normalize/time.js';
+import { epochFromIso, isoFromMicros, isStorableIso, microsFromIso, normalizeIso, storableIsoFromEpoch, toIsoMicros } from '../../src/normalize/time.js';
 
 describe('toIsoMicros', () => {
   it.each([
@@ -83,6 +83,26 @@ describe('far dates', () => {
     expect(epochFromIso(iso)).toBe(epoch);
     expect(toIsoMicros(epoch)).toBe(iso);
     expect(normalizeIso(iso.replace('Z', '+00:00'))).toBe(iso);
+  });
+
+  it.each([
+    ['0000-12-31T23:59:59.999999Z', false],
+    ['0001-01-01T00:00:00.000000Z', true],
+    ['9999-12-31T23:59:59.999999Z', true],
+    [isoFromMicros(253_402_300_800_000_000), false],
+    ['2026-01-02T03:04:05Z', false],
+  ])('%s is storable in every target: %s', (iso, storable) => {
+    expect(isStorableIso(iso)).toBe(storable);
+  });
+
+  it.each([
+    [-62_135_596_800, '0001-01-01T00:00:00.000000Z'],
+    [-62_135_596_801, null],
+    [253_402_300_799.5, '9999-12-31T23:59:59.500000Z'],
+    [253_402_300_800, null],
+    [1e20, null],
+  ])('epoch %s is stored as %s', (epoch, iso) => {
+    expect(storableIsoFromEpoch(epoch)).toBe(iso);
   });
 
   it('keeps microseconds through a double up to 2106', () => {

@@ -13,7 +13,7 @@ import { VIEWS, viewSql } from '../../src/store/views.js';
 describe('DuckDB DDL from the schema definition', () => {
   it('maps every column type and keeps the primary key', () => {
     expect(duckdbCreateTable(table('sync_leases'))).toBe(
-      'CREATE TABLE sync_leases (name VARCHAR NOT NULL, holder VARCHAR NOT NULL, acquired_at VARCHAR NOT NULL, heartbeat_at VARCHAR NOT NULL, PRIMARY KEY (name))',
+      'CREATE TABLE sync_leases (name VARCHAR NOT NULL, holder VARCHAR NOT NULL, acquired_at TIMESTAMPTZ NOT NULL, heartbeat_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (name))',
     );
     const sql = duckdbCreateTable(table('webhooks'));
     expect(sql).toContain('filters JSON,');
@@ -23,11 +23,33 @@ describe('DuckDB DDL from the schema definition', () => {
   });
 
   it('the initial migration creates every table of TABLES and every view', async () => {
-    const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false) };
+    const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null) };
     const statements = await duckdbUpStatements(MIGRATIONS[0]!.steps, none);
     expect(statements).toHaveLength(TABLES.length + VIEWS.length);
     for (const t of TABLES) expect(statements).toContain(duckdbCreateTable(t));
     expect(duckdbDownStatements(MIGRATIONS[0]!.steps)[0]).toBe(`DROP VIEW IF EXISTS ${VIEWS[VIEWS.length - 1]!.name}`);
+  });
+
+  it('the typed-time migration retypes each text time around dropped views, and does nothing to typed columns', async () => {
+    const typedTime = MIGRATIONS.find((m) => m.name === '20261123000000_typed_time')!;
+    // A catalog whose times have the type `time` (its JSON columns are JSON, in DuckDB before and after).
+    const catalog = (time: string) => ({
+      hasTable: () => Promise.resolve(true),
+      hasColumn: () => Promise.resolve(true),
+      columnType: (t: string, c: string) => Promise.resolve(table(t).columns.find((x) => x.name === c)?.type === 'json' ? 'JSON' : time),
+    });
+    const fromText = await duckdbUpStatements(typedTime.steps, catalog('VARCHAR'));
+    const times = TABLES.flatMap((t) => t.columns.filter((c) => c.type === 'timestamp'));
+    expect(fromText.slice(0, VIEWS.length)).toEqual(VIEWS.map((v) => `DROP VIEW IF EXISTS ${v.name}`));
+    expect(fromText.slice(-VIEWS.length)).toEqual(VIEWS.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`));
+    const alters = fromText.slice(VIEWS.length, -VIEWS.length);
+    expect(alters).toHaveLength(times.length);
+    expect(alters).toContain('ALTER TABLE sync_leases ALTER COLUMN heartbeat_at SET DATA TYPE TIMESTAMPTZ USING CAST(heartbeat_at AS TIMESTAMPTZ)');
+    // DuckDB's catalog spells the type out.
+    expect(await duckdbUpStatements(typedTime.steps, catalog('TIMESTAMP WITH TIME ZONE'))).toEqual([]);
+    expect(duckdbDownStatements(typedTime.steps)).toContain(
+      "ALTER TABLE sync_leases ALTER COLUMN heartbeat_at SET DATA TYPE VARCHAR USING strftime(timezone('UTC', heartbeat_at), '%Y-%m-%dT%H:%M:%S.%fZ')",
+    );
   });
 
   it('a later ifMissing step is a no-op where the table exists', async () => {
@@ -35,9 +57,9 @@ describe('DuckDB DDL from the schema definition', () => {
       { kind: 'createTable', table: table('domains'), ifMissing: true },
       { kind: 'addColumn', table: 'domains', column: 'domain_name' },
     ];
-    const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true) };
+    const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true), columnType: () => Promise.resolve('VARCHAR') };
     expect(await duckdbUpStatements(steps, has)).toEqual([]);
-    const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false) };
+    const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null) };
     expect(await duckdbUpStatements(steps, hasNot)).toEqual([duckdbCreateTable(table('domains')), 'ALTER TABLE domains ADD COLUMN domain_name VARCHAR']);
   });
 });
@@ -75,8 +97,11 @@ describe('viewSql', () => {
     expect(viewSql(health, 'sqlite')).toContain("strftime('%s', 'now')");
     expect(viewSql(health, 'postgres')).toContain('EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)');
     expect(viewSql(health, 'duckdb')).not.toContain('{{');
+    const pairs = VIEWS.find((v) => v.name === 'v_fingerprint_pairs')!;
+    expect(viewSql(pairs, 'postgres')).toBe(pairs.sql);
     const daily = VIEWS.find((v) => v.name === 'v_daily_results')!;
-    expect(viewSql(daily, 'sqlite')).toBe(daily.sql);
+    expect(viewSql(daily, 'sqlite')).toContain('SELECT substr(created_at, 1, 10) AS day');
+    expect(viewSql(daily, 'duckdb')).toContain("GROUP BY CAST(created_at AT TIME ZONE 'UTC' AS DATE)");
     expect(() => viewSql({ name: 'v', description: '', sql: 'SELECT {{nope}}' }, 'sqlite')).toThrow(/no fragment nope/);
   });
 });

@@ -12,7 +12,7 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     await sink.migrate();
     await sink.migrate();
-    const migrations = await sink.query('SELECT name FROM knex_migrations');
+    const migrations = await sink.query('SELECT name FROM knex_migrations ORDER BY id');
     expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     await sink.mergeBatch(batch([auth('kept')]));
     await sink.close();
