@@ -32,24 +32,7 @@ import { V14_ROUTES } from './v14-routes.js';
 import { v2Routes } from './v2-routes.js';
 import type { V2Paths } from './v2-routes.js';
 
-export type {
-  ApiVersion,
-  AuthenticationConfig,
-  CallOptions,
-  ClientStats,
-  Fetched,
-  Filter,
-  LoginVoucher,
-  RequestEvent,
-  Resource,
-  SearchPage,
-  SearchRequest,
-  ServiceClient,
-  SupportedCatalog,
-  VoucherRequest,
-  WebhookCreate,
-  WebhookFilter,
-} from './service-client.js';
+export type * from './service-client.js';
 export type { RetryPolicyOptions } from './retry-policy.js';
 export type { V2Paths } from './v2-routes.js';
 

@@ -23,43 +23,15 @@ export interface Brand {
 
 const material = (id: string, en: string, ja: string): Material => ({ id, display: { en, ja } });
 
+const brand = (id: string, en: string, ja: string, productGroup: Brand['productGroup'], materials: readonly Material[]): Brand => ({ id, display: { en, ja }, productGroup, materials });
+
 export const BRANDS: readonly Brand[] = [
-  {
-    id: 'louis_vuitton',
-    display: { en: 'Louis Vuitton', ja: 'ルイ・ヴィトン' },
-    productGroup: 'bags',
-    materials: [material('monogram_canvas', 'Monogram Canvas', 'モノグラム・キャンバス'), material('damier_ebene', 'Damier Ebene', 'ダミエ・エベヌ')],
-  },
-  {
-    id: 'chanel',
-    display: { en: 'Chanel', ja: 'シャネル' },
-    productGroup: 'bags',
-    materials: [material('lambskin', 'Lambskin', 'ラムスキン'), material('caviar_leather', 'Caviar Leather', 'キャビアスキン')],
-  },
-  {
-    id: 'gucci',
-    display: { en: 'Gucci', ja: 'グッチ' },
-    productGroup: 'bags',
-    materials: [material('gg_supreme', 'GG Supreme', 'GGスプリーム'), material('calfskin', 'Calfskin', 'カーフスキン')],
-  },
-  {
-    id: 'hermes',
-    display: { en: 'Hermès', ja: 'エルメス' },
-    productGroup: 'bags',
-    materials: [material('togo_leather', 'Togo Leather', 'トゴ'), material('epsom_leather', 'Epsom Leather', 'エプソン')],
-  },
-  {
-    id: 'cartier',
-    display: { en: 'Cartier', ja: 'カルティエ' },
-    productGroup: 'rings',
-    materials: [material('yellow_gold', 'Yellow Gold', 'イエローゴールド'), material('white_gold', 'White Gold', 'ホワイトゴールド')],
-  },
-  {
-    id: 'tiffany',
-    display: { en: 'Tiffany & Co.', ja: 'ティファニー' },
-    productGroup: 'rings',
-    materials: [material('platinum', 'Platinum', 'プラチナ'), material('sterling_silver', 'Sterling Silver', 'スターリングシルバー')],
-  },
+  brand('louis_vuitton', 'Louis Vuitton', 'ルイ・ヴィトン', 'bags', [material('monogram_canvas', 'Monogram Canvas', 'モノグラム・キャンバス'), material('damier_ebene', 'Damier Ebene', 'ダミエ・エベヌ')]),
+  brand('chanel', 'Chanel', 'シャネル', 'bags', [material('lambskin', 'Lambskin', 'ラムスキン'), material('caviar_leather', 'Caviar Leather', 'キャビアスキン')]),
+  brand('gucci', 'Gucci', 'グッチ', 'bags', [material('gg_supreme', 'GG Supreme', 'GGスプリーム'), material('calfskin', 'Calfskin', 'カーフスキン')]),
+  brand('hermes', 'Hermès', 'エルメス', 'bags', [material('togo_leather', 'Togo Leather', 'トゴ'), material('epsom_leather', 'Epsom Leather', 'エプソン')]),
+  brand('cartier', 'Cartier', 'カルティエ', 'rings', [material('yellow_gold', 'Yellow Gold', 'イエローゴールド'), material('white_gold', 'White Gold', 'ホワイトゴールド')]),
+  brand('tiffany', 'Tiffany & Co.', 'ティファニー', 'rings', [material('platinum', 'Platinum', 'プラチナ'), material('sterling_silver', 'Sterling Silver', 'スターリングシルバー')]),
 ];
 
 const RESULT_DISPLAY: Readonly<Record<string, Display>> = {
