@@ -1,35 +1,7 @@
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { SessionFacts, SessionResource } from '../helpers/truth.js';
 import { readTarget } from './read-target.js';
 
-export type SessionResource = 'authentications' | 'fingerprints';
-
-/** The columns a crawl must get right, the same shape for every target and interface. */
-export interface SessionFacts {
-  service_id: string;
-  result_id: string | null;
-  result_final: boolean | null;
-  flag: string | null;
-  parent_service_id?: string | null;
-}
-
-interface RenderedItem {
-  service_id: string;
-  status: { result: { id: string; final: boolean }; flag: string | null };
-  fingerprint_parent?: { service_id?: string } | null;
-}
-
-/** What a perfect crawl stores, from the simulator's rendering of the token's sessions in that interface. */
-export function truthFacts(sim: RunningSimulator, resource: SessionResource, apiVersion: '1.4' | '2'): SessionFacts[] {
-  return (sim.world.truth('test-token', resource, apiVersion) as unknown as RenderedItem[])
-    .map((i) => ({
-      service_id: i.service_id,
-      result_id: i.status.result.id,
-      result_final: i.status.result.final,
-      flag: i.status.flag,
-      ...(resource === 'fingerprints' ? { parent_service_id: i.fingerprint_parent?.service_id ?? null } : {}),
-    }))
-    .sort((a, b) => compare(a.service_id, b.service_id));
-}
+export { truthFacts, type SessionFacts, type SessionResource } from '../helpers/truth.js';
 
 /** The stored sessions that are not missing, booleans read alike whatever the dialect (SQLite gives 0/1). */
 export async function storedFacts(url: string, resource: SessionResource): Promise<SessionFacts[]> {
