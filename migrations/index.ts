@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { MigrationModule } from '../src/store/migration-step.js';
 import * as initial from './20251122000000_initial.js';
 import * as runHolder from './20261123140000_run_holder.js';
+import * as verify from './20261123150000_verify.js';
 
 /** A migration file: its steps (what DuckDB renders) and knex's `up`/`down`. */
 export interface MigrationFile extends MigrationModule {
@@ -14,4 +15,4 @@ export interface MigrationFile extends MigrationModule {
  * scanning a directory, so the same list runs from src under vitest and from
  * dist after tsc. A new migration is a new timestamp-named file listed here.
  */
-export const MIGRATIONS: readonly MigrationFile[] = [initial, runHolder];
+export const MIGRATIONS: readonly MigrationFile[] = [initial, runHolder, verify];

@@ -7,6 +7,8 @@
  * 8601 text (UTC, microseconds) and `*_epoch` as a real number of seconds.
  */
 
+import { VERIFY_TABLES } from './verify-tables.js';
+
 export type ColumnType = 'text' | 'real' | 'integer' | 'boolean' | 'json';
 
 export interface ColumnDef {
@@ -200,6 +202,7 @@ export const TABLES: readonly TableDef[] = [
       col('holder', 'text', 'The process that ran it (host:pid:id, as in sync_leases); null for runs recorded before this column existed.'),
     ],
   },
+  ...VERIFY_TABLES,
   {
     name: 'webhook_deliveries',
     description: 'The inbox of verified webhook deliveries, written with their items in one transaction before the 200 is sent.',

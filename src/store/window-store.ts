@@ -86,10 +86,7 @@ export class SqlWindowStore implements WindowStore {
   }
 
   async markWindow(key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
-    await this.#driver.transaction(async (tx) => {
-      const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
-      if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
-    });
+    await this.#driver.transaction((tx) => markWindowIn(tx, key, status, error, now));
   }
 
   async highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null> {
@@ -98,6 +95,12 @@ export class SqlWindowStore implements WindowStore {
     );
     return row ? rowReader(WINDOWS, row).numberOrNull('synced_to') : null;
   }
+}
+
+/** Sets a window's status and error inside the caller's transaction. */
+export async function markWindowIn(tx: SqlExecutor, key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
+  const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
+  if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
 }
 
 /**
