@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { InputError, UserError } from '../../errors.js';
@@ -19,16 +20,6 @@ interface VerifyArgs extends LeaseArgs {
   resources?: string;
 }
 
-/** Requests a verify spends at most unless --budget says otherwise: ten seconds of the service's limit. */
-export const DEFAULT_VERIFY_BUDGET = 100;
-
-/** The budget as given: a whole number of requests, at least 1. */
-export function verifyBudget(value: unknown, source: { kind: 'flag'; name: string } = { kind: 'flag', name: '--budget' }): number {
-  const budget = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(budget) || budget < 1) throw new InputError('BAD_BUDGET', `must be a whole number of requests, at least 1, got '${String(value)}'`, { source, value });
-  return budget;
-}
-
 /**
  * A verify must not create the target it is asked to check: a file target
  * that does not exist is a mistake in --db (a Postgres schema is created by
@@ -46,14 +37,15 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
   describe: 'page a random sample of stored windows again within a request budget and report drift from the service (exit 4 when some); --repair fixes it',
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
-      .option('budget', { type: 'number', describe: `most requests to spend (default ${DEFAULT_VERIFY_BUDGET})` })
+      .option('budget', { type: 'number', describe: `most requests to spend [env IVS_VERIFY_BUDGET] (default: verify.budget, else ${DEFAULTS.verify.budget})` })
       .option('from', { type: 'string', describe: 'only windows from this time: ISO 8601 or epoch seconds (default: the whole stored history)' })
       .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' })
       .option('seed', { type: 'string', describe: 'seed of the sample: the same seed picks the same windows again (default: a random one, printed)' })
       .option('repair', { type: 'boolean', describe: 'merge what was fetched (newer never loses), mark sessions no longer returned missing, and reopen the windows that drifted' }),
   run: async ({ args, io, config: load }) => {
     const config = load();
-    const budget = args.budget === undefined ? DEFAULT_VERIFY_BUDGET : verifyBudget(args.budget);
+    // --budget is resolved and checked by the loader (flag > env > file): config.verify.budget.
+    const budget = config.verify.budget;
     const now = io.clock() / 1000;
     const from = args.from === undefined ? undefined : parseTime(args.from, { kind: 'flag', name: '--from' }, now);
     const to = args.to === undefined ? undefined : parseTime(args.to, { kind: 'flag', name: '--to' }, now);
