@@ -144,6 +144,21 @@ describe('ivsync verify', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it('an older target gets the verify tables from the migration', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'old.sqlite');
+    const env = { IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir) };
+    expect((await runIvsync(['migrate'], env)).code).toBe(0);
+    // As a target migrated before the verify tables existed.
+    execute(db, 'DROP TABLE verify_findings');
+    execute(db, 'DROP TABLE verify_runs');
+    execute(db, 'DELETE FROM knex_migrations WHERE name = ?', '20261123150000_verify');
+    expect((await runIvsync(['migrate'], env)).code).toBe(0);
+    const tables = query<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'verify_%' ORDER BY name");
+    expect(tables.map((t) => t.name)).toEqual(['verify_findings', 'verify_runs']);
+    expect(query(db, 'SELECT count(*) AS n FROM knex_migrations WHERE name = ?', '20261123150000_verify')).toEqual([{ n: 1 }]);
+  });
+
   it('never runs beside another holder of the account lease', async () => {
     const { db, env } = await synced();
     const now = new Date().toISOString();
