@@ -6,7 +6,7 @@ import { markMissingIn } from './session-store.js';
 import { sessionTable } from './session-table.js';
 import type { WindowKey, WindowQuery } from './sink.js';
 import type { Row, SqlDriver } from './sql-driver.js';
-import { markWindowIn } from './window-store.js';
+import { markWindowIn, windowsWhere } from './window-store.js';
 
 export type FindingKind = 'missing_locally' | 'not_returned' | 'changed';
 
@@ -132,22 +132,13 @@ export class SqlVerifyStore implements VerifyStore {
   }
 
   async storedPerWindow(query: WindowQuery): Promise<Map<number, number>> {
-    const where = ['w.account = ?', 'w.resource = ?', 'w.api_version = ?'];
-    const params: unknown[] = [query.account, query.resource, query.apiVersion];
-    if (query.from !== undefined) {
-      where.push('w.window_end > ?');
-      params.push(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push('w.window_start < ?');
-      params.push(query.to);
-    }
+    const { where, params } = windowsWhere(query, 'w.');
     const rows = await this.#driver.read((tx) =>
       tx.all(
         `SELECT w.window_start AS window_start, COUNT(s.service_id) AS n FROM sync_windows w
          LEFT JOIN ${sessionTable(query.resource).name} s
            ON s.account = w.account AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end AND s.missing_since IS NULL
-         WHERE ${where.join(' AND ')} GROUP BY w.window_start`,
+         WHERE ${where} GROUP BY w.window_start`,
         params,
       ),
     );

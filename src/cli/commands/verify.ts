@@ -114,7 +114,8 @@ export function renderVerify(report: VerifyReport): string {
     lines.push('no drift found\n');
   } else {
     const count = (kind: string) => report.findings.filter((f) => f.kind === kind).length;
-    lines.push(`${report.findings.length} findings: ${count('missing_locally')} missing locally, ${count('not_returned')} no longer returned, ${count('changed')} changed values\n`);
+    const n = report.findings.length;
+    lines.push(`${n} finding${n === 1 ? '' : 's'}: ${count('missing_locally')} missing locally, ${count('not_returned')} no longer returned, ${count('changed')} changed values\n`);
     lines.push(
       renderTable(
         ['account', 'resource', 'window', 'service_id', 'kind', 'column', 'stored', 'service'],
