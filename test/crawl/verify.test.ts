@@ -144,6 +144,25 @@ describe('ivsync verify', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it('usage mistakes exit 2 and name their source', async () => {
+    const dir = tempDir();
+    const env = { IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'test-token' };
+    const cases: Array<[readonly string[], Record<string, string>, RegExp]> = [
+      [['verify', '--budget', '0'], {}, /^ivsync: --budget: must be a whole number of requests, at least 1/],
+      [['verify', '--budget', '2.5'], {}, /^ivsync: --budget: /],
+      [['verify'], { IVS_VERIFY_BUDGET: 'lots' }, /^ivsync: IVS_VERIFY_BUDGET: /],
+      [['verify', '--from', 'yesterday'], {}, /^ivsync: --from: /],
+      [['verify', '--from', '2026-03-01', '--to', '2026-01-01'], {}, /^ivsync: --to: 2026-01-01 is before --from/],
+      [['daemon', '--verify-every', 'daily'], {}, /^ivsync: --verify-every: expected a period such as 6h/],
+    ];
+    for (const [args, extra, message] of cases) {
+      const result = await runIvsync(args, { ...env, ...extra });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    expect(existsSync(join(dir, 'x.sqlite'))).toBe(false);
+  });
+
   it('an older target gets the verify tables from the migration', async () => {
     const dir = tempDir();
     const db = join(dir, 'old.sqlite');

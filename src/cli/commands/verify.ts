@@ -57,6 +57,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     const seed = args.seed ?? String(randomInt(2 ** 31));
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
+    logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
     const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>
       runVerify(deps, {
         runId,
