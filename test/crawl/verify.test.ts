@@ -179,7 +179,11 @@ describe('ivsync verify', () => {
   });
 
   it('never runs beside another holder of the account lease', async () => {
-    const { db, env } = await synced();
+    const sim = await simulator({ sessions: 5 });
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir) };
+    expect((await runIvsync(['migrate'], env)).code).toBe(0);
     const now = new Date().toISOString();
     execute(db, 'INSERT INTO sync_leases (name, holder, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?)', 'account:default', 'elsewhere:1:abc', now, now);
     const result = await runIvsync(['verify'], env);
