@@ -4,6 +4,7 @@ import * as initial from './20251122000000_initial.js';
 import * as typedTime from './20261123000000_typed_time.js';
 import * as cursorJson from './20261123120000_cursor-json.js';
 import * as runHolder from './20261123140000_run_holder.js';
+import * as verify from './20261123150000_verify.js';
 
 /** A migration file: its steps (what DuckDB renders) and knex's `up`/`down`. */
 export interface MigrationFile extends MigrationModule {
@@ -16,4 +17,4 @@ export interface MigrationFile extends MigrationModule {
  * scanning a directory, so the same list runs from src under vitest and from
  * dist after tsc. A new migration is a new timestamp-named file listed here.
  */
-export const MIGRATIONS: readonly MigrationFile[] = [initial, typedTime, cursorJson, runHolder];
+export const MIGRATIONS: readonly MigrationFile[] = [initial, typedTime, cursorJson, runHolder, verify];

@@ -65,7 +65,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // A usage mistake the parser found: thrown so that no handler runs after it.
       throw err ?? new InputError(USAGE, msg);
     })
-    .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume).');
+    .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
   for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));
   let output = '';
   try {

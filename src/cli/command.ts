@@ -28,5 +28,5 @@ export interface CliCommand<A = Record<string, unknown>> {
   subcommands?: ReadonlyArray<CliCommand<never>>;
 }
 
-/** Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 3 } as const;
+/** Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed; 4 `verify` found drift. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 3, drift: 4 } as const;

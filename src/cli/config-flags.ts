@@ -3,7 +3,7 @@ import type { ConfigFlags } from '../config/load-config.js';
 /**
  * The parsed options the config loader resolves (flag > env > file > default).
  * Command options with a config member (--since, --resources, --schedule,
- * --timezone) are among them, so that every command reads the one resolved
+ * --timezone, --budget, --verify-every) are among them, so that every command reads the one resolved
  * value from Config and none resolves its own.
  */
 export function configFlags(args: ConfigFlags): ConfigFlags {
@@ -21,5 +21,7 @@ export function configFlags(args: ConfigFlags): ConfigFlags {
     resources: args.resources,
     schedule: args.schedule,
     timezone: args.timezone,
+    budget: args.budget,
+    verifyEvery: args.verifyEvery,
   };
 }

@@ -1,4 +1,5 @@
 import type { ApiVersion, ResourceName } from './constants.js';
+import type { Cadence } from './parse-cadence.js';
 import type { Secret } from './secret.js';
 
 export type { ApiVersion, ResourceName } from './constants.js';
@@ -84,6 +85,13 @@ export interface DaemonConfig {
   readonly timezone: string;
 }
 
+export interface VerifyConfig {
+  /** Most requests one verify spends (--budget, IVS_VERIFY_BUDGET or verify.budget). */
+  readonly budget: number;
+  /** How often the daemon verifies each account; undefined: never (--verify-every, IVS_VERIFY_EVERY or verify.every). */
+  readonly every: Cadence | undefined;
+}
+
 /** Everything a command needs, loaded once and frozen. */
 export interface Config {
   readonly db: string;
@@ -97,6 +105,7 @@ export interface Config {
   readonly v2: V2Config;
   readonly webhooks: WebhookConfig;
   readonly daemon: DaemonConfig;
+  readonly verify: VerifyConfig;
   /** `debug` with --verbose, whatever the other sources say. */
   readonly logLevel: LogLevel;
 }

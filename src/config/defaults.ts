@@ -112,6 +112,17 @@ export const DEFAULTS = deepFreeze({
     /** IANA time zone the schedule is read in. Flag `--timezone`, env `IVS_TIMEZONE`. @default 'UTC' */
     timezone: 'UTC',
   },
+  verify: {
+    /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */
+    budget: 100,
+    /**
+     * How often the daemon verifies each account after its sync: a period
+     * since the last verify (`6h`, `1d`) or a cron expression. Off when unset.
+     * Flag `--verify-every`, env `IVS_VERIFY_EVERY`.
+     * @default undefined
+     */
+    every: undefined as string | undefined,
+  },
 });
 
 export type Defaults = typeof DEFAULTS;

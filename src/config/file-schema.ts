@@ -72,6 +72,12 @@ export const fileSchema = z.strictObject({
       timezone: z.string().min(1).optional(),
     })
     .optional(),
+  verify: z
+    .strictObject({
+      budget: z.number().int().min(1).optional(),
+      every: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type FileConfig = z.infer<typeof fileSchema>;

@@ -3,6 +3,7 @@ import { checkSchedule, checkTimezone } from './check-schedule.js';
 import { LOG_LEVELS, type AccountConfig, type Config, type LogLevel } from './config.js';
 import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from './constants.js';
 import { DEFAULTS } from './defaults.js';
+import { parseCadence } from './parse-cadence.js';
 import { parseResources } from './parse-resources.js';
 import { parseTime } from './parse-time.js';
 import type { FileConfig } from './file-schema.js';
@@ -25,6 +26,10 @@ export interface ConfigFlags {
   resources?: string | undefined;
   schedule?: string | undefined;
   timezone?: string | undefined;
+  /** verify --budget */
+  budget?: number | undefined;
+  /** daemon --verify-every */
+  verifyEvery?: string | undefined;
 }
 
 export interface ConfigSources extends ConfigFileAccess {
@@ -63,6 +68,12 @@ function rateOf({ value, source }: Sourced<string | number>): number {
     throw new InputError('BAD_RATE', `must be a positive number of requests per second, got '${value}'`, { source, value });
   }
   return rate;
+}
+
+function budgetOf({ value, source }: Sourced<string | number>): number {
+  const budget = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(budget) || budget < 1) throw new InputError('BAD_BUDGET', `must be a whole number of requests, at least 1, got '${value}'`, { source, value });
+  return budget;
 }
 
 function logLevelOf({ value, source }: Sourced<string>): LogLevel {
@@ -132,6 +143,8 @@ export function loadConfig(sources: ConfigSources): Config {
   const schedule = firstOf(flag('--schedule', flags.schedule), fromEnv('IVS_SCHEDULE'), inFile('daemon.schedule', file.daemon?.schedule));
   const timezone = firstOf(flag('--timezone', flags.timezone), fromEnv('IVS_TIMEZONE'), inFile('daemon.timezone', file.daemon?.timezone));
   const logLevel = firstOf(flag('--log-level', flags.logLevel), fromEnv('IVS_LOG_LEVEL'));
+  const budget = firstOf<string | number>(flag('--budget', flags.budget), fromEnv('IVS_VERIFY_BUDGET'));
+  const verifyEvery = firstOf(flag('--verify-every', flags.verifyEvery), fromEnv('IVS_VERIFY_EVERY'), inFile('verify.every', file.verify?.every));
 
   const secrets: Record<string, Secret> = {};
   for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? DEFAULTS.webhooks.secrets)) {
@@ -178,6 +191,10 @@ export function loadConfig(sources: ConfigSources): Config {
     daemon: Object.freeze({
       schedule: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
       timezone: timezone === undefined ? DEFAULTS.daemon.timezone : checkTimezone(timezone.value, timezone.source),
+    }),
+    verify: Object.freeze({
+      budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
+      every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),

@@ -75,10 +75,7 @@ export function newRunId(): string {
 export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D, body: (run: RunScope) => Promise<RunBodyResult<D>>): Promise<RunRecord & D> {
   const id = spec.runId ?? newRunId();
   const now = () => toIsoMicros(deps.clock() / 1000);
-  const names = spec.accounts.map(accountLease);
-  const release = await deps.leases.hold(names, { wait: spec.wait, signal: deps.signal });
-  try {
-    const lost = deps.leases.lossSignal(names);
+  return holdAccounts(deps, spec, async (lost) => {
     const scope: RunScope = { id, signal: AbortSignal.any([deps.signal, lost]), tally: { requests: 0 } };
     const startedAt = now();
     await deps.runs.startRun({ id, command: spec.command, startedAt, account: spec.account, holder: deps.leases.holder });
@@ -93,6 +90,24 @@ export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D,
     const finishedAt = now();
     await deps.runs.finishRun(id, { finishedAt, status: result.status, requests: scope.tally.requests, itemsWritten: result.itemsWritten, error: result.error?.message ?? null });
     return { ...result.details, runId: id, command: spec.command, account: spec.account, startedAt, finishedAt, status: result.status, error: result.error, requests: scope.tally.requests, itemsWritten: result.itemsWritten };
+  });
+}
+
+/**
+ * Runs `body` holding the lease of every account of `spec` (a refused lease
+ * throws LeaseHeldError before the body starts, or is waited for with
+ * `wait`), and gives the leases back whatever happens. The body gets the
+ * signal that another process took one of them over.
+ */
+export async function holdAccounts<T>(
+  deps: Pick<RecordRunDeps, 'leases' | 'signal'>,
+  spec: Pick<RunSpec, 'accounts' | 'wait'>,
+  body: (lost: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const names = spec.accounts.map(accountLease);
+  const release = await deps.leases.hold(names, { wait: spec.wait, signal: deps.signal });
+  try {
+    return await body(deps.leases.lossSignal(names));
   } finally {
     await release();
   }

@@ -4,6 +4,8 @@ import type { CrawlEvent } from '../crawl/crawl-deps.js';
 import type { StatusReport } from '../store/sink.js';
 import type { WebhookCounters } from './webhook-counters.js';
 
+const VERIFY_KINDS = ['missing_locally', 'not_returned', 'changed'] as const;
+
 /** A token bucket as the metrics read it (RateLimiter has this shape). */
 export interface BucketProbe {
   readonly pending: number;
@@ -36,6 +38,7 @@ export class DaemonMetrics {
   readonly #runs: Counter<'command' | 'status'>;
   readonly #ticksSkipped: Counter<'reason'>;
   readonly #windowsPending: Gauge<'account' | 'resource'>;
+  readonly #verifyFindings: Counter<'account' | 'resource' | 'kind'>;
   readonly #marks = new Map<string, { account: string; resource: string; syncedTo: number }>();
 
   constructor(options: DaemonMetricsOptions) {
@@ -51,6 +54,12 @@ export class DaemonMetrics {
     this.#runs = new Counter({ name: 'ivsync_runs_total', help: 'Runs finished, by command and outcome.', labelNames: ['command', 'status'], registers });
     this.#ticksSkipped = new Counter({ name: 'ivsync_ticks_skipped_total', help: 'Scheduled ticks not run: overlap (the previous still ran), backoff (crash loop), stopping.', labelNames: ['reason'], registers });
     this.#windowsPending = new Gauge({ name: 'ivsync_windows_pending', help: 'Windows with work left (pending, running or failed), as of the last run.', labelNames: ['account', 'resource'], registers });
+    this.#verifyFindings = new Counter({
+      name: 'ivsync_verify_findings_total',
+      help: 'Drift the daemon\'s verify runs found between the service and the target, by kind: missing_locally, not_returned, changed (one per differing column).',
+      labelNames: ['account', 'resource', 'kind'],
+      registers,
+    });
     const deliveries = new Counter({ name: 'ivsync_webhook_deliveries_total', help: 'Webhook deliveries by outcome: accepted, refused (with reason).', labelNames: ['outcome', 'reason'], registers });
     const staleItems = new Counter({ name: 'ivsync_webhook_items_stale_total', help: 'Webhook items not applied because the stored row was newer.', registers });
     this.webhooks = {
@@ -116,6 +125,16 @@ export class DaemonMetrics {
     this.#itemsRejected.inc(labels, event.rejected);
     this.#itemsStale.inc(labels, event.stale);
   };
+
+  /** Starts the verify series at zero, so an alert on their increase has a series before the first finding. */
+  declareVerify(accounts: readonly string[], resources: readonly string[]): void {
+    for (const account of accounts) for (const resource of resources) for (const kind of VERIFY_KINDS) this.#verifyFindings.inc({ account, resource, kind }, 0);
+  }
+
+  /** The findings of one verify run (the run itself is counted in ivsync_runs_total{command="verify"}). */
+  verifyFinished(findings: ReadonlyArray<{ account: string; resource: string; kind: string }>): void {
+    for (const f of findings) this.#verifyFindings.inc({ account: f.account, resource: f.resource, kind: f.kind });
+  }
 
   runFinished(command: string, status: string): void {
     this.#runs.inc({ command, status });

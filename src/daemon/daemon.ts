@@ -23,7 +23,7 @@ export interface RunEnding {
 export interface DaemonObserver {
   tickSkipped(reason: 'overlap' | 'backoff' | 'stopping'): void;
   /** Every run's outcome, whatever ended it: the target down, the service, the token. */
-  runFinished(command: 'sync' | 'backfill', status: RunOutcome['status']): void;
+  runFinished(command: 'sync' | 'backfill' | 'verify', status: RunOutcome['status']): void;
   /** After every tick, with the target's windows and high-water marks. */
   observe(report: Awaited<ReturnType<Sink['status']>>): void;
 }
@@ -39,6 +39,12 @@ export interface DaemonOptions {
   runSync: (account: string) => Promise<RunEnding>;
   /** The background backfill, if asked for; runs concurrently with the ticks. */
   runBackfill?: (() => Promise<RunEnding>) | undefined;
+  /**
+   * An account's verify, run right after its sync of a tick when `due` says
+   * so: in the tick, never beside a sync of the account. Its outcome is
+   * counted, but drift or a failed verify neither fails the tick nor backs off.
+   */
+  verify?: { due(account: string): Promise<boolean>; run(account: string): Promise<RunEnding> } | undefined;
   /** Aborted on SIGINT/SIGTERM: no new tick starts, runs commit their pages in flight. */
   signal: AbortSignal;
   clock: () => number;
@@ -202,9 +208,10 @@ export class Daemon {
     const runs: Array<Promise<void>> = [];
     const start = (account: string): void => {
       runs.push(
-        settle(this.#o.runSync(account)).then((outcome) => {
+        settle(this.#o.runSync(account)).then(async (outcome) => {
           outcomes.set(account, outcome);
           this.#finished('sync', outcome);
+          if (outcome.status === 'succeeded' || outcome.status === 'failed') await this.#verifyIfDue(account);
         }),
       );
     };
@@ -242,8 +249,20 @@ export class Daemon {
     return outcomes;
   }
 
+  async #verifyIfDue(account: string): Promise<void> {
+    const verify = this.#o.verify;
+    if (verify === undefined || this.#o.signal.aborted) return;
+    try {
+      if (!(await verify.due(account))) return;
+    } catch (error) {
+      this.#o.logger.warn({ account, err: (error as Error).message }, 'could not tell whether a verify is due; trying again next tick');
+      return;
+    }
+    this.#finished('verify', await settle(verify.run(account)));
+  }
+
   /** Counts a run that ran or tried to; a lease held by another process means this one did not try. */
-  #finished(command: 'sync' | 'backfill', outcome: RunOutcome): void {
+  #finished(command: 'sync' | 'backfill' | 'verify', outcome: RunOutcome): void {
     if (outcome.status !== 'held') this.#o.observer.runFinished(command, outcome.status);
   }
 

@@ -281,6 +281,13 @@ export class World {
     return this.#changed(record);
   }
 
+  /** Sets or clears (null) the session's flag, as an operator of the service would, at any age. */
+  setFlag(serviceId: string, flag: string | null): Readonly<SessionRecord> {
+    const record = this.#require(serviceId);
+    record.flag = flag;
+    return this.#changed(record);
+  }
+
   /** A session created now (or at `epoch`), which matching webhooks hear about. */
   addSession(spec: NewSession = {}): Readonly<SessionRecord> {
     const owner = spec.owner ?? this.defaultOwner;

@@ -82,6 +82,19 @@ interface Current {
 
 const laterOf = (a: string, b: string): string => (a >= b ? a : b);
 
+export interface MergeOptions {
+  /**
+   * Service ids whose stored row is rewritten by a newer observation even when
+   * its item text is the same: `verify --repair` found the stored columns
+   * differing from what that text says (a row edited in the target). Newer
+   * still never loses to older.
+   * @default none
+   */
+  rewrite?: ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
 /**
  * Applies a batch's sessions, in order, to what is stored: newer never loses
  * (merge-rule.ts). A winner replaces the row but keeps the stored
@@ -93,7 +106,8 @@ const laterOf = (a: string, b: string): string => (a >= b ? a : b);
  * row and reports nothing new. The same session twice in a batch is decided
  * against the earlier one.
  */
-export function planMerge(sessions: readonly NormalizedSession[], stored: StoredSessions): MergePlan {
+export function planMerge(sessions: readonly NormalizedSession[], stored: StoredSessions, options: MergeOptions = {}): MergePlan {
+  const rewrite = options.rewrite ?? NONE;
   const current: Record<Resource, Map<string, Current>> = { authentications: new Map(), fingerprints: new Map() };
   const outcomes: SessionOutcome[] = [];
   for (const session of sessions) {
@@ -125,7 +139,7 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
       last_updated_at: session.row.last_updated_at,
       last_synced_at: session.row.last_synced_at,
     };
-    if (state !== undefined && (!isNewer(state.obs, obs) || sameContent(state, session))) {
+    if (state !== undefined && (!isNewer(state.obs, obs) || (sameContent(state, session) && !rewrite.has(id)))) {
       outcomes.push(isNewer(state.obs, obs) ? 'unchanged' : 'stale');
       if (session.row.source !== 'webhook') markSeen(state, session.row.last_synced_at);
       continue;

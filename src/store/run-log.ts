@@ -2,7 +2,7 @@ import { table } from './schema.js';
 import type { RunEnd, RunLog, RunStart } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
 
-/** `sync_runs`: one row per run, written when it starts and when it ends. */
+/** `sync_runs`: one row per run, written when it starts and when it ends; a dead process's verify_runs are abandoned with its sync_runs. */
 export class SqlRunLog implements RunLog {
   readonly #driver: SqlDriver;
 
@@ -30,8 +30,12 @@ export class SqlRunLog implements RunLog {
   }
 
   async abandonRuns(holder: string, at: string, how: string): Promise<number> {
-    return this.#driver.transaction((tx) =>
-      tx.run("UPDATE sync_runs SET status = 'abandoned', finished_at = ?, error = ? WHERE holder = ? AND status = 'running'", [at, `abandoned: ${how}`, holder]),
-    );
+    return this.#driver.transaction(async (tx) => {
+      let runs = 0;
+      for (const table of ['sync_runs', 'verify_runs']) {
+        runs += await tx.run(`UPDATE ${table} SET status = 'abandoned', finished_at = ?, error = ? WHERE holder = ? AND status = 'running'`, [at, `abandoned: ${how}`, holder]);
+      }
+      return runs;
+    });
   }
 }

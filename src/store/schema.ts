@@ -8,6 +8,8 @@
  * `timestamp` (see {@link ColumnType}) and `*_epoch` as a real number of seconds.
  */
 
+import { VERIFY_TABLES } from './verify-tables.js';
+
 /**
  * What a column holds; column-sql-type.ts names the SQL type of each in each
  * target. `timestamp` is an instant to the microsecond: a timestamp with time
@@ -209,6 +211,7 @@ export const TABLES: readonly TableDef[] = [
       col('holder', 'text', 'The process that ran it (host:pid:id, as in sync_leases); null for runs recorded before this column existed.'),
     ],
   },
+  ...VERIFY_TABLES,
   {
     name: 'webhook_deliveries',
     description: 'The inbox of verified webhook deliveries, written with their items in one transaction before the 200 is sent.',

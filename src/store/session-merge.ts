@@ -1,5 +1,5 @@
 import type { NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
-import { planMerge, type ChildKind, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
+import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
 import { readRow } from './row-reader.js';
 import { table } from './schema.js';
 import { RESOURCES, sessionTable } from './session-table.js';
@@ -23,7 +23,7 @@ export interface MergeOutcome {
  * reads what is stored for them, decides with the pure merge plan (newer
  * never loses), and writes rows, seen marks and child rows in bulk.
  */
-export async function mergeSessions(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<MergeOutcome> {
+export async function mergeSessions(tx: SqlExecutor, sessions: readonly NormalizedSession[], options: MergeOptions = {}): Promise<MergeOutcome> {
   const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
   if (sessions.length === 0) return { outcomes: [], previousCounters };
   const stored: StoredSessions = {
@@ -31,7 +31,7 @@ export async function mergeSessions(tx: SqlExecutor, sessions: readonly Normaliz
     fingerprints: await readStored(tx, 'fingerprints', sessions),
   };
   for (const resource of RESOURCES) for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
-  const plan = planMerge(sessions, stored);
+  const plan = planMerge(sessions, stored, options);
   await apply(tx, plan, stored);
   return { outcomes: plan.outcomes, previousCounters };
 }

@@ -3,7 +3,7 @@ import { rowReader } from './row-reader.js';
 import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
 import { sessionTable } from './session-table.js';
 import type { CommitResult, NonFinalSession, SessionStore } from './sink.js';
-import type { SqlDriver } from './sql-driver.js';
+import type { SqlDriver, SqlExecutor } from './sql-driver.js';
 
 /** Sessions that arrive outside a window pass (a GET, a lookup), and what the refresh reads. */
 export class SqlSessionStore implements SessionStore {
@@ -23,14 +23,7 @@ export class SqlSessionStore implements SessionStore {
 
   async markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number> {
     if (serviceIds.length === 0) return 0;
-    return this.#driver.transaction(async (tx) => {
-      const list = tx.inList([...new Set(serviceIds)]);
-      return tx.run(
-        `UPDATE ${sessionTable(resource).name} SET missing_since = ?
-         WHERE account = ? AND missing_since IS NULL AND service_id IN ${list.sql}`,
-        [now, account, ...list.params],
-      );
-    });
+    return this.#driver.transaction((tx) => markMissingIn(tx, { account, resource, serviceIds, now }));
   }
 
   async nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]> {
@@ -47,4 +40,23 @@ export class SqlSessionStore implements SessionStore {
       return { serviceId: r.text('service_id'), createdEpoch: r.numberOrNull('created_epoch') };
     });
   }
+}
+
+/**
+ * `missing_since = now` for the sessions of `serviceIds` where still null,
+ * inside the caller's transaction; with `seenBefore`, only those not seen
+ * since then (a webhook that delivered one meanwhile proves it is there).
+ */
+export async function markMissingIn(
+  tx: SqlExecutor,
+  mark: { account: string; resource: Resource; serviceIds: readonly string[]; now: string; seenBefore?: string },
+): Promise<number> {
+  if (mark.serviceIds.length === 0) return 0;
+  const list = tx.inList([...new Set(mark.serviceIds)]);
+  const seen = mark.seenBefore === undefined ? '' : ' AND last_synced_at < ?';
+  return tx.run(
+    `UPDATE ${sessionTable(mark.resource).name} SET missing_since = ?
+     WHERE account = ? AND missing_since IS NULL${seen} AND service_id IN ${list.sql}`,
+    [mark.now, mark.account, ...(mark.seenBefore === undefined ? [] : [mark.seenBefore]), ...list.params],
+  );
 }

@@ -1,5 +1,6 @@
 import type { Cursor } from '../cursor.js';
 import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js';
+import type { VerifyStore } from './verify-store.js';
 
 /**
  * The stores ivsync writes through, one per concern; SQLite, DuckDB and
@@ -10,7 +11,7 @@ import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js
  * Every method that writes is one transaction: a page's rows and its window's
  * checkpoint commit together or not at all.
  */
-export interface Sink extends WindowStore, PageStore, SessionStore, DeliveryStore, LeaseStore, RunLog, StatusSource {
+export interface Sink extends WindowStore, PageStore, SessionStore, DeliveryStore, LeaseStore, RunLog, StatusSource, VerifyStore {
   readonly dialect: 'sqlite' | 'duckdb' | 'postgres';
 
   /** Applies pending migrations; idempotent. Every opener calls it. */
@@ -116,7 +117,7 @@ export interface RunLog {
   finishRun(id: string, end: RunEnd): Promise<void>;
   /**
    * Marks the runs of a process that died (still `running`) `abandoned`, with
-   * when and how that was found in `error`; returns how many.
+   * when and how that was found in `error`; returns how many. Its verify runs too.
    */
   abandonRuns(holder: string, at: string, how: string): Promise<number>;
 }

@@ -7,6 +7,7 @@ import { SqlSessionStore } from './session-store.js';
 import type { Sink } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlStatusSource } from './status-report.js';
+import { SqlVerifyStore } from './verify-store.js';
 import { SqlWindowStore } from './window-store.js';
 
 export interface SqlSinkOptions {
@@ -38,6 +39,7 @@ export function createSqlSink(driver: SqlDriver, options: SqlSinkOptions): Query
   const leases = new SqlLeaseStore(driver);
   const runs = new SqlRunLog(driver);
   const status = new SqlStatusSource(driver);
+  const verify = new SqlVerifyStore(driver);
   return {
     dialect: driver.dialect,
     migrate: async () => {
@@ -65,6 +67,12 @@ export function createSqlSink(driver: SqlDriver, options: SqlSinkOptions): Query
     finishRun: (id, end) => runs.finishRun(id, end),
     abandonRuns: (holder, at, how) => runs.abandonRuns(holder, at, how),
     status: () => status.status(),
+    startVerify: (r) => verify.startVerify(r),
+    finishVerify: (id, end) => verify.finishVerify(id, end),
+    storedPerWindow: (q) => verify.storedPerWindow(q),
+    storedSessions: (a, r, from, to) => verify.storedSessions(a, r, from, to),
+    recordCheck: (c) => verify.recordCheck(c),
+    lastVerifyStart: (a) => verify.lastVerifyStart(a),
     query: (sql, params = []) => driver.read((tx) => tx.all(sql, params)),
     close: () => driver.close(),
   };

@@ -38,22 +38,9 @@ export class SqlWindowStore implements WindowStore {
   }
 
   async listWindows(query: WindowQuery): Promise<WindowState[]> {
-    const where = ['account = ?', 'resource = ?', 'api_version = ?'];
-    const params: unknown[] = [query.account, query.resource, query.apiVersion];
-    if (query.from !== undefined) {
-      where.push('window_end > ?');
-      params.push(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push('window_start < ?');
-      params.push(query.to);
-    }
-    if (query.status !== undefined) {
-      if (query.status.length === 0) return [];
-      where.push(`status IN (${placeholders(query.status.length)})`);
-      params.push(...query.status);
-    }
-    const rows = await this.#driver.read((tx) => tx.all(`SELECT * FROM sync_windows WHERE ${where.join(' AND ')} ORDER BY window_start DESC`, params));
+    if (query.status !== undefined && query.status.length === 0) return [];
+    const { where, params } = windowsWhere(query);
+    const rows = await this.#driver.read((tx) => tx.all(`SELECT * FROM sync_windows WHERE ${where} ORDER BY window_start DESC`, params));
     return rows.map(windowState);
   }
 
@@ -87,10 +74,7 @@ export class SqlWindowStore implements WindowStore {
   }
 
   async markWindow(key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
-    await this.#driver.transaction(async (tx) => {
-      const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
-      if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
-    });
+    await this.#driver.transaction((tx) => markWindowIn(tx, key, status, error, now));
   }
 
   async highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null> {
@@ -99,6 +83,31 @@ export class SqlWindowStore implements WindowStore {
     );
     return row ? rowReader(WINDOWS, row).numberOrNull('synced_to') : null;
   }
+}
+
+/** The WHERE clause (without the keyword) of the sync_windows rows a query names; `alias` qualifies the columns (`w.`). */
+export function windowsWhere(query: WindowQuery, alias = ''): { where: string; params: unknown[] } {
+  const where = [`${alias}account = ?`, `${alias}resource = ?`, `${alias}api_version = ?`];
+  const params: unknown[] = [query.account, query.resource, query.apiVersion];
+  if (query.from !== undefined) {
+    where.push(`${alias}window_end > ?`);
+    params.push(query.from);
+  }
+  if (query.to !== undefined) {
+    where.push(`${alias}window_start < ?`);
+    params.push(query.to);
+  }
+  if (query.status !== undefined && query.status.length > 0) {
+    where.push(`${alias}status IN (${placeholders(query.status.length)})`);
+    params.push(...query.status);
+  }
+  return { where: where.join(' AND '), params };
+}
+
+/** Sets a window's status and error inside the caller's transaction. */
+export async function markWindowIn(tx: SqlExecutor, key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
+  const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
+  if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
 }
 
 /**

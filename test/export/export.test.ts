@@ -116,7 +116,7 @@ describe.each(sources)('export from a %s target', (dialect) => {
     const result = await runIvsync(['export', '--db', source!.url, '--to', `parquet:${dir}`]);
     expect(result.stderr).not.toMatch(/ivsync: /);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/exported 16 tables and 4 views to /);
+    expect(result.stdout).toContain(`exported ${TABLES.length} tables and ${VIEWS.length} views to `);
     expect(readdirSync(dir).sort()).toEqual([...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort());
     await expectExportHoldsEveryRow(source!.url, (_relation, file) => duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, file)}')`));
     const types = await duckdbRows(':memory:', `SELECT typeof(result_final) AS b, typeof(created_epoch) AS d FROM read_parquet('${join(dir, 'authentications.parquet')}') LIMIT 1`);
@@ -149,7 +149,7 @@ describe('export safety', () => {
 
     const pq = join(dir, 'pq');
     expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).code).toBe(0);
-    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).stderr).toMatch(/authentications\.parquet exists already \(and 19 more\): pass --force/);
+    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).stderr).toMatch(new RegExp(`authentications\\.parquet exists already \\(and ${TABLES.length + VIEWS.length - 1} more\\): pass --force`));
     expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`, '--force'])).code).toBe(0);
     // The staging database is gone.
     expect(readdirSync(pq).filter((f) => !f.endsWith('.parquet'))).toEqual([]);

@@ -1,10 +1,13 @@
+import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/run-backfill.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { checkWindowCount } from '../../crawl/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
+import { VerifyCadence } from '../../daemon/verify-cadence.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
@@ -16,6 +19,7 @@ import { bindAccounts, leaseKeeper, loggerFor, newRunId, openTarget, runDeps, se
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
+import { verifyJson } from './verify.js';
 
 interface DaemonArgs extends LeaseArgs {
   schedule?: string;
@@ -26,6 +30,7 @@ interface DaemonArgs extends LeaseArgs {
   resources?: string;
   'backfill-from'?: string;
   'backfill-to'?: string;
+  'verify-every'?: string;
 }
 
 /** Receiver events into the daemon's counters. */
@@ -38,6 +43,15 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
       counters.stale(event.stale);
     }
   };
+}
+
+/** A verify's report as one structured log record: drift is a warning, for whoever reads the logs. */
+function logVerify(logger: Logger, report: VerifyReport): void {
+  const { findings, ...figures } = verifyJson(report);
+  const fields = { ...figures, findings: (findings as unknown[]).length, ...(report.error ? { error: report.error.message } : {}) };
+  if (report.error) logger.warn(fields, `verify ${report.status}`);
+  else if (report.findings.length > 0) logger.warn({ ...fields, drift: report.findings.slice(0, 20) }, `verify found ${report.findings.length} findings: the copy drifted from the service (ivsync verify --repair fixes it)`);
+  else logger.info(fields, 'verify found no drift');
 }
 
 /** A run's report as one structured log record: the daemon has no terminal. */
@@ -70,6 +84,10 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       .option('since', { type: 'string', describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)' })
       .option('backfill-from', { type: 'string', describe: 'also backfill from this time, in the background at the lowest priority' })
       .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
+      .option('verify-every', {
+        type: 'string',
+        describe: "also verify each account after its sync this often: a period (6h, 1d) since the last verify or a cron expression, at the lowest priority [env IVS_VERIFY_EVERY] (default: verify.every, else never)",
+      })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
   run: async ({ args, io, config: load }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
@@ -106,10 +124,16 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
     bound = bindAccounts(config, selected, logger, metrics.onRequest);
     metrics.declareAccounts(selected.map((a) => a.name));
+    const verifyEvery = config.verify.every;
+    if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
     const sink = await openTarget(config);
     const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
+    const cadence =
+      verifyEvery === undefined
+        ? undefined
+        : new VerifyCadence({ cadence: verifyEvery, timezone: schedule.timezone, clock: io.clock, lastStart: (account) => sink.lastVerifyStart(account) });
     try {
       const deps = runDeps(config, io, { sink, bound, leases: keeper, onEvent: metrics.onCrawlEvent });
       const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
@@ -133,7 +157,21 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
                 logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), ...backfill, resources, priority: PRIORITY.backfill, wait: true })),
+        verify:
+          cadence === undefined
+            ? undefined
+            : {
+                due: (account) => cadence.due(account),
+                run: async (account) => {
+                  const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
+                  metrics.verifyFinished(report.findings);
+                  logVerify(logger, report);
+                  // A partial verify checked what its budget held: not a failure of the daemon.
+                  return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
+                },
+              },
       });
+      cadence?.start();
       if (args.port !== undefined) {
         if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
           receiver = receiverFor(config, {
@@ -158,6 +196,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       // Drains the receiver: deliveries that fully arrived are committed and answered.
       await server?.close();
     } finally {
+      await cadence?.stop();
       await server?.close();
       await keeper.close();
       await sink.close();

@@ -9,6 +9,7 @@ import { migrateCommand } from './migrate.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
+import { verifyCommand } from './verify.js';
 import { webhooksCommand } from './webhooks.js';
 import { voucherCommand } from './voucher.js';
 
@@ -19,6 +20,7 @@ export const COMMANDS: ReadonlyArray<CliCommand<never>> = [
   syncCommand,
   daemonCommand,
   statusCommand,
+  verifyCommand,
   healthCommand,
   migrateCommand,
   webhooksCommand,

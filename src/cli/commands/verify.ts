@@ -1,0 +1,132 @@
+import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { DEFAULTS } from '../../config/defaults.js';
+import { parseTime } from '../../config/parse-time.js';
+import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
+import { InputError, UserError } from '../../errors.js';
+import { parseTarget } from '../../store/parse-target.js';
+import { EXIT, type CliCommand } from '../command.js';
+import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { renderTable } from '../text-table.js';
+import { withResources } from './crawl-options.js';
+import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
+
+interface VerifyArgs extends LeaseArgs {
+  budget?: number;
+  from?: string;
+  to?: string;
+  seed?: string;
+  repair?: boolean;
+  resources?: string;
+}
+
+/**
+ * A verify must not create the target it is asked to check: a file target
+ * that does not exist is a mistake in --db (a Postgres schema is created by
+ * the first command that opens it).
+ */
+function requireTarget(db: string): void {
+  const target = parseTarget(db);
+  if (target.kind !== 'postgres' && !existsSync(target.path)) {
+    throw new UserError('NO_TARGET', `target ${target.kind}:${target.path} does not exist: nothing to verify (run backfill or sync first, or check --db)`);
+  }
+}
+
+export const verifyCommand: CliCommand<VerifyArgs> = {
+  command: 'verify',
+  describe: 'page a random sample of stored windows again within a request budget and report drift from the service (exit 4 when some); --repair fixes it',
+  builder: (yargs) =>
+    withLeaseOptions(withResources(yargs))
+      .option('budget', { type: 'number', describe: `most requests to spend [env IVS_VERIFY_BUDGET] (default: verify.budget, else ${DEFAULTS.verify.budget})` })
+      .option('from', { type: 'string', describe: 'only windows from this time: ISO 8601 or epoch seconds (default: the whole stored history)' })
+      .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' })
+      .option('seed', { type: 'string', describe: 'seed of the sample: the same seed picks the same windows again (default: a random one, printed)' })
+      .option('repair', { type: 'boolean', describe: 'merge what was fetched (newer never loses), mark sessions no longer returned missing, and reopen the windows that drifted' }),
+  run: async ({ args, io, config: load }) => {
+    const config = load();
+    // --budget is resolved and checked by the loader (flag > env > file): config.verify.budget.
+    const budget = config.verify.budget;
+    const now = io.clock() / 1000;
+    const from = args.from === undefined ? undefined : parseTime(args.from, { kind: 'flag', name: '--from' }, now);
+    const to = args.to === undefined ? undefined : parseTime(args.to, { kind: 'flag', name: '--to' }, now);
+    if (from !== undefined && to !== undefined && to < from) {
+      throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
+    }
+    const selected = selectAccounts(config, args.account);
+    requireTarget(config.db);
+    const seed = args.seed ?? String(randomInt(2 ** 31));
+    const runId = newRunId();
+    const logger = loggerFor(config, io, runId);
+    logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>
+      runVerify(deps, {
+        runId,
+        accounts: selected.map((a) => a.name),
+        resources: config.crawl.resources,
+        budget,
+        seed,
+        from,
+        to,
+        repair: args.repair ?? false,
+        wait: args.wait ?? false,
+      }),
+    );
+    for (const f of report.failed) logger.error(f, 'window could not be paged');
+    io.stdout.write(config.json ? `${JSON.stringify(verifyJson(report))}\n` : renderVerify(report));
+    if (report.error) throw report.error;
+    return report.findings.length > 0 ? EXIT.drift : EXIT.ok;
+  },
+};
+
+/** `verify --json`: the run's figures and every finding. */
+export function verifyJson(report: VerifyReport): Record<string, unknown> {
+  return {
+    run: report.runId,
+    status: report.status,
+    budget: report.budget,
+    seed: report.seed,
+    requests: report.requests,
+    candidates: report.candidates,
+    windowsChecked: report.windowsChecked,
+    sealedChecked: report.sealedChecked,
+    sessionsChecked: report.sessionsChecked,
+    partial: report.partial,
+    failed: report.failed,
+    repaired: report.repaired,
+    findings: report.findings,
+  };
+}
+
+const day = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 10);
+
+export function renderVerify(report: VerifyReport): string {
+  const lines = [
+    `verify ${report.runId}: ${report.windowsChecked} of ${report.candidates} stored windows paged in full (${report.sealedChecked} sealed), ` +
+      `${report.sessionsChecked} sessions compared, ${report.requests} requests (budget ${report.budget}, seed ${report.seed})\n`,
+  ];
+  for (const p of report.partial) {
+    lines.push(
+      `partial: the budget ended inside ${p.account}/${p.resource} window ${day(p.windowStart)} after ${p.pagesPaged} of ~${p.pagesEstimated} pages: ` +
+        `what was paged was compared, sessions no longer returned there were not looked for (raise --budget)\n`,
+    );
+  }
+  if (report.candidates === 0) lines.push('nothing to verify: no stored window has completed a pass (run backfill or sync first)\n');
+  if (report.findings.length === 0) {
+    lines.push('no drift found\n');
+  } else {
+    const count = (kind: string) => report.findings.filter((f) => f.kind === kind).length;
+    const n = report.findings.length;
+    lines.push(`${n} finding${n === 1 ? '' : 's'}: ${count('missing_locally')} missing locally, ${count('not_returned')} no longer returned, ${count('changed')} changed values\n`);
+    lines.push(
+      renderTable(
+        ['account', 'resource', 'window', 'service_id', 'kind', 'column', 'stored', 'service'],
+        report.findings.map((f) => [f.account, f.resource, day(f.windowStart), f.serviceId, f.kind, f.column, f.storedValue, f.serviceValue]),
+      ),
+    );
+  }
+  if (report.repaired !== null) {
+    const reopened = new Set(report.findings.map((f) => `${f.account}/${f.resource}/${f.windowStart}`)).size;
+    lines.push(`repaired ${report.repaired} sessions; ${reopened} windows reopened for the next crawl\n`);
+  }
+  return lines.join('');
+}
