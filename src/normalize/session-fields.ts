@@ -1,8 +1,9 @@
 import { readInteger, readNumber, readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { ItemShapeError } from './item-shape-error.js';
-import type { ApiVersion, ObservationContext } from './rows.js';
-import { textFieldText } from './text-field-rows.js';
+import type { ApiVersion, ImageRow, NormalizedSession, ObservationContext } from './rows.js';
+import { textFieldRows, textFieldText } from './text-field-rows.js';
+import { warningRows } from './warning-rows.js';
 import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch, toIsoMicros } from './time.js';
 
 /*
@@ -142,4 +143,28 @@ export function observationColumns(item: JsonObject, created: CreatedTime, lastU
     source: ctx.source,
     raw,
   };
+}
+
+/**
+ * A normalized session from its row and the parts only its builder knows:
+ * one text field row per key of `text_fields`, the image rows, the warnings
+ * of the item and of its response (the parent warning when the parent is
+ * hidden), and the columns it cannot know and so keeps as stored.
+ */
+export function normalizedSession<S extends NormalizedSession>(
+  resource: S['resource'],
+  row: S['row'],
+  item: JsonObject,
+  ctx: ObservationContext,
+  parts: { textFields: JsonObject | null; images: ImageRow[]; parentHidden: boolean; preserve: readonly string[] },
+): S {
+  const serviceId = row.service_id;
+  return {
+    resource,
+    row,
+    textFields: textFieldRows(serviceId, parts.textFields),
+    images: parts.images,
+    warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, parts.parentHidden, ctx.observedAt),
+    preserve: [...parts.preserve],
+  } as S;
 }

@@ -2,10 +2,8 @@ import { readArray, readIdAndName, readObject } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v14ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, readCreatedV14, readParent, observationColumns } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, normalizedSession, readCreatedV14, readParent, observationColumns } from './session-fields.js';
 import { sessionRow } from './plain-columns.js';
-import { textFieldRows } from './text-field-rows.js';
-import { warningRows } from './warning-rows.js';
 
 /*
  * v1.4 items (api-spec "Authentication session item (v1.4)", "Fingerprint
@@ -32,14 +30,7 @@ export function v14Authentication(item: JsonObject, serviceId: string, raw: stri
     material_display: material.name,
     ...observationColumns(item, readCreatedV14(item), null, raw, ctx),
   });
-  return {
-    resource: 'authentications',
-    row,
-    textFields: textFieldRows(serviceId, textFields),
-    images: v14ImageRows(serviceId, readArray(images, 'photos', 'images.photos')),
-    warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, false, ctx.observedAt),
-    preserve: [],
-  };
+  return normalizedSession<NormalizedAuthentication>('authentications', row, item, ctx, { textFields, images: v14ImageRows(serviceId, readArray(images, 'photos', 'images.photos')), parentHidden: false, preserve: [] });
 }
 
 export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedFingerprint {
@@ -56,12 +47,5 @@ export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string,
     parent_accessible: parent.parent_accessible,
     ...observationColumns(item, readCreatedV14(item), null, raw, ctx),
   });
-  return {
-    resource: 'fingerprints',
-    row,
-    textFields: textFieldRows(serviceId, textFields),
-    images: [],
-    warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, parent.hidden, ctx.observedAt),
-    preserve: parent.unknown ? [...PARENT_COLUMNS] : [],
-  };
+  return normalizedSession<NormalizedFingerprint>('fingerprints', row, item, ctx, { textFields, images: [], parentHidden: parent.hidden, preserve: parent.unknown ? PARENT_COLUMNS : [] });
 }

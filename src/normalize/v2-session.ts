@@ -2,10 +2,9 @@ import { readIdAndName, readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v2ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, readCreatedV2, readIso, readParent, observationColumns } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, normalizedSession, readCreatedV2, readIso, readParent, observationColumns } from './session-fields.js';
 import { sessionRow } from './plain-columns.js';
-import { textFieldRows, textFieldText } from './text-field-rows.js';
-import { warningRows } from './warning-rows.js';
+import { textFieldText } from './text-field-rows.js';
 
 /*
  * v2.0.0 items (api-spec "v2.0.0 session item"). The paths read here are the
@@ -33,14 +32,7 @@ export function v2Authentication(item: JsonObject, serviceId: string, raw: strin
     customer_item_id: customerItemId(properties, textFields),
     ...observationColumns(item, readCreatedV2(timestamp), readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'), raw, ctx),
   });
-  return {
-    resource: 'authentications',
-    row,
-    textFields: textFieldRows(serviceId, textFields),
-    images: v2ImageRows(serviceId, readObject(item, 'images', 'images')),
-    warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, false, ctx.observedAt),
-    preserve: [],
-  };
+  return normalizedSession<NormalizedAuthentication>('authentications', row, item, ctx, { textFields, images: v2ImageRows(serviceId, readObject(item, 'images', 'images')), parentHidden: false, preserve: [] });
 }
 
 export function v2Fingerprint(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedFingerprint {
@@ -60,14 +52,7 @@ export function v2Fingerprint(item: JsonObject, serviceId: string, raw: string, 
     parent_accessible: parent.parent_accessible,
     ...observationColumns(item, readCreatedV2(timestamp), readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'), raw, ctx),
   });
-  return {
-    resource: 'fingerprints',
-    row,
-    textFields: textFieldRows(serviceId, textFields),
-    images: v2ImageRows(serviceId, readObject(item, 'images', 'images')),
-    warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, parent.hidden, ctx.observedAt),
-    preserve: parent.unknown ? [...PARENT_COLUMNS] : [],
-  };
+  return normalizedSession<NormalizedFingerprint>('fingerprints', row, item, ctx, { textFields, images: v2ImageRows(serviceId, readObject(item, 'images', 'images')), parentHidden: parent.hidden, preserve: parent.unknown ? PARENT_COLUMNS : [] });
 }
 
 /** v2 moved the customer item id into properties; an item that still has it only as a text field keeps it. */

@@ -23,13 +23,8 @@ export interface PostgresDriverOptions {
   knexLog?: Knex.Logger;
 }
 
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
-const JSON_OID = 114;
-const JSONB_OID = 3802;
-const DATE_OID = 1082;
-const TIMESTAMP_OID = 1114;
-const TIMESTAMPTZ_OID = 1184;
+/** PostgreSQL's type oids (pg_type) whose text ivsync reads its own way. */
+const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
 
 /**
  * `2026-01-02 03:04:05.123456+00` (PostgreSQL's output: fraction digits
@@ -51,15 +46,15 @@ function isoFromPostgresTime(text: string): string {
  */
 const types: Knex.PgCustomTypesConfig = {
   getTypeParser: (oid: number, format: string): unknown => {
-    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value);
     if (format !== 'binary') {
       switch (oid) {
-        case TIMESTAMPTZ_OID:
-        case TIMESTAMP_OID:
+        case OID.timestamptz:
+        case OID.timestamp:
           return isoFromPostgresTime;
-        case JSON_OID:
-        case JSONB_OID:
-        case DATE_OID:
+        case OID.json:
+        case OID.jsonb:
+        case OID.date:
           return (value: string) => value;
       }
     }

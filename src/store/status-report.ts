@@ -7,6 +7,11 @@ import type { SqlDriver } from './sql-driver.js';
 
 const COUNT = { type: 'integer' } as const;
 
+/** The account, resource and interface a row of sync_windows (or a grouping of them) belongs to. */
+function scopeOf(r: Record<string, unknown>): { account: string; resource: Resource; apiVersion: ApiVersion } {
+  return { account: r.account as string, resource: r.resource as Resource, apiVersion: r.api_version as ApiVersion };
+}
+
 /** What `ivsync status`, the metrics and the health view read: counts, windows, marks and the last runs. */
 export class SqlStatusSource implements StatusSource {
   readonly #driver: SqlDriver;
@@ -49,20 +54,15 @@ export class SqlStatusSource implements StatusSource {
       const runDef = table('sync_runs');
       return {
         tables,
-        windows: windows.map((w) => {
-          const r = readRow(windowDef, w);
-          return {
-            account: r.account as string,
-            resource: r.resource as Resource,
-            apiVersion: r.api_version as ApiVersion,
-            status: r.status as WindowStatus,
-            count: Number(readValue(COUNT, w.n)),
-            items: Number(readValue(COUNT, w.items) ?? 0),
-          };
-        }),
+        windows: windows.map((w) => ({
+          ...scopeOf(readRow(windowDef, w)),
+          status: w.status as WindowStatus,
+          count: Number(readValue(COUNT, w.n)),
+          items: Number(readValue(COUNT, w.items) ?? 0),
+        })),
         highWaterMarks: marks.map((m) => {
           const r = readRow(windowDef, m);
-          return { account: r.account as string, resource: r.resource as Resource, apiVersion: r.api_version as ApiVersion, syncedTo: r.synced_to as number | null };
+          return { ...scopeOf(r), syncedTo: r.synced_to as number | null };
         }),
         nonFinal,
         missing,
