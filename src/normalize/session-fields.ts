@@ -1,4 +1,4 @@
-import { readInteger, readNumber, readObject, readString } from './field-readers.js';
+import { readIdAndName, readInteger, readNumber, readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { ItemShapeError } from './item-shape-error.js';
 import type { ApiVersion, ImageRow, NormalizedSession, ObservationContext } from './rows.js';
@@ -167,4 +167,16 @@ export function normalizedSession<S extends NormalizedSession>(
     warnings: warningRows(serviceId, item['warnings'], ctx.responseWarnings, parts.parentHidden, ctx.observedAt),
     preserve: [...parts.preserve],
   } as S;
+}
+
+/** The columns every session row takes from who observed it, not from the item. */
+export function headColumns(serviceId: string, apiVersion: ApiVersion, ctx: ObservationContext) {
+  return { service_id: serviceId, account: ctx.account, api_version: apiVersion };
+}
+
+/** An authentication's brand and material: a bare id, or an object with its id and a display name under `nameKey`. */
+export function brandColumns(properties: JsonObject | null, nameKey: 'display' | 'name') {
+  const brand = readIdAndName(properties, 'brand', nameKey, 'properties.brand');
+  const material = readIdAndName(properties, 'material', nameKey, 'properties.material');
+  return { brand_id: brand.id, brand_display: brand.name, material_id: material.id, material_display: material.name };
 }

@@ -2,7 +2,7 @@ import { readArray, readIdAndName, readObject } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v14ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, normalizedSession, readCreatedV14, readParent, observationColumns } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, brandColumns, headColumns, normalizedSession, readCreatedV14, readParent, observationColumns } from './session-fields.js';
 import { sessionRow } from './plain-columns.js';
 
 /*
@@ -16,18 +16,11 @@ import { sessionRow } from './plain-columns.js';
 export function v14Authentication(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedAuthentication {
   expectActivityName(readObject(item, 'activity', 'activity'), 'authentication');
   const properties = readObject(item, 'properties', 'properties');
-  const brand = readIdAndName(properties, 'brand', 'display', 'properties.brand');
-  const material = readIdAndName(properties, 'material', 'display', 'properties.material');
   const textFields = readObject(item, 'text_fields', 'text_fields');
   const images = readObject(item, 'images', 'images');
   const row = sessionRow<NormalizedAuthentication['row']>('authentications', '1.4', item, {
-    service_id: serviceId,
-    account: ctx.account,
-    api_version: '1.4',
-    brand_id: brand.id,
-    brand_display: brand.name,
-    material_id: material.id,
-    material_display: material.name,
+    ...headColumns(serviceId, '1.4', ctx),
+    ...brandColumns(properties, 'display'),
     ...observationColumns(item, readCreatedV14(item), null, raw, ctx),
   });
   return normalizedSession<NormalizedAuthentication>('authentications', row, item, ctx, { textFields, images: v14ImageRows(serviceId, readArray(images, 'photos', 'images.photos')), parentHidden: false, preserve: [] });
@@ -38,9 +31,7 @@ export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string,
   const textFields = readObject(item, 'text_fields', 'text_fields');
   const parent = readParent(item, '1.4');
   const row = sessionRow<NormalizedFingerprint['row']>('fingerprints', '1.4', item, {
-    service_id: serviceId,
-    account: ctx.account,
-    api_version: '1.4',
+    ...headColumns(serviceId, '1.4', ctx),
     parent_service_id: parent.parent_service_id,
     parent_customer_item_id: parent.parent_customer_item_id,
     parent_relationship_type: parent.parent_relationship_type,

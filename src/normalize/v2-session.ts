@@ -2,7 +2,7 @@ import { readIdAndName, readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v2ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, normalizedSession, readCreatedV2, readIso, readParent, observationColumns } from './session-fields.js';
+import { PARENT_COLUMNS, expectActivityName, brandColumns, headColumns, normalizedSession, readCreatedV2, readIso, readParent, observationColumns } from './session-fields.js';
 import { sessionRow } from './plain-columns.js';
 import { textFieldText } from './text-field-rows.js';
 
@@ -16,19 +16,12 @@ import { textFieldText } from './text-field-rows.js';
 export function v2Authentication(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedAuthentication {
   expectActivityName(readObject(item, 'activity', 'activity'), 'authentication');
   const properties = readObject(item, 'properties', 'properties');
-  // A string in authentication samples, {id, name} in fingerprint samples: both are read.
-  const brand = readIdAndName(properties, 'brand', 'name', 'properties.brand');
-  const material = readIdAndName(properties, 'material', 'name', 'properties.material');
   const textFields = readObject(item, 'text_fields', 'text_fields');
   const timestamp = readObject(item, 'timestamp', 'timestamp');
   const row = sessionRow<NormalizedAuthentication['row']>('authentications', '2', item, {
-    service_id: serviceId,
-    account: ctx.account,
-    api_version: '2',
-    brand_id: brand.id,
-    brand_display: brand.name,
-    material_id: material.id,
-    material_display: material.name,
+    ...headColumns(serviceId, '2', ctx),
+    // v2: a string in authentication samples, {id, name} in fingerprint samples; both are read.
+    ...brandColumns(properties, 'name'),
     customer_item_id: customerItemId(properties, textFields),
     ...observationColumns(item, readCreatedV2(timestamp), readIso(timestamp, 'last_updated_at', 'timestamp.last_updated_at'), raw, ctx),
   });
@@ -42,9 +35,7 @@ export function v2Fingerprint(item: JsonObject, serviceId: string, raw: string, 
   const timestamp = readObject(item, 'timestamp', 'timestamp');
   const parent = readParent(item, '2');
   const row = sessionRow<NormalizedFingerprint['row']>('fingerprints', '2', item, {
-    service_id: serviceId,
-    account: ctx.account,
-    api_version: '2',
+    ...headColumns(serviceId, '2', ctx),
     customer_item_id: customerItemId(properties, textFields),
     parent_service_id: parent.parent_service_id,
     parent_customer_item_id: parent.parent_customer_item_id,
