@@ -55,6 +55,9 @@ export function refusedReason(error: StoreError): string {
 /** Appended to a reason when `raw` had to be serialized again to be stored at all. */
 const RESERIALIZED = '; raw serialized again with U+FFFD for characters the target cannot store';
 
+/** Items in a batch all of which, refused, blame the statement rather than the items. */
+const STATEMENT_FAULT = 4;
+
 /** JSON escapes of U+0000 and of surrogates: what a jsonb column refuses. */
 const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
@@ -70,7 +73,8 @@ const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
  * do the same for its own JSON, such as a delivery's body). Errors that do
  * not blame a row fail the commit as they always did: a target that is down
  * never turns items into rejected ones. So does a refusal of every item of
- * a batch of several, which says more about the statement than the items.
+ * a batch of STATEMENT_FAULT or more, which says more about the statement
+ * (a column of the wrong type, say) than about the items.
  */
 export async function commitKeepingAside<R>(
   batch: NormalizedBatch,
@@ -86,7 +90,7 @@ export async function commitKeepingAside<R>(
   }
   const entries: Entry[] = [...batch.sessions.map((session) => ({ session })), ...batch.rejected.map((rejected) => ({ rejected }))];
   const refused = await findRefused(entries, (part) => probe(batchOf(part)));
-  if (refused.length > 1 && refused.length === entries.length) throw first;
+  if (refused.length >= STATEMENT_FAULT && refused.length === entries.length) throw first;
   let kept = batch;
   if (refused.length > 0) {
     kept = keptAside(batch, refused);

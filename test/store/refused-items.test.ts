@@ -117,6 +117,18 @@ forEachTarget((dialect, ctx) => {
     expect(await sink.applyDelivery(delivery, batch([refusedSession('bad3', t(6))]))).toMatchObject({ duplicate: true });
   });
 
+  it('a page whose every item (four or more) is refused fails whole: the statement, not the items, is at fault', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });
+    const all = ['x1', 'x2', 'x3', 'x4'].map((id) => refusedSession(id, t(2)));
+    const error = await sink.commitPage({ ...pageOf(all, 'cur-1', t(2)), batch: batch(all) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ failure: 'row' });
+    expect(await sink.query('SELECT count(*) AS n FROM rejected_items')).toEqual([{ n: 0 }]);
+    const [w] = await sink.listWindows({ account: 'default', resource: 'authentications', apiVersion: '1.4' });
+    expect(w).toMatchObject({ cursor: null, pages: 0 });
+  });
+
   it('a refresh batch (GETs) keeps the refused item aside too', async () => {
     const sink = await ctx.open();
     expect(await sink.mergeBatch(batch([refusedSession('bad4', t(7)), auth('ok4', { last_synced_at: t(7) })]))).toEqual({ written: 1, unchanged: 0, stale: 0, rejected: 1, missing: 0 });
