@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runIvsync } from '../helpers/run-cli.js';
 import { call, crawl } from './http.js';
 
 let sim: RunningSimulator | undefined;
@@ -38,6 +39,12 @@ describe('poison strings', () => {
 
     const v2 = await call(sim, 'GET', `/v2/authentications/${id}`);
     expect((v2.json.item as Item).properties!.customer_item_id).toContain('\u0000');
+  });
+
+  it('ivsync simulate --poison takes a share between 0 and 1', async () => {
+    const result = await runIvsync(['simulate', '--port', '0', '--poison', '1.5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('ivsync: --poison: must be a share between 0 and 1, got 1.5\n');
   });
 
   it('a session added with poison: true, in searches and webhook items alike', async () => {
