@@ -1,5 +1,6 @@
 import { InputError, InterruptedError, IvsyncError, type InputSource } from '../errors.js';
 import { EXIT } from './command.js';
+import { oneLine } from './one-line.js';
 
 /** What the CLI says about an error, and the exit code it ends with. */
 export interface ErrorReport {
@@ -19,9 +20,14 @@ export const USAGE = 'USAGE';
 /**
  * Every usage mistake exits 2, whether the parser or a later check found it
  * (an InputError); an interruption 3; anything else 1. A bug's stack is shown
- * only with --verbose.
+ * only with --verbose. The message is always one short line (see one-line.ts).
  */
 export function reportError(error: unknown, verbose: boolean): ErrorReport {
+  const report = describeError(error, verbose);
+  return { ...report, message: oneLine(report.message) };
+}
+
+function describeError(error: unknown, verbose: boolean): ErrorReport {
   if (error instanceof InputError) {
     return {
       exit: EXIT.usage,

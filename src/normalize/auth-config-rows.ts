@@ -1,6 +1,7 @@
 import { isJsonObject, objectOrNull, stringOrNull } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { jsonTypeOf } from './item-shape-error.js';
+import { storableText } from './storable-text.js';
 import type { AuthConfigRows, CatalogBrandRow, CatalogDetailFieldRow, CatalogMaterialRow } from './rows.js';
 
 /**
@@ -57,7 +58,7 @@ export function idOf(entry: unknown, key: string, path: string, problems: string
     return null;
   }
   const id = entry[key];
-  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'string' && id !== '') return storableText(id);
   problems.push(`${path}.${key}: expected a non-empty string, got ${id === '' ? 'an empty string' : jsonTypeOf(id)}`);
   return null;
 }

@@ -1,4 +1,5 @@
 import { ItemShapeError } from './item-shape-error.js';
+import { storableText } from './storable-text.js';
 
 /** A JSON object as parsed; keys the service adds later are simply present. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -89,11 +90,12 @@ export function readIdAndName(parent: JsonObject | null, key: string, nameKey: s
 /*
  * Lenient readers for the mirrored objects (webhooks, domains, catalog): a
  * field of an unexpected type there is a null column, never a lost object.
+ * Their text is stored as a session's is (see storable-text.ts).
  */
 
 export function stringOrNull(parent: JsonObject | null, key: string): string | null {
   const value = parent === null ? undefined : parent[key];
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' ? storableText(value) : null;
 }
 
 export function numberOrNull(parent: JsonObject | null, key: string): number | null {

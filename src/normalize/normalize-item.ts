@@ -3,6 +3,8 @@ import type { JsonObject } from './field-readers.js';
 import { ItemShapeError, jsonTypeOf } from './item-shape-error.js';
 import { rawText, rejectedRow } from './rejected-row.js';
 import type { ApiVersion, NormalizedBatch, NormalizedSession, ObservationContext, RejectedRow, Resource } from './rows.js';
+import { storableSession } from './storable-session.js';
+import { isStorableText } from './storable-text.js';
 import { v14Authentication, v14Fingerprint } from './v14-session.js';
 import { v2Authentication, v2Fingerprint } from './v2-session.js';
 
@@ -17,6 +19,9 @@ export const REQUIRED_FIELDS: Readonly<Record<ApiVersion, readonly string[]>> = 
   '1.4': ['service_id (a non-empty string)', 'timestamp.epoch (a number)'],
   '2': ['service_id (a non-empty string)', 'timestamp.created_at (an ISO 8601 date-time)'],
 });
+
+/** The reason an item is kept aside when its id holds a character no target can store (see storable-text.ts). */
+export const UNSTORABLE_ID = 'service_id: holds U+0000 or a lone surrogate, which no target can store in a key';
 
 type SessionNormalizer = (item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext) => NormalizedSession;
 
@@ -48,8 +53,12 @@ export function normalizeItem(
     const got = serviceId === '' ? 'an empty string' : jsonTypeOf(serviceId);
     return rejectedRow(resource, `service_id: expected a non-empty string, got ${got}`, raw, null, ctx.account, ctx.observedAt);
   }
+  if (!isStorableText(serviceId)) {
+    // A replaced character would make an id that names no session at the service (a refresh would mark it missing).
+    return rejectedRow(resource, UNSTORABLE_ID, raw, serviceId, ctx.account, ctx.observedAt);
+  }
   try {
-    return NORMALIZERS[apiVersion][resource](item, serviceId, raw, ctx);
+    return storableSession(NORMALIZERS[apiVersion][resource](item, serviceId, raw, ctx));
   } catch (error) {
     if (!(error instanceof ItemShapeError)) throw error;
     return rejectedRow(resource, error.message, raw, serviceId, ctx.account, ctx.observedAt);

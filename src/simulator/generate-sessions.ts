@@ -11,6 +11,8 @@ export interface GenerationPlan {
   toSec: number;
   integerEpochShare: number;
   nonFinalShare: number;
+  /** Share of sessions sent with poison strings (see poison.ts). */
+  poisonShare: number;
   /** Register sessions of another owner: a few compare sessions point at them (the partial-parent case). */
   foreignRegisters: readonly SessionRecord[];
 }
@@ -71,5 +73,7 @@ export function generateSessions(random: Random, ids: IdMint, plan: GenerationPl
       }),
     );
   }
+  // Drawn last, from this owner's own stream: without poison the world is the same as ever.
+  if (plan.poisonShare > 0) for (const record of out) record.poison = random.chance(plan.poisonShare);
   return out;
 }

@@ -1,6 +1,8 @@
 export { startSimulator, type RunningSimulator } from './simulator.js';
 export type { SimulatorOptions } from './simulator-options.js';
 export type { SimulatorStats } from './simulator-stats.js';
+export type { ServedPage } from './served-pages.js';
+export { createRandom, type Random } from './prng.js';
 export { parseFaultSpec, type FaultSpec, type FaultKind } from './fault-spec.js';
 export { World, type NewSession, type RangeSemantics, type LookupRule } from './world.js';
 export type { SessionRecord, SimResource, BadItemKind } from './session-record.js';

@@ -1,6 +1,7 @@
 import { organizationNameOf, type Account } from './account.js';
 import { findBrand, findMaterial, resultDisplay, retakeDisplay, type Language } from './catalog.js';
 import { epochFromMicros, isoFromMicros } from './iso-time.js';
+import { plantPoison } from './poison.js';
 import type { SessionRecord } from './session-record.js';
 
 export interface ServiceWarning {
@@ -147,6 +148,7 @@ export function renderV14(record: SessionRecord, ctx: RenderContext): Rendered {
   addExtraKeys(record, rendered.item);
   if (ctx.webhook === true) rendered.item.update_counter = record.updateCounter;
   corrupt(record, rendered.item);
+  if (record.poison) plantPoison(rendered.item);
   return rendered;
 }
 
@@ -221,5 +223,6 @@ export function renderV2(record: SessionRecord, ctx: RenderContext & { images?: 
   if (record.bad === 'epoch_string') timestamp.created_at = epochFromMicros(record.createdMicros);
   if (record.bad === 'missing_timestamp') delete item.timestamp;
   if (record.bad === 'final_not_boolean') (status.result as Json).final = 'yes';
+  if (record.poison) plantPoison(item);
   return { item, warning: null };
 }

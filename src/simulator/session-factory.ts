@@ -70,6 +70,7 @@ export function newAuthentication(random: Random, ids: IdMint, seed: SessionSeed
     appVersion: `4.${random.int(0, 12)}.${random.int(0, 9)}`,
     extraKeys: extraKeysOf(random),
     bad: null,
+    poison: false,
   };
 }
 
@@ -103,5 +104,6 @@ export function newFingerprint(random: Random, ids: IdMint, seed: FingerprintSee
     appVersion: `4.${random.int(0, 12)}.${random.int(0, 9)}`,
     extraKeys: extraKeysOf(random),
     bad: null,
+    poison: false,
   };
 }

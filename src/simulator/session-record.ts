@@ -40,6 +40,8 @@ export interface SessionRecord {
   /** 0: none; 1 or 2: the item carries keys the spec does not list (clients must tolerate them). */
   extraKeys: 0 | 1 | 2;
   bad: BadItemKind | null;
+  /** The service sends the item with strings no target can store as they are (see poison.ts). */
+  poison: boolean;
 }
 
 /** Sort order of every session list: created time, then service_id (ascending; searches walk it backwards). */

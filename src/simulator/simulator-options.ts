@@ -34,10 +34,22 @@ export interface SimulatorOptions {
   rangeSemantics?: RangeSemantics;
   /** Per-request faults, as an object or as text for parseFaultSpec. @default none */
   faults?: FaultSpec | string;
+  /**
+   * Keep a log of every search page answered 200 in full (see served-pages.ts),
+   * for tests that check which pages a resumed crawl asks for again.
+   * @default false
+   */
+  recordServedPages?: boolean;
   /** Share of sessions created on a whole second (window-edge cases). @default 0.05 */
   integerEpochShare?: number;
   /** Share of sessions whose result is not final. @default 0.1 */
   nonFinalShare?: number;
+  /**
+   * Share of the generated sessions that the service sends with strings no
+   * target can store as they are: U+0000 and lone surrogates (see poison.ts).
+   * @default 0
+   */
+  poisonShare?: number;
   /** First redelivery delay, doubled per attempt. @default 200 */
   webhookRetryBaseMs?: number;
   /** @default 12 */
@@ -105,8 +117,10 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     latencyMs: options.latencyMs ?? 0,
     rangeSemantics: options.rangeSemantics ?? { start: 'inclusive', end: 'exclusive' },
     faults: resolveFaults(options.faults),
+    recordServedPages: options.recordServedPages ?? false,
     integerEpochShare: options.integerEpochShare ?? 0.05,
     nonFinalShare: options.nonFinalShare ?? 0.1,
+    poisonShare: options.poisonShare ?? 0,
     webhookRetryBaseMs: options.webhookRetryBaseMs ?? 200,
     webhookMaxAttempts: options.webhookMaxAttempts ?? 12,
     webhookTimeoutMs: options.webhookTimeoutMs ?? 5000,
@@ -124,7 +138,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
   check(rate > 0 && resolved.burst >= 1, `rate must be > 0 and burst >= 1, got rate ${rate}, burst ${resolved.burst}`);
   check(Number.isInteger(resolved.retryAfterSeconds) && resolved.retryAfterSeconds >= 0, 'retryAfterSeconds must be a whole number >= 0');
   normalizeLatency(resolved.latencyMs);
-  for (const share of ['integerEpochShare', 'nonFinalShare', 'catalogUnavailableShare'] as const) {
+  for (const share of ['integerEpochShare', 'nonFinalShare', 'poisonShare', 'catalogUnavailableShare'] as const) {
     check(resolved[share] >= 0 && resolved[share] <= 1, `${share} must be between 0 and 1, got ${resolved[share]}`);
   }
   check(resolved.webhookMaxAttempts >= 1, 'webhookMaxAttempts must be >= 1');

@@ -5,6 +5,7 @@ import { decideFault, type FaultDecision, type FaultSpec } from './fault-spec.js
 import { managementRoutes } from './management-routes.js';
 import { createRandom, type Random } from './prng.js';
 import { errorReply, type Reply, type Route, type VersionRule } from './route.js';
+import { ServedPages, type ServedPage } from './served-pages.js';
 import { sessionRoutes } from './session-routes.js';
 import { normalizeLatency, resolveFaults, resolveSimulatorOptions, type SimulatorOptions } from './simulator-options.js';
 import { countResponse, newStats, recordSearch, type SimulatorStats } from './simulator-stats.js';
@@ -22,6 +23,8 @@ export interface RunningSimulator {
   readonly stats: SimulatorStats;
   /** Webhook deliveries: `settled()`, `pause()` / `resume(order)` for out-of-order arrival. */
   readonly deliveries: WebhookDeliveries;
+  /** Search pages answered 200 in full, in order; empty unless `recordServedPages` is set. */
+  readonly servedPages: readonly ServedPage[];
   setFaults(spec: FaultSpec | string): void;
   setLatency(ms: number | [number, number]): void;
   /** Stops the server, drops pending webhook deliveries and answers nothing more. */
@@ -80,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     otherOwner: resolved.otherOwner,
     integerEpochShare: resolved.integerEpochShare,
     nonFinalShare: resolved.nonFinalShare,
+    poisonShare: resolved.poisonShare,
     rangeSemantics: resolved.rangeSemantics,
     clock,
   });
@@ -197,8 +201,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
   };
 
+  const served = new ServedPages();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     stats.requests += 1;
+    const requestNumber = stats.requests;
     const at = clock();
     stats.firstRequestAt ??= at;
     stats.lastRequestAt = at;
@@ -231,6 +237,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     headers['Content-Length'] = String(Buffer.byteLength(text));
     res.writeHead(reply.status, headers);
     res.end(text);
+    if (resolved.recordServedPages && reply.status === 200 && outcome.route.includes('/search/')) served.record(outcome.route, requestNumber, bodyText, reply.body);
   };
 
   const server: Server = createServer((req, res) => {
@@ -250,6 +257,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     world,
     stats,
     deliveries,
+    servedPages: served.pages,
     setFaults(spec) {
       faults = resolveFaults(spec);
     },

@@ -31,6 +31,8 @@ export interface WorldOptions {
   otherOwner: string;
   integerEpochShare: number;
   nonFinalShare: number;
+  /** Share of generated sessions sent with poison strings (see poison.ts). @default 0 */
+  poisonShare?: number;
   rangeSemantics: RangeSemantics;
   /** Milliseconds; the time of every mutation. */
   clock: () => number;
@@ -53,6 +55,8 @@ export interface NewSession {
   customerItemId?: string;
   formFactor?: string;
   flag?: string | null;
+  /** Sent with strings no target can store as they are (see poison.ts). @default false */
+  poison?: boolean;
 }
 
 export type SearchOutcome = { ok: true; records: SessionRecord[]; nextCursor: SimCursor | null } | { ok: false; message: string };
@@ -103,13 +107,9 @@ export class World {
       toSec: options.toSec,
       integerEpochShare: options.integerEpochShare,
       nonFinalShare: options.nonFinalShare,
+      poisonShare: options.poisonShare ?? 0,
     };
-    const other = generateSessions(random.fork(), this.ids, {
-      ...plan,
-      owner: options.otherOwner,
-      count: options.otherOwnerSessions,
-      foreignRegisters: [],
-    });
+    const other = generateSessions(random.fork(), this.ids, { ...plan, owner: options.otherOwner, count: options.otherOwnerSessions, foreignRegisters: [] });
     const foreignRegisters = other.filter((r) => r.mode === 'register');
     const all: SessionRecord[][] = [other];
     for (const owner of new Set(Object.values(options.tokens))) {
@@ -324,6 +324,7 @@ export class World {
       });
     }
     record.updatedMicros = null;
+    record.poison = spec.poison === true;
     this.#index(record);
     this.#list(owner, record.resource).insert(record);
     this.#emit(record);
@@ -334,8 +335,7 @@ export class World {
   addLateUpload(spec: { ageSeconds: number } & Omit<NewSession, 'epoch'>): Readonly<SessionRecord> {
     const { ageSeconds, ...rest } = spec;
     const nowMicros = this.#nowMicros();
-    const created = this.addSession({ ...rest, epoch: (nowMicros - ageSeconds * 1e6) / 1e6 });
-    const record = this.#require(created.serviceId);
+    const record = this.#require(this.addSession({ ...rest, epoch: (nowMicros - ageSeconds * 1e6) / 1e6 }).serviceId);
     record.updatedMicros = nowMicros;
     return { ...record };
   }
@@ -352,8 +352,7 @@ export class World {
 
   /** A stored session that the service returns malformed (see BadItemKind). */
   injectBadItem(resource: SimResource, kind: BadItemKind, spec: Omit<NewSession, 'resource'> = {}): Readonly<SessionRecord> {
-    const created = this.addSession({ ...spec, resource });
-    const record = this.#require(created.serviceId);
+    const record = this.#require(this.addSession({ ...spec, resource }).serviceId);
     record.bad = kind;
     return { ...record };
   }

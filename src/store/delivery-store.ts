@@ -1,7 +1,9 @@
 import type { NormalizedBatch } from '../normalize/rows.js';
+import { storableText } from '../normalize/storable-text.js';
+import { commitKeepingAside, lastResortJson } from './refused-items.js';
 import { readRow } from './row-reader.js';
 import { table, type TableDef } from './schema.js';
-import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { DeliveryRecord, DeliveryResult, DeliveryStore, MirrorTable } from './sink.js';
 import type { Row, SqlDriver } from './sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
@@ -16,7 +18,16 @@ export class SqlDeliveryStore implements DeliveryStore {
     this.#driver = driver;
   }
 
+  /**
+   * An item the target refuses is kept aside and the rest of the delivery is
+   * applied (see refused-items.ts), so the receiver can answer 200 and the
+   * service stops sending a delivery that could never be stored.
+   */
   async applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<DeliveryResult> {
+    return commitKeepingAside(batch, (kept, lastResort) => this.#apply(delivery, kept, lastResort), (part) => probeBatch(this.#driver, part));
+  }
+
+  #apply(delivery: DeliveryRecord, batch: NormalizedBatch, lastResort: boolean): Promise<DeliveryResult> {
     return this.#driver.transaction(async (tx) => {
       const existing = await tx.all('SELECT id FROM webhook_deliveries WHERE id = ?', [delivery.id]);
       if (existing.length > 0) {
@@ -30,13 +41,13 @@ export class SqlDeliveryStore implements DeliveryStore {
         [
           {
             id: delivery.id,
-            webhook_uuid: delivery.webhookUuid,
-            channel: delivery.channel,
+            webhook_uuid: delivery.webhookUuid === null ? null : storableText(delivery.webhookUuid),
+            channel: delivery.channel === null ? null : storableText(delivery.channel),
             received_at: delivery.receivedAt,
             signature_ok: true,
             items: delivery.items,
             applied: counts.written,
-            body: delivery.body,
+            body: lastResort ? lastResortJson(delivery.body) : delivery.body,
           },
         ],
         'ignore',

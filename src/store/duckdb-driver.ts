@@ -147,9 +147,16 @@ export class DuckdbDriver implements SqlDriver {
         appender.endRow();
       }
       appender.flushSync();
-    } finally {
-      appender.closeSync();
+    } catch (error) {
+      // Closing flushes again and fails with "transaction is aborted", which would hide why the rows were refused.
+      try {
+        appender.closeSync();
+      } catch {
+        // the first error is the one that says what happened
+      }
+      throw error;
     }
+    appender.closeSync();
   }
 
   async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -3,6 +3,7 @@ import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import type { SqlDriver } from './sql-driver.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
+import { shortDriverMessage } from './store-error.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -57,7 +58,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   } catch (error) {
     await driver.close().catch(() => undefined);
     const password = parsed.kind === 'postgres' ? parsed.password : null;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = shortDriverMessage(error instanceof Error ? error.message : String(error));
     // A driver may echo its connection settings; the password must not travel on.
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);

@@ -1,6 +1,7 @@
 import type { NormalizedSession, RejectedRow } from '../normalize/rows.js';
 import { checkpointAdvances } from './checkpoint-advance.js';
-import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import { commitKeepingAside } from './refused-items.js';
+import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { CommitResult, PageCommit, PageStore } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
 import { advanceCheckpoint } from './window-store.js';
@@ -13,9 +14,18 @@ export class SqlPageStore implements PageStore {
     this.#driver = driver;
   }
 
+  /**
+   * One page, and the only place a page is split: when the target refuses a
+   * row, the page commits without the refused items, which are kept aside
+   * (see refused-items.ts). A group that fails is committed again page by
+   * page (crawl/commit-queue.ts), so a refused item reaches this.
+   */
   async commitPage(page: PageCommit): Promise<CommitResult> {
-    const [result] = await this.commitPages([page]);
-    return result!;
+    return commitKeepingAside(
+      page.batch,
+      async (batch) => (await this.commitPages([{ ...page, batch }]))[0]!,
+      (batch) => probeBatch(this.#driver, batch),
+    );
   }
 
   async commitPages(pages: readonly PageCommit[]): Promise<CommitResult[]> {

@@ -1,5 +1,6 @@
 import { API_VERSIONS } from '../config/constants.js';
 import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
+import { STORABLE_TEXT_RULE } from '../normalize/storable-text.js';
 import { sqlType } from './column-sql-type.js';
 import { TABLES } from './schema.js';
 import type { ColumnDef, TableDef, ViewDef } from './schema.js';
@@ -42,10 +43,11 @@ export function renderSchemaDoc(
     ...tables.map((t) => `- [${t.name}](#${anchor(t.name)})`),
     '- [Views](#views)',
     '- [Items that are kept aside](#items-that-are-kept-aside)',
+    '- [Characters no target can store](#characters-no-target-can-store)',
     '',
   ];
   for (const t of tables) out.push(...renderTable(t));
-  out.push(...renderViews(views), ...renderRequiredFields());
+  out.push(...renderViews(views), ...renderRequiredFields(), ...renderStorableText());
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -92,6 +94,19 @@ function renderRequiredFields(): string[] {
     '|---|---|',
     // Listed explicitly: '2' is an integer-like key and would come first.
     ...API_VERSIONS.map((version) => `| ${version} | ${REQUIRED_FIELDS[version].map(cell).join('; ')} |`),
+    '',
+  ];
+}
+
+function renderStorableText(): string[] {
+  return [
+    '## Characters no target can store',
+    '',
+    STORABLE_TEXT_RULE,
+    '',
+    'Should a target still refuse a row, that item alone is kept aside in `rejected_items`',
+    'with the target\'s one-line reason (`refused by the target: …`) and its `raw`; the rest',
+    'of its page or delivery is stored as usual.',
     '',
   ];
 }

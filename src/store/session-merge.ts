@@ -1,9 +1,9 @@
-import type { NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
+import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
 import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
 import { readRow } from './row-reader.js';
 import { table } from './schema.js';
 import { RESOURCES, sessionTable } from './session-table.js';
-import type { Row, SqlExecutor } from './sql-driver.js';
+import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
 
 const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
@@ -41,6 +41,26 @@ export async function writeRejected(tx: SqlExecutor, rows: readonly RejectedRow[
   if (rows.length === 0) return;
   const def = table('rejected_items');
   await tx.write(def, uniqueByKey(def, rows as unknown as Row[]), 'replace');
+}
+
+/** Thrown to roll a probe back. */
+const PROBED = Symbol('probed');
+
+/**
+ * Writes a batch's sessions and rejected items as a commit would, then rolls
+ * the transaction back: resolves when the target took every row, rejects
+ * with its error when it refused one (see refused-items.ts).
+ */
+export async function probeBatch(driver: SqlDriver, batch: NormalizedBatch): Promise<void> {
+  try {
+    await driver.transaction(async (tx) => {
+      await mergeSessions(tx, batch.sessions);
+      await writeRejected(tx, batch.rejected);
+      throw PROBED;
+    });
+  } catch (error) {
+    if (error !== PROBED) throw error;
+  }
 }
 
 /** Counts of a run of outcomes, as a commit reports them. */

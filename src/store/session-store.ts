@@ -1,6 +1,7 @@
 import type { NormalizedBatch, Resource } from '../normalize/rows.js';
 import { rowReader } from './row-reader.js';
-import { countOutcomes, mergeSessions, writeRejected } from './session-merge.js';
+import { commitKeepingAside } from './refused-items.js';
+import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import { sessionTable } from './session-table.js';
 import type { CommitResult, NonFinalSession, SessionStore } from './sink.js';
 import type { SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -13,12 +14,18 @@ export class SqlSessionStore implements SessionStore {
     this.#driver = driver;
   }
 
+  /** A session the target refuses is kept aside, its neighbours merged (see refused-items.ts). */
   async mergeBatch(batch: NormalizedBatch): Promise<CommitResult> {
-    return this.#driver.transaction(async (tx) => {
-      const { outcomes } = await mergeSessions(tx, batch.sessions);
-      await writeRejected(tx, batch.rejected);
-      return { ...countOutcomes(outcomes), rejected: batch.rejected.length, missing: 0 };
-    });
+    return commitKeepingAside(
+      batch,
+      (kept) =>
+        this.#driver.transaction(async (tx) => {
+          const { outcomes } = await mergeSessions(tx, kept.sessions);
+          await writeRejected(tx, kept.rejected);
+          return { ...countOutcomes(outcomes), rejected: kept.rejected.length, missing: 0 };
+        }),
+      (part) => probeBatch(this.#driver, part),
+    );
   }
 
   async markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number> {

@@ -8,6 +8,7 @@ import type { Sink } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlStatusSource } from './status-report.js';
 import { SqlVerifyStore } from './verify-store.js';
+import { withStoreErrors } from './store-error-driver.js';
 import { SqlWindowStore } from './window-store.js';
 
 export interface SqlSinkOptions {
@@ -30,7 +31,9 @@ export interface QueryableSink extends Sink {
  * checkpoint, missing detection) is made in those stores in TypeScript; the
  * drivers only move rows.
  */
-export function createSqlSink(driver: SqlDriver, options: SqlSinkOptions): QueryableSink {
+export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): QueryableSink {
+  // Driver errors leave the store as one-line StoreErrors that say whether a row or the target is at fault.
+  const driver = withStoreErrors(rawDriver);
   const now = () => isoFromMicros(options.clock().getTime() * 1000);
   const windows = new SqlWindowStore(driver, now);
   const pages = new SqlPageStore(driver);

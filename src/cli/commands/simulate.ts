@@ -8,6 +8,7 @@ interface SimulateArgs {
   seed: number;
   latency?: string;
   faults?: string;
+  poison?: number;
   'range-semantics'?: string;
   'cursor-style': 'string' | 'array';
 }
@@ -37,12 +38,17 @@ export const simulateCommand: CliCommand<SimulateArgs> = {
       .option('seed', { type: 'number', default: 1, describe: 'seed of the generated world' })
       .option('latency', { type: 'string', describe: 'added latency: MS or MIN-MAX' })
       .option('faults', { type: 'string', describe: 'fault injection, e.g. 500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.01' })
+      .option('poison', { type: 'number', describe: 'share of sessions sent with U+0000 and lone surrogates in their text, e.g. 0.01 (default 0)' })
       .option('range-semantics', { type: 'string', describe: 'how range edges compare: START,END each inclusive|exclusive (default inclusive,exclusive)' })
       .option('cursor-style', { choices: ['string', 'array'] as const, default: 'string' as const, describe: 'next_cursor as a string, or as an array of strings ending with null or []' }),
   run: async ({ args, io }) => {
     const token = args.token ?? io.env.IVS_API_TOKEN ?? 'test-token';
     const latency = parseLatency(args.latency);
     const rangeSemantics = parseSemantics(args['range-semantics']);
+    const poison = args.poison;
+    if (poison !== undefined && !(poison >= 0 && poison <= 1)) {
+      throw new InputError('BAD_SHARE', `must be a share between 0 and 1, got ${String(poison)}`, { source: { kind: 'flag', name: '--poison' }, value: poison });
+    }
     // Loaded on demand: the simulator is not part of a sync's footprint.
     const { startSimulator } = await import('../../simulator/index.js');
     const sim = await startSimulator({
@@ -54,6 +60,7 @@ export const simulateCommand: CliCommand<SimulateArgs> = {
       ...(args.rate !== undefined ? { rate: args.rate } : {}),
       ...(latency !== undefined ? { latencyMs: latency } : {}),
       ...(args.faults !== undefined ? { faults: args.faults } : {}),
+      ...(poison !== undefined ? { poisonShare: poison } : {}),
       ...(rangeSemantics ? { rangeSemantics } : {}),
       cursorStyle: args['cursor-style'],
     });

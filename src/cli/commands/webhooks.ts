@@ -10,6 +10,7 @@ import { openSink } from '../../store/open-sink.js';
 import type { QueryableSink } from '../../store/sql-sink.js';
 import { parseDomainVerifications } from '../../webhooks/domain-verification.js';
 import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
+import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
@@ -67,7 +68,7 @@ async function mirrorAfterChange(io: CliIo, write: () => Promise<void>): Promise
   try {
     await write();
   } catch (error) {
-    io.stderr.write(`ivsync: the service accepted the change, but the webhooks table was not updated: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`ivsync: the service accepted the change, but the webhooks table was not updated: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
   }
 }
 

@@ -1,0 +1,21 @@
+import type { SqlDriver } from './sql-driver.js';
+import { toStoreError } from './store-error.js';
+
+/**
+ * The driver with every error it raises turned into a StoreError (see
+ * store-error.ts) on its way out, so that nothing above src/store sees a
+ * statement, a row or a bound value in an error message, and the stores can
+ * tell a refused row from a failed target.
+ */
+export function withStoreErrors(driver: SqlDriver): SqlDriver {
+  const rethrow = (error: unknown): never => {
+    throw toStoreError(error, driver.dialect);
+  };
+  return {
+    dialect: driver.dialect,
+    transaction: (work) => driver.transaction(work).catch(rethrow),
+    read: (work) => driver.read(work).catch(rethrow),
+    migrate: () => driver.migrate().catch(rethrow),
+    close: () => driver.close().catch(rethrow),
+  };
+}

@@ -1,0 +1,126 @@
+import { FatalError, IvsyncError } from '../errors.js';
+import type { Dialect } from './dialect.js';
+
+/**
+ * What a failed statement says about the rows it wrote:
+ * - `row`: the target refuses a value of some row (a character it cannot
+ *   hold, a NOT NULL column left empty): that row can never be stored as it
+ *   is, and the others can;
+ * - `target`: the target itself failed (connection, disk, lock, a statement
+ *   that is wrong for every row): the same rows may well be stored later.
+ */
+export type StoreFailure = 'row' | 'target';
+
+/**
+ * A driver error as it leaves src/store: one short line (no SQL statement, no
+ * row, no bound values: knex puts the whole statement with its parameters in
+ * `message`) with the driver's own code, and whether the rows or the target
+ * are at fault.
+ */
+export class StoreError extends FatalError {
+  readonly failure: StoreFailure;
+  /** SQLSTATE (PostgreSQL), result code (SQLite), error type (DuckDB), or a system error code; null when there is none. */
+  readonly driverCode: string | null;
+
+  constructor(dialect: Dialect, failure: StoreFailure, driverCode: string | null, message: string, cause: unknown) {
+    const code = driverCode === null ? '' : ` (${driverCode})`;
+    const what = failure === 'row' ? `${dialect} cannot store a value${code}` : `${dialect} failed${code}`;
+    super(failure === 'row' ? 'TARGET_REFUSED_ROW' : 'TARGET_FAILED', `${what}: ${message}`, { cause });
+    this.failure = failure;
+    this.driverCode = driverCode;
+  }
+}
+
+/** Whether `error` says that a row, not the target, is at fault (see StoreFailure). */
+export function refusesRow(error: unknown): error is StoreError {
+  return error instanceof StoreError && error.failure === 'row';
+}
+
+/** Longest driver message kept. */
+const MESSAGE_LIMIT = 200;
+
+/**
+ * PostgreSQL data exceptions (class 22: invalid byte sequence 22021,
+ * unsupported Unicode escape 22P05, invalid text representation 22P02, …),
+ * a NOT NULL or CHECK violation. A unique violation is not among them: the
+ * merge proves keys absent before it inserts, so one means a bug or another
+ * writer, never a bad item.
+ */
+function postgresRefusesRow(sqlState: string): boolean {
+  return sqlState.startsWith('22') || sqlState === '23502' || sqlState === '23514';
+}
+
+const SQLITE_ROW_CODES: ReadonlySet<string> = new Set(['SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_CONSTRAINT_CHECK']);
+
+/**
+ * DuckDB names its error type at the start of the message (`Conversion
+ * Error: …`), after the prefix of the call that failed (`Failed to append:
+ * …`); the Appender's constraint errors name no type.
+ */
+const DUCKDB_ERROR = /^(?:Failed to [a-z ]+: )?(?:([A-Z][A-Za-z]*(?: [A-Za-z]+)* Error): |(?=(?:NOT NULL|CHECK) constraint failed))/;
+const DUCKDB_ROW_TYPES: ReadonlySet<string> = new Set(['Conversion Error', 'Invalid Input Error', 'Out of Range Error']);
+const DUCKDB_ROW_CONSTRAINT = /\b(?:NOT NULL|CHECK) constraint failed\b/;
+
+/** Node's codes for a connection that could not be made or was lost. */
+const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+interface ErrorShape {
+  name?: unknown;
+  code?: unknown;
+  severity?: unknown;
+  message?: unknown;
+}
+
+/**
+ * `error` as a StoreError when it comes from a driver (PostgreSQL through
+ * knex and pg, better-sqlite3, DuckDB), else unchanged: ivsync's own errors
+ * and bugs keep their type and stack.
+ */
+export function toStoreError(error: unknown, dialect: Dialect): unknown {
+  if (error instanceof IvsyncError || typeof error !== 'object' || error === null) return error;
+  const shape = error as ErrorShape;
+  const message = typeof shape.message === 'string' ? shape.message : '';
+  const code = typeof shape.code === 'string' ? shape.code : null;
+  if (code !== null && typeof shape.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+    // A server error reached through knex, which always puts the statement first.
+    return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, true), error);
+  }
+  if (code !== null && code.startsWith('SQLITE_')) {
+    return new StoreError(dialect, SQLITE_ROW_CODES.has(code) ? 'row' : 'target', code, shortDriverMessage(message), error);
+  }
+  if (code !== null && CONNECTION_CODES.has(code)) return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
+  if (shape.name === 'KnexTimeoutError' || /^Connection terminated/i.test(message)) {
+    return new StoreError(dialect, 'target', null, shortDriverMessage(message), error);
+  }
+  if (dialect === 'duckdb') {
+    const match = DUCKDB_ERROR.exec(message);
+    if (match !== null) {
+      const type = match[1] ?? 'Constraint Error';
+      const row = DUCKDB_ROW_TYPES.has(type) || DUCKDB_ROW_CONSTRAINT.test(message);
+      return new StoreError(dialect, row ? 'row' : 'target', type, shortDriverMessage(message), error);
+    }
+  }
+  return error;
+}
+
+/** Where a statement ends and knex's ` - ` before the driver's own message begins. */
+const SQL_START = /^\s*(?:select|insert|update|delete|with|create|alter|drop|begin|commit|rollback|set|lock|copy)\b/i;
+
+/**
+ * The driver's message, one short line: knex's copy of the statement (`SQL -
+ * message`) cut off, DuckDB's quote of the input value and any line after
+ * the first dropped, control characters blanked, at most MESSAGE_LIMIT
+ * characters. `statementFirst` says the message surely starts with a
+ * statement; else one is recognized by its first word.
+ */
+export function shortDriverMessage(message: string, statementFirst = SQL_START.test(message)): string {
+  let text = message;
+  if (statementFirst) {
+    const at = text.lastIndexOf(' - ');
+    text = at === -1 ? 'a statement failed' : text.slice(at + 3);
+  }
+  text = text.split(/\r?\n/, 1)[0] ?? '';
+  text = text.replace(/\s+Input: [\s\S]*$/, '');
+  text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').toWellFormed().trim();
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
+}

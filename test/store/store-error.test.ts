@@ -1,0 +1,146 @@
+import Database from 'better-sqlite3';
+import { DuckDBInstance } from '@duckdb/node-api';
+import knexFactory from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FatalError } from '../../src/errors.js';
+import type { Dialect } from '../../src/store/dialect.js';
+import { shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
+import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
+
+/*
+ * Each driver's own errors, raised by real statements, and what src/store
+ * makes of them: a refused row, or a failed target (which must never turn
+ * items into rejected ones).
+ */
+
+async function caught(work: () => unknown): Promise<unknown> {
+  try {
+    await work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the statement did not fail');
+}
+
+function classified(error: unknown, dialect: Dialect): StoreError {
+  const converted = toStoreError(error, dialect);
+  expect(converted).toBeInstanceOf(StoreError);
+  const e = converted as StoreError;
+  expect(e.message).not.toMatch(/\n/);
+  expect(e.message.length).toBeLessThan(300);
+  return e;
+}
+
+describe('SQLite errors', () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL)');
+  db.prepare('INSERT INTO t VALUES (?, ?)').run('a', 'x');
+  const cases: Array<[string, () => unknown, 'row' | 'target', string]> = [
+    ['a NOT NULL column left empty is the row', () => db.prepare('INSERT INTO t VALUES (?, ?)').run('b', null), 'row', 'SQLITE_CONSTRAINT_NOTNULL'],
+    ['a key stored twice is not the row (the merge proves keys absent)', () => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', 'y'), 'target', 'SQLITE_CONSTRAINT_PRIMARYKEY'],
+    ['a wrong statement is not the row', () => db.prepare('INSERT INTO nowhere VALUES (1)').run(), 'target', 'SQLITE_ERROR'],
+  ];
+  it.each(cases)('%s', async (_name, work, failure, code) => {
+    const e = classified(await caught(work), 'sqlite');
+    expect(e.failure).toBe(failure);
+    expect(e.driverCode).toBe(code);
+  });
+});
+
+describe('DuckDB errors', async () => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const c = await instance.connect();
+  await c.run('CREATE TABLE t (id VARCHAR PRIMARY KEY, v VARCHAR NOT NULL, j JSON)');
+  await c.run("INSERT INTO t VALUES ('a', 'x', NULL)");
+  const append = async (): Promise<void> => {
+    const appender = await c.createAppender('t');
+    try {
+      appender.appendVarchar('b');
+      appender.appendNull();
+      appender.appendNull();
+      appender.endRow();
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  };
+  const cases: Array<[string, () => Promise<unknown>, 'row' | 'target', string]> = [
+    ['JSON it cannot read is the row', () => c.run('INSERT INTO t VALUES (?, ?, ?)', ['b', 'x', '{"a":"\\ud800"}']), 'row', 'Conversion Error'],
+    ['a NOT NULL column left empty is the row', () => c.run('INSERT INTO t VALUES (?, ?, NULL)', ['b', null]), 'row', 'Constraint Error'],
+    ['the Appender\u2019s NOT NULL is the row', append, 'row', 'Constraint Error'],
+    ['a key stored twice is not the row', () => c.run("INSERT INTO t VALUES ('a', 'y', NULL)"), 'target', 'Constraint Error'],
+    ['a wrong statement is not the row', () => c.run('INSERT INTO nowhere VALUES (1)'), 'target', 'Catalog Error'],
+  ];
+  it.each(cases)('%s', async (_name, work, failure, code) => {
+    const e = classified(await caught(work), 'duckdb');
+    expect(e.failure).toBe(failure);
+    expect(e.driverCode).toBe(code);
+    // DuckDB quotes the value it could not read: a row never reaches a message.
+    expect(e.message).not.toMatch(/Input:/);
+  });
+  afterAll(() => {
+    c.closeSync();
+    instance.closeSync();
+  });
+});
+
+describe.skipIf(!postgresUp)('PostgreSQL errors (through knex, which puts the statement and its values in the message)', () => {
+  const knex = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
+  afterAll(() => knex.destroy());
+  // The statements of a session table are kilobytes long: knex puts all of it in the message.
+  const big = `/* ${'x'.repeat(5000)} */`;
+  const cases: Array<[string, () => Promise<unknown>, 'row' | 'target', string]> = [
+    ['U+0000 in text is the row', () => knex.raw(`SELECT ?::text ${big}`, ['a\u0000b']), 'row', '22021'],
+    ['a \\u0000 escape into jsonb is the row', () => knex.raw(`SELECT ?::jsonb ${big}`, ['{"a":"\\u0000"}']), 'row', '22P05'],
+    ['a lone surrogate escape read as text is the row', () => knex.raw(`SELECT r.a FROM json_to_recordset(?::json) AS r(a text) ${big}`, ['[{"a":"\\ud800"}]']), 'row', '22P02'],
+    [
+      'a NOT NULL violation is the row',
+      () =>
+        knex.transaction(async (trx) => {
+          await trx.raw('CREATE TEMP TABLE nn (a text NOT NULL, b text) ON COMMIT DROP');
+          await trx.raw(`INSERT INTO nn VALUES (NULL, ?) ${big}`, ['b']);
+        }),
+      'row',
+      '23502',
+    ],
+    ['a wrong statement is not the row', () => knex.raw(`SELECT * FROM nowhere_at_all WHERE a = ? ${big}`, ['b']), 'target', '42P01'],
+  ];
+  it.each(cases)('%s', async (_name, work, failure, code) => {
+    const error = await caught(work);
+    expect((error as Error).message.length).toBeGreaterThan(big.length);
+    const e = classified(error, 'postgres');
+    expect(e.failure).toBe(failure);
+    expect(e.driverCode).toBe(code);
+    expect(e.message).not.toMatch(/select|insert|xxxx/i);
+  });
+
+  it('a server that cannot be reached is the target', async () => {
+    const quiet = { error: () => undefined, warn: () => undefined, debug: () => undefined, deprecate: () => undefined };
+    const down = knexFactory({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/test', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000, log: quiet });
+    try {
+      const e = classified(await caught(() => down.raw('SELECT 1')), 'postgres');
+      expect(e.failure).toBe('target');
+      expect(e.message).toMatch(/ECONNREFUSED/);
+    } finally {
+      await down.destroy();
+    }
+  });
+});
+
+describe('errors that are not the drivers\u2019', () => {
+  it.each([new Error('splitWindow: 5 is not inside the window'), new TypeError('x is undefined'), new FatalError('DISK_FULL', 'disk full writing sqlite:x'), 'text'])('pass through unchanged: %s', (error) => {
+    for (const dialect of ['sqlite', 'duckdb', 'postgres'] as const) expect(toStoreError(error, dialect)).toBe(error);
+  });
+});
+
+describe('shortDriverMessage', () => {
+  const cases: Array<[string, string, string]> = [
+    ['knex: the statement and its values are cut off', 'insert into t (a) select a from json_to_recordset($1) - [{"a":"secret row"}] - invalid byte sequence for encoding "UTF8": 0x00', 'invalid byte sequence for encoding "UTF8": 0x00'],
+    ['only the first line', 'Parser Error: syntax error at or near "SELEC"\n\nLINE 1: SELEC 1', 'Parser Error: syntax error at or near "SELEC"'],
+    ['control characters blanked', 'bad \u0000 value', 'bad   value'],
+    ['capped', 'e'.repeat(500), `${'e'.repeat(199)}…`],
+  ];
+  it.each(cases)('%s', (_name, message, short) => {
+    expect(shortDriverMessage(message)).toBe(short);
+  });
+});

@@ -1,0 +1,146 @@
+import { createHmac } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { Secret } from '../../src/config/secret.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { openSink } from '../../src/store/open-sink.js';
+import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
+import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
+import { runIvsync } from '../helpers/run-cli.js';
+import { useSimulators } from '../helpers/simulators.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { eachTarget } from './each-target.js';
+import { storedFacts, truthFacts, type SessionResource } from './truth-rows.js';
+
+/*
+ * Items with characters no target can store (U+0000, lone surrogates), served
+ * by the simulator over HTTP, into every target: the crawl completes, their
+ * neighbours are stored, and each one is stored with U+FFFD in its typed
+ * text (docs/schema.md) and its raw text as received. A PostgreSQL `raw` of
+ * type jsonb (targets made before raw became json) cannot hold the escapes
+ * at all: there the item is kept aside with a one-line reason instead.
+ */
+
+const tempDir = useTempDir();
+const simulator = useSimulators({ sessions: 100, rate: 2000, burst: 2000, seed: 31, poisonShare: 0.15 });
+const RESOURCES: readonly SessionResource[] = ['authentications', 'fingerprints'];
+const backfill = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
+
+/** The substitution docs/schema.md promises, written out independently of the normalizer. */
+const stored = (text: string): string => text.replaceAll('\u0000', '\ufffd').toWellFormed();
+
+type Item = Record<string, Record<string, unknown> | string | null>;
+
+type Query = (sql: string, params?: readonly unknown[]) => Promise<Record<string, unknown>[]>;
+
+/** Whether the target keeps JSON text as is (PostgreSQL jsonb does not take \u0000 escapes). */
+async function rawTakesEscapes(url: string, query: Query): Promise<boolean> {
+  if (!url.startsWith('postgres')) return true;
+  const [row] = await query("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'authentications' AND column_name = 'raw'");
+  return row?.data_type !== 'jsonb';
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** What the typed columns of a poisoned item must hold, from the item the simulator sends. */
+function expectedColumns(item: Item, resource: SessionResource, apiVersion: '1.4' | '2'): Record<string, string | null> {
+  const textFields = (item.text_fields ?? {}) as Record<string, string>;
+  const properties = item.properties as Record<string, unknown>;
+  const customer = apiVersion === '1.4' ? textFields.customer_item_id! : (properties.customer_item_id as string);
+  if (resource === 'fingerprints') return { customer_item_id: stored(customer) };
+  const brand = properties.brand as { display?: string } | string;
+  return {
+    customer_item_id: stored(customer),
+    identifier: stored(textFields.identifier!),
+    brand_display: typeof brand === 'string' ? null : stored(brand.display!),
+  };
+}
+
+async function expectPoisonHandled(url: string, sim: RunningSimulator, apiVersion: '1.4' | '2'): Promise<number> {
+  const sink = await openSink(url);
+  try {
+    return await expectPoisonStored(url, (sql, params = []) => sink.query(sql, params), sim, apiVersion);
+  } finally {
+    await sink.close();
+  }
+}
+
+async function expectPoisonStored(url: string, query: Query, sim: RunningSimulator, apiVersion: '1.4' | '2'): Promise<number> {
+  const keepsEscapes = await rawTakesEscapes(url, query);
+  let poisoned = 0;
+  for (const resource of RESOURCES) {
+    const items = sim.world.truth('test-token', resource, apiVersion) as unknown as Item[];
+    const poison = new Set(items.filter((i) => sim.world.get(i.service_id as string)!.poison).map((i) => i.service_id as string));
+    poisoned += poison.size;
+    // Every good neighbour is stored, and nothing else.
+    const truth = truthFacts(sim, resource, apiVersion);
+    expect(await storedFacts(query, resource)).toEqual(keepsEscapes ? truth : truth.filter((f) => !poison.has(f.service_id)));
+    for (const item of items.filter((i) => poison.has(i.service_id as string))) {
+      const id = item.service_id as string;
+      if (!keepsEscapes) {
+        const kept = await query('SELECT reason FROM rejected_items WHERE service_id = ?', [id]);
+        expect(kept).toHaveLength(1);
+        expect(String(kept[0]!.reason)).toMatch(/^refused by the target: postgres cannot store a value \(22P0[25]\): [^\n]{1,200}$/);
+        continue;
+      }
+      const columns = expectedColumns(item, resource, apiVersion);
+      const [row] = await query(`SELECT ${Object.keys(columns).join(', ')}, raw FROM ${resource} WHERE service_id = ?`, [id]);
+      const { raw, ...typed } = row!;
+      expect(typed).toEqual(columns);
+      expect(columns.customer_item_id).toContain('\ufffd');
+      // The item's text exactly as the service sent it, escapes and all.
+      expect(text(raw)).toBe(JSON.stringify(item));
+      if (item.text_fields !== null && item.text_fields !== undefined) {
+        const fields = await query('SELECT value FROM session_text_fields WHERE service_id = ? AND key = ?', [id, 'note\ufffd']);
+        expect(fields).toEqual([{ value: 'a\ufffdb\ufffd' }]);
+      }
+    }
+  }
+  const [refused] = await query("SELECT count(*) AS n FROM rejected_items WHERE reason LIKE 'refused%'");
+  expect(Number(refused!.n)).toBe(keepsEscapes ? 0 : poisoned);
+  return poisoned;
+}
+
+eachTarget((_dialect, target) => {
+  it.each(['1.4', '2'] as const)('a backfill over API %s with poison items completes; each is stored with U+FFFD, raw as sent', async (apiVersion) => {
+    const sim = await simulator();
+    const { url } = target();
+    const config = writeConfig(tempDir(), { crawl: { windowSeconds: 120 * 86_400, concurrency: 4 } });
+    const result = await runIvsync(backfill, { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url, IVS_CONFIG: config, IVS_RATE: '2000', IVS_API_VERSION: apiVersion });
+    expect(result.stderr).not.toMatch(/ivsync: /);
+    expect(result.code).toBe(0);
+    expect(await expectPoisonHandled(url, sim, apiVersion)).toBeGreaterThan(3);
+  });
+
+  it('a webhook delivery carrying a poison item among good ones is answered 200 and its good items are stored', async () => {
+    const sim = await simulator({ sessions: 10 });
+    const good = [sim.world.addSession({ epoch: HISTORY_END - 500 }), sim.world.addSession({ resource: 'fingerprints', epoch: HISTORY_END - 400 })];
+    const bad = sim.world.addSession({ epoch: HISTORY_END - 300, poison: true });
+    const items = [good[0]!, bad, good[1]!].map((s) => sim.world.render(sim.world.resolve(s.serviceId)!, { viewer: null, apiVersion: '1.4', webhook: true }).item);
+    const body = JSON.stringify({ channel: 'alerts', webhook_uuid: 'wh-1', item_count: items.length, items });
+    const secret = new Secret('receiver-secret-of-32-characters!');
+    const { url } = target();
+    const sink = await openSink(url);
+    const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: secret }, path: '/webhooks', maxBodyBytes: 1_048_576 });
+    const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
+    try {
+      const signature = `SHA256:${createHmac('sha256', secret.reveal()).update(body).digest('base64')}`;
+      const response = await fetch(`${server.url}/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Service-Signature': signature }, body });
+      expect(response.status).toBe(200);
+      expect(await sink.query('SELECT service_id FROM authentications ORDER BY service_id')).toEqual(
+        (await rawTakesEscapes(url, (sql) => sink.query(sql))) ? [good[0]!.serviceId, bad.serviceId].sort().map((service_id) => ({ service_id })) : [{ service_id: good[0]!.serviceId }],
+      );
+      expect(await sink.query('SELECT service_id FROM fingerprints')).toEqual([{ service_id: good[1]!.serviceId }]);
+      expect(await sink.query('SELECT count(*) AS n FROM webhook_deliveries')).toEqual([{ n: 1 }]);
+      if (await rawTakesEscapes(url, (sql) => sink.query(sql))) {
+        const [row] = await sink.query('SELECT customer_item_id FROM authentications WHERE service_id = ?', [bad.serviceId]);
+        expect(row!.customer_item_id).toBe(stored((items[1]!.text_fields as Record<string, string>).customer_item_id!));
+      } else {
+        expect(await sink.query('SELECT count(*) AS n FROM rejected_items WHERE service_id = ?', [bad.serviceId])).toEqual([{ n: 1 }]);
+      }
+    } finally {
+      await server.close();
+      await sink.close();
+    }
+  });
+});
