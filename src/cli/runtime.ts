@@ -127,7 +127,7 @@ export function crawlContext(
 ): CrawlContext {
   return {
     sink,
-    accounts: accounts.map((a) => ({ name: a.config.name, client: a.client })),
+    accounts: accounts.map((a) => ({ name: a.config.name, client: a.client, bucket: a.limiter })),
     crawl: config.crawl,
     normalize: normalizeItems,
     clock: io.clock,

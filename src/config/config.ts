@@ -21,12 +21,17 @@ export interface AccountConfig {
 
 export interface CrawlConfig {
   /**
-   * Size of the epoch windows the history is split into, in seconds. A window
-   * costs at least one request, so sparse histories want large windows; dense
-   * windows are split further while paging. @default 604800 (one week)
+   * Size of the epoch windows the history is split into, in seconds: the
+   * grain of checkpoints, refreshes and sealing. Adjacent windows are paged
+   * by one request stream, so a sparse history costs no partial page per
+   * window; dense windows are split further while paging. @default 604800 (one week)
    */
   readonly windowSeconds: number;
-  /** Windows paged at once per account: enough to keep the bucket full at 1 s latency. @default 24 */
+  /**
+   * Most request streams at once per account. Streams are added only while
+   * the token bucket has room, so this is a cap (enough to keep the bucket
+   * full at 1 s latency), not the number that runs. @default 24
+   */
   readonly concurrency: number;
   /**
    * How far behind the high-water mark `sync` starts again, in seconds. Sessions
@@ -39,7 +44,7 @@ export interface CrawlConfig {
   readonly since: number | undefined;
   /** @default ['authentications', 'fingerprints'] */
   readonly resources: readonly ResourceName[];
-  /** A window still paging after this many pages may be split when workers are idle. @default 4 */
+  /** A stream may cut its current window in two (when the bucket has room) only after this many pages. @default 4 */
   readonly splitAfterPages: number;
 }
 

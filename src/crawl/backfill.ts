@@ -56,7 +56,8 @@ export async function backfill(
           windows: windows.length,
           todo: planned.length,
           resumed: planned.filter((t) => t.resume).length,
-          seconds: planned.reduce((sum, t) => sum + (t.passTo - t.passFrom), 0),
+          // A resumed pass may request beyond its window (it paged several): count the window's own part.
+          seconds: planned.reduce((sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart), 0),
         });
       }
       return { account, tasks, summaries };
@@ -66,7 +67,16 @@ export async function backfill(
   return Promise.all(
     plans.map(({ account, tasks }) =>
       new Crawler(
-        { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
+        {
+          client: account.client,
+          sink: ctx.sink,
+          normalize: ctx.normalize,
+          clock: ctx.clock,
+          signal: ctx.signal,
+          onEvent: ctx.onEvent,
+          commits: ctx.commits,
+          ...(account.bucket ? { bucket: account.bucket } : {}),
+        },
         {
           account: account.name,
           apiVersion: account.client.apiVersion,
