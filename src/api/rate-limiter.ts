@@ -123,6 +123,16 @@ export class RateLimiter {
     return this.#idleMs + this.#currentIdle(this.#now());
   }
 
+  /**
+   * About how long a task scheduled now would wait for its token: until the
+   * next token is free, plus a slot for each task already waiting (priorities
+   * aside). Lets a caller tell the service's latency from the bucket's wait.
+   */
+  get waitMs(): number {
+    const freeAt = Math.max(this.#lastStart + this.spacingMs, this.#pausedUntil);
+    return Math.max(0, freeAt - this.#now()) + this.#queue.size * this.spacingMs;
+  }
+
   /** The gap, up to `now`, since the token became free, while nothing waits. */
   #currentIdle(now: number): number {
     if (this.#queue.size > 0) return 0;

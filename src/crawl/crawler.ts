@@ -1,14 +1,16 @@
 import { PAGE_LIMIT } from '../api/route-book.js';
-import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js';
+import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
-import type { PageCommit, Sink, WindowKey, WindowSpec, WindowState } from '../store/sink.js';
+import type { Sink, WindowKey, WindowSpec, WindowState } from '../store/sink.js';
 import { CommitQueue } from './commit-queue.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
-import { assignPage, type PageAssignment } from './page-assignment.js';
+import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
 import { RoomWatch, type BucketRoom } from './room-watch.js';
+import { RoundTrip } from './round-trip.js';
 import { planSpans, type Span, type SpanWindow } from './span.js';
+import { outlasts } from './straggler.js';
 import { requestRange, splitRemainder } from './windows.js';
 
 export interface CrawlerOptions {
@@ -60,9 +62,9 @@ interface Stream {
   /** Every epoch at or above this has been seen. */
   position: number;
   cursor: WindowState['cursor'];
+  /** Pages, items and epoch seconds seen: this stream's, and those of the stream it came from. */
   pages: number;
   items: number;
-  /** Epoch seconds the stream's pages passed over. */
   covered: number;
   /** Being split: nothing more is cut from it. */
   closing: boolean;
@@ -97,6 +99,7 @@ export class Crawler {
   readonly #streams = new Set<Stream>();
   /** Items and epoch seconds seen per resource: the density of streams that saw too little themselves. */
   readonly #seen = new Map<Resource, { items: number; seconds: number }>();
+  readonly #roundTrip: RoundTrip;
   #pool: Span[] = [];
   #fatal: unknown = undefined;
   #finish: () => void = () => undefined;
@@ -107,6 +110,7 @@ export class Crawler {
     this.#options = options;
     this.#commits = deps.commits ?? new CommitQueue(deps.sink);
     this.#room = new RoomWatch(deps.bucket, deps.clock);
+    this.#roundTrip = new RoundTrip(deps.bucket, deps.clock);
   }
 
   /** Runs the passes (newest first) and resolves when all are done, failed, or interrupted. */
@@ -156,9 +160,9 @@ export class Crawler {
       windows: [...span.windows],
       current: 0,
       position: span.windows[0]!.hi,
-      pages: 0,
-      items: 0,
-      covered: 0,
+      pages: span.seen?.pages ?? 0,
+      items: span.seen?.items ?? 0,
+      covered: span.seen?.seconds ?? 0,
       closing: false,
       startedAt: this.#now(),
     };
@@ -191,7 +195,9 @@ export class Crawler {
       { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_LIMIT },
       { priority: this.#options.priority ?? 0 },
     );
+    let sent = this.#roundTrip.asking();
     for await (const page of iterator) {
+      this.#roundTrip.answered(sent);
       const now = this.#now();
       const batch = normalize(
         stream.resource,
@@ -208,7 +214,7 @@ export class Crawler {
       const firstNew = stream.started;
       stream.started = Math.max(stream.started, assigned.through + 1);
       for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
-      const parts = this.#parts(stream, asked, assigned, batch, page.nextCursor, now);
+      const parts = pageCommits(stream.windows.map((w) => keyOf(w.window)), asked, assigned, batch, page.nextCursor, now);
       const results = await this.#commits.commitAll(parts);
 
       const step = stream.position - assigned.position;
@@ -232,7 +238,27 @@ export class Crawler {
       }
       if (complete || this.#stopped()) return;
       if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
+      if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
+      sent = this.#roundTrip.asking();
     }
+  }
+
+  /** Whether the stream would page on alone after the bucket could have served everything left. */
+  #outlasts(stream: Stream): boolean {
+    const bucket = this.#deps.bucket;
+    const roundTripMs = this.#roundTrip.ms;
+    if (!bucket || roundTripMs === null) return false;
+    let left = 0;
+    for (const s of this.#streams) left += this.#restPages(s) ?? NaN;
+    for (const span of this.#pool) left += ((span.to - span.from) * (this.#density(span.resource) ?? NaN)) / PAGE_LIMIT;
+    const rest = this.#restPages(stream);
+    return rest !== null && Number.isFinite(left) && outlasts(rest, roundTripMs, left, bucket.spacingMs);
+  }
+
+  /** Pages the stream's unfetched rest is expected to take, or null while its density is unknown. */
+  #restPages(stream: Stream): number | null {
+    const density = this.#densityOf(stream);
+    return density === null ? null : ((stream.position - stream.windows.at(-1)!.lo) * density) / PAGE_LIMIT;
   }
 
   /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
@@ -243,36 +269,19 @@ export class Crawler {
     this.#outcome.passes++;
   }
 
-  /** One commit per window the page reached, in one transaction; the page counts with the window it was asked for. */
-  #parts(stream: Stream, asked: number, assigned: PageAssignment, batch: NormalizedBatch, nextCursor: Stream['cursor'], now: string): PageCommit[] {
-    const parts: PageCommit[] = [];
-    for (let i = asked; i <= assigned.through; i++) {
-      const done = i < assigned.doneBefore;
-      parts.push({
-        key: keyOf(stream.windows[i]!.window),
-        batch: { sessions: batch.sessions.filter((_, k) => assigned.windowOf[k] === i), rejected: i === asked ? batch.rejected : [] },
-        nextCursor: done ? null : nextCursor,
-        done,
-        now,
-        pages: i === asked ? 1 : 0,
-      });
-    }
-    return parts;
-  }
-
   /**
    * Adds a stream: a span nobody pages yet, else the lower part of the
    * largest unfetched rest. `boundary` is a stream between two pages: it may
    * also stop and have its current window cut in two ('stopped').
    */
-  async #grow(boundary?: Stream): Promise<'stopped' | 'grew' | 'none'> {
+  async #grow(boundary?: Stream, only = false): Promise<'stopped' | 'grew' | 'none'> {
     if (this.#stopped() || this.#streams.size >= this.#options.concurrency || this.#streams.size === 0) return 'none';
     if (!boundary && !this.#room.hasRoom()) return 'none';
-    if (this.#pool.length > 0) {
+    if (this.#pool.length > 0 && !only) {
       this.#start(this.#pool.shift()!);
       return 'grew';
     }
-    for (const stream of this.#byRest()) {
+    for (const stream of only && boundary ? [boundary] : this.#byRest()) {
       const density = this.#densityOf(stream);
       const canSplit = stream === boundary && density !== null && this.#canSplit(stream);
       const cut = planCut({ windows: stream.windows, started: stream.started, current: stream.current, position: stream.position, density, canSplit });
@@ -280,7 +289,7 @@ export class Crawler {
       this.#room.grew();
       if (cut.kind === 'hand-over') {
         const handed = stream.windows.splice(cut.at);
-        this.#start({ resource: stream.resource, from: handed.at(-1)!.lo, to: handed[0]!.hi, windows: handed, cursor: null, started: 0 });
+        this.#start({ resource: stream.resource, from: handed.at(-1)!.lo, to: handed[0]!.hi, windows: handed, cursor: null, started: 0, seen: seenBy(stream) });
         return 'grew';
       }
       await this.#split(stream, cut.at);
@@ -330,8 +339,9 @@ export class Crawler {
     const below = stream.windows.splice(stream.current + 1);
     const [lower, upper] = specs.map((spec) => ({ window: pending(spec, now), lo: spec.windowStart, hi: spec.windowEnd }));
     this.#deps.onEvent?.({ type: 'window-split', account: this.#options.account, resource: stream.resource, windowStart: w.window.windowStart, parts: specs.length });
-    this.#start({ resource: stream.resource, from: upper!.lo, to: upper!.hi, windows: [upper!], cursor: null, started: 0 });
-    this.#start({ resource: stream.resource, from: (below.at(-1) ?? lower!).lo, to: lower!.hi, windows: [lower!, ...below], cursor: null, started: 0 });
+    const seen = seenBy(stream);
+    this.#start({ resource: stream.resource, from: upper!.lo, to: upper!.hi, windows: [upper!], cursor: null, started: 0, seen });
+    this.#start({ resource: stream.resource, from: (below.at(-1) ?? lower!).lo, to: lower!.hi, windows: [lower!, ...below], cursor: null, started: 0, seen });
   }
 
   /** A failed window is recorded; the windows below it are paged by another stream. */
@@ -352,6 +362,10 @@ export class Crawler {
     const rest = stream.windows.slice(stream.current + 1);
     if (rest.length > 0) this.#pool.push({ resource: stream.resource, from: rest.at(-1)!.lo, to: rest[0]!.hi, windows: rest, cursor: null, started: 0 });
   }
+}
+
+function seenBy(stream: Stream): Span['seen'] {
+  return { pages: stream.pages, items: stream.items, seconds: stream.covered };
 }
 
 function keyOf(window: WindowKey): WindowKey {

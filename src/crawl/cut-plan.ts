@@ -30,24 +30,26 @@ export type Cut =
 /**
  * Where to cut a stream's unfetched rest [floor, position) in two so that
  * another stream can take part of it: as near the middle as a window edge
- * (hand-over) or, inside the current window, a second (split) allows, with
- * the upper part a whole number of pages when the density is known. Each
- * part must be expected to hold a page at least: a rest that fits in a
- * couple of pages is not worth a second partial page. Without a density,
- * only whole windows are handed over.
+ * (hand-over) or, inside the current window, a second (split) allows. With a
+ * known density the upper part is a whole number of pages, so that only the
+ * lower part ends in a partial page. A rest expected to fit in one page is
+ * never cut (that would only add a request); one under two pages is cut in
+ * the middle: two requests either way, at once instead of one after the
+ * other. Without a density only whole windows are handed over.
  */
 export function planCut(input: CutInput): Cut | null {
   const { windows, started, current, position, density, canSplit } = input;
   const floor = windows[windows.length - 1]!.lo;
   const rest = position - floor;
   if (!(rest > 0)) return null;
-  const minSeconds = density === null ? 0 : PAGE_SIZE / density;
-  if (rest < 2 * minSeconds) return null;
+  const pageSeconds = density === null ? 0 : PAGE_SIZE / density;
+  if (rest <= pageSeconds) return null;
+  // Lopsided cuts only add a stream that is soon done: each part a quarter of the rest at least.
+  const minSeconds = Math.max(pageSeconds / 2, rest / 4);
   let target = position - rest / 2;
-  if (density !== null) {
-    // The upper part a whole number of pages (at least one), the lower part the rest.
-    const pages = Math.max(1, Math.round((rest * density) / 2 / PAGE_SIZE));
-    target = position - (pages * PAGE_SIZE) / density;
+  if (density !== null && rest >= 2 * pageSeconds) {
+    const pages = Math.max(1, Math.round(rest / pageSeconds / 2));
+    target = position - pages * pageSeconds;
   }
   const fits = (at: number) => at - floor >= minSeconds && position - at >= minSeconds && at > floor && at < position;
   let best: Cut | null = null;
@@ -63,7 +65,7 @@ export function planCut(input: CutInput): Cut | null {
   if (canSplit && density !== null) {
     const window = windows[current]!;
     const at = Math.min(Math.max(Math.round(target), window.lo + 1), Math.floor(position) - 1);
-    // Only better than a window edge by more than a page: a hand-over keeps the windows whole.
+    // Only better than a window edge by more than half a page: a hand-over keeps the windows whole.
     if (at > window.lo && fits(at) && Math.abs(at - target) + minSeconds < bestMiss) best = { kind: 'split', at };
   }
   return best;

@@ -1,3 +1,6 @@
+import type { NormalizedBatch } from '../normalize/rows.js';
+import type { PageCommit, WindowKey } from '../store/sink.js';
+
 /** Where one page of a span's stream lands among the span's windows. */
 export interface PageAssignment {
   /** Per item: the index of the window it is committed with. */
@@ -46,4 +49,33 @@ export function assignPage(
     return i;
   });
   return { windowOf, doneBefore: complete ? windows.length : through, through, position: complete ? floor : Math.max(edge, floor) };
+}
+
+/**
+ * The commits of one page: one per window from `asked` (the window the page
+ * was asked for, which counts it) to the last it reached, each with its own
+ * items; the windows it completed are done, the last one open takes the
+ * cursor. They go into one transaction.
+ */
+export function pageCommits(
+  keys: readonly WindowKey[],
+  asked: number,
+  assigned: PageAssignment,
+  batch: NormalizedBatch,
+  nextCursor: PageCommit['nextCursor'],
+  now: string,
+): PageCommit[] {
+  const commits: PageCommit[] = [];
+  for (let i = asked; i <= assigned.through; i++) {
+    const done = i < assigned.doneBefore;
+    commits.push({
+      key: keys[i]!,
+      batch: { sessions: batch.sessions.filter((_, k) => assigned.windowOf[k] === i), rejected: i === asked ? batch.rejected : [] },
+      nextCursor: done ? null : nextCursor,
+      done,
+      now,
+      pages: i === asked ? 1 : 0,
+    });
+  }
+  return commits;
 }

@@ -4,6 +4,8 @@ export interface BucketRoom {
   readonly idleMs: number;
   /** Milliseconds between two request starts (1000 / rate). */
   readonly spacingMs: number;
+  /** About how long a request asked for now waits for its token. */
+  readonly waitMs: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export class RoomWatch {
     return this.#bucket ? Math.max(5, this.#bucket.spacingMs / 4) : null;
   }
 
-  /** True when a quarter of a slot or more went unused lately. */
+  /** True when a tenth of a slot or more went unused lately (1% of the last slots). */
   hasRoom(): boolean {
     const bucket = this.#bucket;
     if (!bucket) return true;
@@ -46,7 +48,7 @@ export class RoomWatch {
     while (this.#samples.length > 0 && this.#samples[0]!.at < horizon) this.#samples.shift();
     const since = Math.max(this.#mark, this.#samples[0]?.idle ?? this.#mark);
     this.#samples.push({ at: now, idle });
-    return idle - since >= bucket.spacingMs / 4;
+    return idle - since >= bucket.spacingMs * ROOM_SHARE;
   }
 
   /** The crawl added a stream: what went unused before it no longer counts. */
@@ -55,5 +57,11 @@ export class RoomWatch {
   }
 }
 
-/** How far back unused capacity still counts, in slots (at 10/s: 0.8 s). */
-const HORIZON_SLOTS = 8;
+/** How far back unused capacity still counts, in slots (at 10/s: 1 s). */
+const HORIZON_SLOTS = 10;
+/**
+ * Unused share of a slot that calls for another stream. A stream costs about
+ * half a page (its last page is partial), an unused slot a whole request's
+ * time: a small shortfall is already worth answering.
+ */
+const ROOM_SHARE = 0.1;

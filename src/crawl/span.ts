@@ -27,6 +27,8 @@ export interface Span {
   cursor: WindowState['cursor'];
   /** How many of the first windows already began their pass in this range (1 when resumed). */
   started: number;
+  /** What the stream that handed this span over had seen: its density holds nearby too. */
+  seen?: { pages: number; items: number; seconds: number };
 }
 
 type Task = PassTask & { resource: Resource };

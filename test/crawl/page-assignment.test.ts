@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assignPage } from '../../src/crawl/page-assignment.js';
+import { assignPage, pageCommits } from '../../src/crawl/page-assignment.js';
+import { auth, authWindow, batch, rejected, t } from '../store/fixtures.js';
 
 // Three windows of a span, newest first: [200, 300), [100, 200), [0, 100).
 const windows = [
@@ -21,5 +22,18 @@ describe('assignPage', () => {
     { name: 'a page with no epoch moves nothing', current: 1, position: 180, epochs: [null], last: false, windowOf: [1], doneBefore: 1, through: 1, at: 180 },
   ])('$name', ({ current, position, epochs, last, windowOf, doneBefore, through, at }) => {
     expect(assignPage(windows, current, position, epochs, last)).toEqual({ windowOf, doneBefore, through, position: at });
+  });
+});
+
+describe('pageCommits', () => {
+  it('one commit per window the page reached: completed ones done, the last one open with the cursor, the page counted once', () => {
+    const keys = windows.map((w) => ({ ...authWindow, windowStart: w.lo }));
+    const sessions = [auth('a', { created_epoch: 210 }), auth('b', { created_epoch: 150 }), auth('c', { created_epoch: 120 })];
+    const assigned = assignPage(windows, 0, 300, sessions.map((s) => s.row.created_epoch), false);
+    const commits = pageCommits(keys, 0, assigned, batch(sessions, [rejected('bad', t(1))]), 'next', t(1));
+    expect(commits.map((c) => [c.key.windowStart, c.batch.sessions.map((s) => s.row.service_id), c.batch.rejected.length, c.done, c.nextCursor, c.pages])).toEqual([
+      [200, ['a'], 1, true, null, 1],
+      [100, ['b', 'c'], 0, false, 'next', 0],
+    ]);
   });
 });
