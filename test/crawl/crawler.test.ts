@@ -2,11 +2,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gridCells } from '../../src/crawl/windows.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
+import { whenRequests } from '../daemon/wait-for.js';
 
 /*
  * How the crawler sizes its work: request streams are added (by handing over
@@ -67,5 +68,26 @@ describe('work sizing', () => {
     expect(planned).toBeGreaterThan(10);
     // Every page full but the last: one stream's worth, not one partial page per window.
     expect(searchPagesServed(sim)).toBeLessThanOrEqual(Math.ceil(items / 25) + 1);
+  });
+
+  it('resumes a stream killed in the middle of its windows from its cursor, over the windows below it', async () => {
+    // One stream keeps this limit busy: it pages thirteen 30-day windows one after another.
+    const sim = await simulator({ sessions: 400, rate: 10, burst: 10 });
+    const { db, env } = setup(sim, 10, { windowSeconds: 30 * 86_400 });
+    const args = [...backfillArgs, '--resources', 'authentications'];
+    const child = spawnIvsync(args, env);
+    await whenRequests(sim, 6, child.exited);
+    child.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    // The cursor is kept with the window the stream was in, with the stream's whole range.
+    const open = query<{ window_start: number; pass_from: number }>(db, 'SELECT window_start, pass_from FROM sync_windows WHERE cursor IS NOT NULL');
+    expect(open.some((w) => w.pass_from < w.window_start)).toBe(true);
+
+    const result = await runIvsync(args, env);
+    expect(result.code).toBe(0);
+    expectTargetEqualsTruth(db, sim, ['authentications']);
+    // Both runs together: the pages that hold every item, a partial last page and one in flight per stream.
+    const items = sim.world.truth('test-token', 'authentications').length;
+    expect(searchPagesServed(sim)).toBeLessThanOrEqual(Math.ceil(items / 25) + 2 * open.length + 1);
   });
 });
