@@ -1,28 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
 import { planSpans } from '../../src/crawl/span.js';
-
-function w(windowStart: number, windowEnd: number, patch: Partial<WindowState> = {}): WindowState {
-  return {
-    account: 'default',
-    resource: 'authentications',
-    apiVersion: '1.4',
-    windowStart,
-    windowEnd,
-    status: 'pending',
-    cursor: null,
-    pages: 0,
-    items: 0,
-    attempts: 0,
-    error: null,
-    updatedAt: 'x',
-    passFrom: null,
-    passTo: null,
-    passStartedAt: null,
-    syncedTo: null,
-    ...patch,
-  };
-}
+import { windowState as w } from './window-state.js';
 
 const task = (window: WindowState, passFrom = window.windowStart, passTo = window.windowEnd, resume = false, resource = window.resource) => ({ window, passFrom, passTo, resume, resource });
 /** [from, to, cursor, started, [lo, hi] per window] per span. */

@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { WindowState } from '../../src/store/sink.js';
 import { gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
+import { windowState } from './window-state.js';
 
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };
 
-function state(windowStart: number, windowEnd: number): WindowState {
-  return {
-    ...scope,
-    windowStart,
-    windowEnd,
-    status: 'done',
-    cursor: null,
-    pages: 1,
-    items: 1,
-    attempts: 1,
-    error: null,
-    updatedAt: '2026-01-01T00:00:00.000000Z',
-    passFrom: windowStart,
-    passTo: windowEnd,
-    passStartedAt: '2026-01-01T00:00:00.000000Z',
-    syncedTo: windowEnd,
-  };
-}
+const state = (windowStart: number, windowEnd: number) =>
+  windowState(windowStart, windowEnd, { status: 'done', pages: 1, items: 1, attempts: 1, passFrom: windowStart, passTo: windowEnd, passStartedAt: '2026-01-01T00:00:00.000000Z', syncedTo: windowEnd });
 
 describe('gridCells', () => {
   it.each([
