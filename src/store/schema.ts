@@ -172,7 +172,7 @@ export const TABLES: readonly TableDef[] = [
       col('window_end', 'integer', 'Window end, epoch seconds (exclusive).', { nullable: false }),
       col('status', 'text', "'pending', 'running', 'done', 'sealed' (all final and older than the overlap: never fetched again) or 'failed'.", { nullable: false }),
       col('cursor', 'text', 'next_cursor of the last committed page of the current pass; null before the first page and after the last.'),
-      col('pages', 'integer', 'Pages committed in the current pass.', { nullable: false }),
+      col('pages', 'integer', 'Pages committed in the current pass that were asked for this window (a page that reaches into the next windows counts once, here).', { nullable: false }),
       col('items', 'integer', 'Items committed in the current pass.', { nullable: false }),
       col('attempts', 'integer', 'Passes started over the window.', { nullable: false }),
       col('error', 'text', 'Last error of the window, if it failed.'),
