@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { PAGE_LIMIT } from '../src/api/route-book.js';
 import { startSimulator } from '../src/simulator/index.js';
+import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
@@ -23,15 +25,27 @@ export interface CrawlRun {
   wallRatio: number;
   items: number;
   itemsPerSecond: number;
+  /** items/s against what the limit allows: rate × 25 items a page. */
+  limitShare: number;
+  /** Search pages the service answered. */
+  pages: number;
+  /** The fewest pages that hold every item: the sum over resources of ceil(items / 25). */
+  minPages: number;
   count429: number;
   pagesRefetched: number;
   peakRssMb: number;
   cpuMsPer1000Items: number;
 }
 
+export interface CrawlRunOptions {
+  /** Days of history the simulator spreads the sessions over (ending at its fixed end). @default 365 */
+  days?: number;
+}
+
 /** Runs one backfill of the simulator's whole history in a child process and measures it. */
-export async function crawlRun(label: string, sessions: number, latencyMs: number | [number, number], rate: number): Promise<CrawlRun> {
-  const sim = await startSimulator({ sessions, seed: 42, rate, burst: rate, latencyMs, otherOwnerSessions: 0 });
+export async function crawlRun(label: string, sessions: number, latencyMs: number | [number, number], rate: number, options: CrawlRunOptions = {}): Promise<CrawlRun> {
+  const days = options.days ?? 365;
+  const sim = await startSimulator({ sessions, seed: 42, rate, burst: rate, latencyMs, otherOwnerSessions: 0, from: DEFAULT_TO_EPOCH - days * 86_400 });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
   try {
     const db = join(dir, 'bench.sqlite');
@@ -42,7 +56,7 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     const code = await new Promise<number>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        ['--import', REPORTER, MAIN, 'backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'],
+        ['--import', REPORTER, MAIN, 'backfill', '--from', String(DEFAULT_TO_EPOCH - (days + 1) * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'],
         {
           env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_BENCH_USAGE_FILE: usageFile },
           stdio: ['ignore', 'ignore', 'inherit'],
@@ -60,6 +74,8 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     target.close();
     let served = 0;
     for (const [route, byStatus] of Object.entries(sim.stats.byRoute)) if (route.includes('/search/')) served += byStatus['200'] ?? 0;
+    let minPages = 0;
+    for (const resource of ['authentications', 'fingerprints'] as const) minPages += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
     const requests = sim.stats.requests;
     // N requests spaced 1/rate apart span (N - 1)/rate seconds.
     const span = ((sim.stats.lastRequestAt ?? 0) - (sim.stats.firstRequestAt ?? 0)) / 1000;
@@ -76,6 +92,9 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
       wallRatio: requests / seconds / rate,
       items,
       itemsPerSecond: items / seconds,
+      limitShare: items / seconds / (rate * PAGE_LIMIT),
+      pages: served,
+      minPages,
       count429: sim.stats.count429,
       pagesRefetched: served - committedPages,
       peakRssMb: usage.maxRssKb / 1024,

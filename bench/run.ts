@@ -9,7 +9,7 @@ import { targetBackfill, targetBackfillTable, type BackfillTarget, type TargetBa
  * own. Sections can be picked: `npm run bench -- crawl memory`.
  */
 function table(rows: readonly CrawlRun[]): string {
-  const header = ['run', 'sessions', 'latency ms', 'limit rps', 'wall s', 'requests', 'req/s', 'ratio', 'wall ratio', 'items/s', '429s', 'refetched', 'peak RSS MB', 'CPU ms/1k items'];
+  const header = ['run', 'sessions', 'latency ms', 'limit rps', 'wall s', 'requests', 'req/s', 'ratio', 'wall ratio', 'items/s', 'of limit', 'pages', 'min pages', 'pages/min', '429s', 'refetched', 'peak RSS MB', 'CPU ms/1k items'];
   const lines = rows.map((r) => [
     r.label,
     r.sessions,
@@ -21,6 +21,10 @@ function table(rows: readonly CrawlRun[]): string {
     r.ratio.toFixed(3),
     r.wallRatio.toFixed(3),
     r.itemsPerSecond.toFixed(0),
+    r.limitShare.toFixed(3),
+    r.pages,
+    r.minPages,
+    (r.pages / r.minPages).toFixed(3),
     r.count429,
     r.pagesRefetched,
     r.peakRssMb.toFixed(0),
@@ -35,8 +39,10 @@ const want = (name: string) => sections.length === 0 || sections.includes(name);
 if (want('crawl')) {
   const rows: CrawlRun[] = [];
   for (const latency of [150, 1000]) rows.push(await crawlRun(`rate @${latency}ms`, 10_000, latency, 10));
+  rows.push(await crawlRun('sparse 60d @150ms', 1_500, 150, 10, { days: 60 }));
   console.log('\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the first to the last request;');
-  console.log('wall ratio: over the whole command, process start-up, migrations and the last response included.\n');
+  console.log('wall ratio: over the whole command, process start-up, migrations and the last response included. of limit: items/s over');
+  console.log('rate × 25 (what the limit allows); pages: search pages served; min pages: sum over resources of ceil(items / 25).\n');
   console.log(table(rows));
 }
 

@@ -49,6 +49,13 @@ export class RateLimiter {
   readonly #stats: RateLimiterStats = { started: 0, pausedMs: 0, pauses: 0 };
   #pausedUntil = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
+  /** When the last token was taken; the next one is free `spacingMs` later. */
+  #lastStart: number;
+  /** Unused capacity up to the last schedule (see `idleMs`). */
+  #idleMs = 0;
+
+  /** Milliseconds between two starts: 1000 / rate. */
+  readonly spacingMs: number;
 
   constructor(options: RateLimiterOptions) {
     const rate = options.rate;
@@ -62,15 +69,20 @@ export class RateLimiter {
     // service's rolling seconds; evenly spaced, jitter shorter than the
     // spacing adds at most one.
     // Measured in bench/rate-limiter-check.ts.
-    this.#queue = new PQueue({ intervalCap: 1, interval: 1000 / rate, strict: true });
+    this.spacingMs = 1000 / rate;
+    this.#queue = new PQueue({ intervalCap: 1, interval: this.spacingMs, strict: true });
     this.#now = options.now ?? Date.now;
+    // Counted from construction: the bucket is full and unused until the first task.
+    this.#lastStart = this.#now() - this.spacingMs;
   }
 
   /** Runs `fn` once a token is free; the token is taken when `fn` starts. */
   schedule<T>(fn: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
+    this.#idleMs += this.#currentIdle(this.#now());
     return this.#queue.add(
       () => {
         this.#stats.started += 1;
+        this.#lastStart = this.#now();
         return fn();
       },
       { priority: options.priority ?? 0, ...(options.signal !== undefined ? { signal: options.signal } : {}) },
@@ -87,6 +99,8 @@ export class RateLimiter {
     const now = this.#now();
     const until = now + ms;
     if (until <= this.#pausedUntil) return;
+    // Capacity left unused before the pause stays counted; none is during it.
+    this.#idleMs += this.#currentIdle(now);
     this.#stats.pausedMs += until - Math.max(now, this.#pausedUntil);
     this.#stats.pauses += 1;
     this.#pausedUntil = until;
@@ -98,6 +112,33 @@ export class RateLimiter {
       this.#resumeTimer = undefined;
       this.#queue.start();
     }, ms);
+  }
+
+  /**
+   * Milliseconds, summed since the limiter was made, during which a token was
+   * free and no task waited for it: capacity that nobody used. Pauses do not
+   * count (no token is free during a pause). A crawl that sees this grow
+   * knows its requests in flight and waiting cannot keep the bucket full.
+   */
+  get idleMs(): number {
+    return this.#idleMs + this.#currentIdle(this.#now());
+  }
+
+  /**
+   * About how long a task scheduled now would wait for its token: until the
+   * next token is free, plus a slot for each task already waiting (priorities
+   * aside). Lets a caller tell the service's latency from the bucket's wait.
+   */
+  get waitMs(): number {
+    const freeAt = Math.max(this.#lastStart + this.spacingMs, this.#pausedUntil);
+    return Math.max(0, freeAt - this.#now()) + this.#queue.size * this.spacingMs;
+  }
+
+  /** The gap, up to `now`, since the token became free, while nothing waits. */
+  #currentIdle(now: number): number {
+    if (this.#queue.size > 0) return 0;
+    const freeSince = Math.max(this.#lastStart + this.spacingMs, this.#pausedUntil);
+    return Math.max(0, now - freeSince);
   }
 
   get stats(): Readonly<RateLimiterStats> {

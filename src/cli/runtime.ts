@@ -100,7 +100,7 @@ export function leaseKeeper(sink: Sink, io: CliIo, logger: Logger, id: string, t
 export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: readonly BoundAccount[]; leases: RunLeases; onEvent?: ((event: CrawlEvent) => void) | undefined }): RunDeps {
   return {
     sink: parts.sink,
-    accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client })),
+    accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client, bucket: b.limiter })),
     crawl: config.crawl,
     normalize: normalizeItems,
     clock: io.clock,

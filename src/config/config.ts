@@ -34,9 +34,18 @@ export interface AccountConfig {
 }
 
 export interface CrawlConfig {
-  /** Size of the epoch windows the history is split into, in seconds. */
+  /**
+   * Size of the epoch windows the history is split into, in seconds: the
+   * grain of checkpoints, refreshes and sealing. Adjacent windows are paged
+   * by one request stream, so a sparse history costs no partial page per
+   * window; dense windows are split further while paging.
+   */
   readonly windowSeconds: number;
-  /** Windows paged at once per account. */
+  /**
+   * Most request streams at once per account. Streams are added only while
+   * the token bucket has room, so this is a cap (enough to keep the bucket
+   * full at 1 s latency), not the number that runs.
+   */
   readonly concurrency: number;
   /** How far behind the high-water mark `sync` starts again, in seconds (late uploads). */
   readonly overlapSeconds: number;
@@ -44,7 +53,7 @@ export interface CrawlConfig {
   readonly since: number | undefined;
   /** What to crawl (--resources, IVS_RESOURCES or crawl.resources). */
   readonly resources: readonly ResourceName[];
-  /** A window still paging after this many pages may be split when workers are idle. */
+  /** A stream may cut its current window in two (when the bucket has room) only after this many pages. */
   readonly splitAfterPages: number;
   /** Most windows one interval may be split into, per account and resource; a larger plan is refused before anything is written. */
   readonly maxWindows: number;

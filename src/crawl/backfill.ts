@@ -44,7 +44,8 @@ export async function backfill(ctx: CrawlContext, options: BackfillOptions): Pro
           windows: windows.length,
           todo: planned.length,
           resumed: planned.filter((t) => t.resume).length,
-          seconds: planned.reduce((sum, t) => sum + (t.passTo - t.passFrom), 0),
+          // A resumed pass may request beyond its window (it paged several): count the window's own part.
+          seconds: planned.reduce((sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart), 0),
         });
       }
       return { account, tasks, summaries };

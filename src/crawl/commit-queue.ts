@@ -1,8 +1,9 @@
 import type { CommitResult, PageCommit, Sink } from '../store/sink.js';
 
+/** The commits of one fetched page: they go into one transaction together. */
 interface Waiting {
-  page: PageCommit;
-  resolve: (result: CommitResult) => void;
+  pages: readonly PageCommit[];
+  resolve: (results: CommitResult[]) => void;
   reject: (error: unknown) => void;
 }
 
@@ -28,9 +29,19 @@ export class CommitQueue {
     this.#maxPages = maxPages;
   }
 
-  commit(page: PageCommit): Promise<CommitResult> {
+  async commit(page: PageCommit): Promise<CommitResult> {
+    const [result] = await this.commitAll([page]);
+    return result!;
+  }
+
+  /**
+   * Commits `pages` in one transaction, never split between two: a page that
+   * held items of several windows advances all their checkpoints or none.
+   */
+  commitAll(pages: readonly PageCommit[]): Promise<CommitResult[]> {
+    if (pages.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ page, resolve, reject });
+      this.#waiting.push({ pages, resolve, reject });
       if (!this.#draining) void this.#drain();
     });
   }
@@ -39,14 +50,18 @@ export class CommitQueue {
     this.#draining = true;
     try {
       while (this.#waiting.length > 0) {
-        const group = this.#waiting.splice(0, this.#maxPages);
+        const group = this.#take();
         if (group.length === 1) {
           await this.#one(group[0]!);
           continue;
         }
         try {
-          const results = await this.#sink.commitPages(group.map((w) => w.page));
-          group.forEach((w, i) => w.resolve(results[i]!));
+          const results = await this.#sink.commitPages(group.flatMap((w) => w.pages));
+          let at = 0;
+          for (const w of group) {
+            w.resolve(results.slice(at, at + w.pages.length));
+            at += w.pages.length;
+          }
         } catch {
           // One bad page must not fail its neighbours: commit them one by one.
           for (const w of group) await this.#one(w);
@@ -57,9 +72,20 @@ export class CommitQueue {
     }
   }
 
+  /** Whole units up to `maxPages` pages (at least one unit, however large). */
+  #take(): Waiting[] {
+    let pages = 0;
+    let n = 0;
+    while (n < this.#waiting.length && (n === 0 || pages + this.#waiting[n]!.pages.length <= this.#maxPages)) {
+      pages += this.#waiting[n]!.pages.length;
+      n++;
+    }
+    return this.#waiting.splice(0, n);
+  }
+
   async #one(w: Waiting): Promise<void> {
     try {
-      w.resolve(await this.#sink.commitPage(w.page));
+      w.resolve(w.pages.length === 1 ? [await this.#sink.commitPage(w.pages[0]!)] : await this.#sink.commitPages(w.pages));
     } catch (error) {
       w.reject(error);
     }

@@ -4,11 +4,14 @@ import type { Sink } from '../store/sink.js';
 import type { CommitQueue } from './commit-queue.js';
 import { Crawler } from './crawler.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
+import type { BucketRoom } from './room-watch.js';
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */
 export interface CrawlAccount {
   name: string;
   client: CrawlClient;
+  /** The token's bucket, so that a crawl adds request streams only while it has room. */
+  bucket?: BucketRoom;
 }
 
 /** Everything one run's backfill or sync needs (see run-deps.ts for what a caller provides). */
@@ -29,7 +32,16 @@ export interface CrawlContext {
 /** A crawler of one account for a run, its requests at `priority` in the account's bucket and counted in the run's tally. */
 export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: number): Crawler {
   return new Crawler(
-    { client: account.client, sink: ctx.sink, normalize: ctx.normalize, clock: ctx.clock, signal: ctx.signal, onEvent: ctx.onEvent, commits: ctx.commits },
+    {
+      client: account.client,
+      sink: ctx.sink,
+      normalize: ctx.normalize,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      onEvent: ctx.onEvent,
+      commits: ctx.commits,
+      ...(account.bucket ? { bucket: account.bucket } : {}),
+    },
     {
       account: account.name,
       apiVersion: account.client.apiVersion,

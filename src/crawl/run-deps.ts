@@ -3,11 +3,14 @@ import type { Sink } from '../store/sink.js';
 import type { CatalogClient } from './catalog-refresh.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
+import type { BucketRoom } from './room-watch.js';
 
 /** One account a process can run for: its name and its client (bound to its token and bucket). */
 export interface RunAccount {
   name: string;
   client: CrawlClient & CatalogClient;
+  /** The token's bucket, so that a crawl adds request streams only while it has room. */
+  bucket?: BucketRoom;
 }
 
 /**

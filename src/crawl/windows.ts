@@ -83,29 +83,20 @@ export function requestRange(from: number, to: number): { start: number; end: nu
 }
 
 /**
- * Where to split the unfetched rest of a window paged newest first. After a
- * page whose oldest item has epoch `oldest`, every item newer than
- * floor(oldest) + 1 has been seen; the rest lies in [windowStart,
- * floor(oldest) + 1). Returns the new boundary and the parts to page
- * separately, or null when the rest is too narrow to split.
+ * The windows a split of a paging window creates. After the pages so far,
+ * every item at or above `keepFrom` has been seen (the crawl tracks it as
+ * floor(oldest) + 1 of the oldest item): the window keeps [keepFrom,
+ * windowEnd) as done, and its unfetched rest [windowStart, keepFrom) is cut
+ * at `at` into two windows paged apart. Null when there is nothing to cut:
+ * the rest is narrower than two seconds or `at` is not inside it.
  */
 export function splitRemainder(
   windowStart: number,
   windowEnd: number,
-  oldest: number,
-  parts: number,
+  keepFrom: number,
+  at: number,
 ): { keepFrom: number; ranges: Array<[number, number]> } | null {
-  // An item exactly on the end edge can come back (see requestRange): clamp.
-  const keepFrom = Math.min(Math.floor(oldest) + 1, windowEnd);
-  const width = keepFrom - windowStart;
-  // Everything seen so far sits in the window's last second: nothing to hand over yet.
-  if (width < 2 || parts < 2 || keepFrom >= windowEnd) return null;
-  const n = Math.min(parts, width);
-  const ranges: Array<[number, number]> = [];
-  for (let i = 0; i < n; i++) {
-    const a = windowStart + Math.floor((width * i) / n);
-    const b = windowStart + Math.floor((width * (i + 1)) / n);
-    if (b > a) ranges.push([a, b]);
-  }
-  return { keepFrom, ranges };
+  if (!(windowStart < at && at < keepFrom && keepFrom < windowEnd)) return null;
+  if (!Number.isInteger(at) || !Number.isInteger(keepFrom)) return null;
+  return { keepFrom, ranges: [[windowStart, at], [at, keepFrom]] };
 }

@@ -34,7 +34,7 @@ export function checkpointAdvances(pages: readonly PageCommit[]): CheckpointAdva
       out.push(advance);
       open.set(id, advance);
     }
-    advance.pages += 1;
+    advance.pages += page.pages ?? 1;
     advance.items += items;
     advance.cursor = page.done ? null : page.nextCursor;
     advance.done = page.done;

@@ -168,7 +168,12 @@ export interface WindowQuery {
 }
 
 export interface PassSpec {
-  /** The range the pass requests, within the window. */
+  /**
+   * The range the pass requests. It reaches beyond the window when one
+   * request stream pages several adjacent windows (the cursor belongs to that
+   * range); only the window's own part of it counts for `synced_to` and for
+   * marking sessions missing.
+   */
   passFrom: number;
   passTo: number;
   startedAt: string;
@@ -181,6 +186,12 @@ export interface PageCommit {
   nextCursor: Cursor | null;
   done: boolean;
   now: string;
+  /**
+   * Requests this commit counts for its window: a page that held items of
+   * several windows is committed once per window and counted with the window
+   * it was asked for. @default 1
+   */
+  pages?: number;
 }
 
 export interface CommitResult {

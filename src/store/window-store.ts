@@ -63,7 +63,7 @@ export class SqlWindowStore implements WindowStore {
       }
       assertPartition(parts, key, window.windowStart, keepFrom);
       const passFrom = window.passFrom === null ? keepFrom : Math.max(window.passFrom, keepFrom);
-      const passTo = window.passTo ?? window.windowEnd;
+      const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
       await tx.run(
         `UPDATE sync_windows SET window_start = ?, status = 'done', cursor = NULL, pass_from = ?, pass_to = ?, synced_to = ?, updated_at = ?
          WHERE ${KEY_WHERE}`,
@@ -129,8 +129,9 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
     return 0;
   }
   const window = await readWindow(tx, advance.key);
-  const passFrom = window.passFrom ?? window.windowStart;
-  const passTo = window.passTo ?? window.windowEnd;
+  // A pass over several windows requests a wider range: only this window's part of it is done.
+  const passFrom = Math.max(window.passFrom ?? window.windowStart, window.windowStart);
+  const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
   await tx.run(
     `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, updated_at = ?
      WHERE ${KEY_WHERE}`,

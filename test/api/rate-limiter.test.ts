@@ -55,6 +55,26 @@ describe('RateLimiter', () => {
     expect(limiter.inFlight).toBe(0);
   });
 
+  it('counts the time a token was free and nothing waited for it, and not a pause', async () => {
+    let now = 1_000;
+    const limiter = new RateLimiter({ rate: 10, now: () => now });
+    expect(limiter.spacingMs).toBe(100);
+    expect(limiter.idleMs).toBe(0);
+    now = 1_250;
+    expect(limiter.idleMs).toBe(250);
+    await limiter.schedule(async () => undefined);
+    // Taken at 1250: the next token is free at 1350.
+    now = 1_300;
+    expect(limiter.idleMs).toBe(250);
+    now = 1_400;
+    expect(limiter.idleMs).toBe(300);
+    limiter.pauseFor(200);
+    now = 1_500;
+    expect(limiter.idleMs).toBe(300);
+    now = 1_650;
+    expect(limiter.idleMs).toBe(350);
+  });
+
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses rate %s', (rate) => {
     expect(() => new RateLimiter({ rate })).toThrow(RangeError);
   });

@@ -75,4 +75,26 @@ describe('CommitQueue', () => {
     const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
     expect(ids.map((r) => r.service_id)).toEqual(['ok1', 'ok2', 'w']);
   });
+
+  it('the commits of one fetched page share one transaction: never cut by the group limit, and fail together', async () => {
+    const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
+    const transactions: number[] = [];
+    const sink = {
+      commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
+      commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
+    };
+    const queue = new CommitQueue(sink, 2);
+    const first = queue.commit(page('a1', 'authentications', ['w']));
+    const three = queue.commitAll([page('a1', 'authentications', ['s1']), page('a1', 'authentications', ['s2']), page('a1', 'authentications', ['s3'])]);
+    const broken = queue.commitAll([page('a1', 'authentications', ['half']), { ...page('a1', 'authentications', ['lost']), key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 } }]);
+    const single = queue.commit(page('a1', 'authentications', ['z']));
+    await first;
+    expect((await three).map((r) => r.written)).toEqual([1, 1, 1]);
+    await expect(broken).rejects.toThrow(/no window/);
+    expect(await single).toMatchObject({ written: 1 });
+    // 1, then the unit of 3 alone (over the limit of 2, but whole), then the broken unit (its good half rolled back), then the single page.
+    expect(transactions).toEqual([1, 3, 2, 1]);
+    const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
+    expect(ids.map((r) => r.service_id)).toEqual(['s1', 's2', 's3', 'w', 'z']);
+  });
 });

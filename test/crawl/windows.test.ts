@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { WindowState } from '../../src/store/sink.js';
 import { checkWindowCount, gridCellCount, gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
 import { TooManyWindowsError } from '../../src/crawl/too-many-windows-error.js';
+import { windowState } from './window-state.js';
 
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };
 
-function state(windowStart: number, windowEnd: number): WindowState {
-  return {
-    ...scope,
-    windowStart,
-    windowEnd,
-    status: 'done',
-    cursor: null,
-    pages: 1,
-    items: 1,
-    attempts: 1,
-    error: null,
-    updatedAt: '2026-01-01T00:00:00.000000Z',
-    passFrom: windowStart,
-    passTo: windowEnd,
-    passStartedAt: '2026-01-01T00:00:00.000000Z',
-    syncedTo: windowEnd,
-  };
-}
+const state = (windowStart: number, windowEnd: number) =>
+  windowState(windowStart, windowEnd, { status: 'done', pages: 1, items: 1, attempts: 1, passFrom: windowStart, passTo: windowEnd, passStartedAt: '2026-01-01T00:00:00.000000Z', syncedTo: windowEnd });
 
 describe('gridCells', () => {
   it.each([
@@ -110,14 +94,13 @@ describe('requestRange', () => {
 });
 
 describe('splitRemainder', () => {
-  it('splits the unseen rest below the oldest item seen', () => {
-    expect(splitRemainder(0, 1000, 600.5, 3)).toEqual({ keepFrom: 601, ranges: [[0, 200], [200, 400], [400, 601]] });
-  });
-  it('does not split a rest narrower than two seconds', () => {
-    expect(splitRemainder(0, 1000, 0.5, 4)).toBeNull();
-  });
-  it('does not split when everything seen is in the last second', () => {
-    expect(splitRemainder(0, 1000, 999.5, 4)).toBeNull();
-    expect(splitRemainder(0, 1000, 1000, 4)).toBeNull();
+  it.each([
+    { name: 'keeps the fetched top and cuts the unfetched rest in two', keepFrom: 601, at: 300, plan: { keepFrom: 601, ranges: [[0, 300], [300, 601]] } },
+    { name: 'nothing fetched in the window yet: no split', keepFrom: 1000, at: 300, plan: null },
+    { name: 'the cut must lie inside the rest', keepFrom: 601, at: 601, plan: null },
+    { name: 'a rest of one second cannot be cut', keepFrom: 1, at: 0, plan: null },
+    { name: 'cuts fall on whole seconds', keepFrom: 601, at: 300.5, plan: null },
+  ])('$name', ({ keepFrom, at, plan }) => {
+    expect(splitRemainder(0, 1000, keepFrom, at)).toEqual(plan);
   });
 });

@@ -15,11 +15,12 @@ afterEach(async () => {
 });
 
 async function setup() {
-  // Slow enough that the first sync is still paging when the second starts.
-  sim = await startSimulator({ sessions: 500, seed: 21, rate: 10, burst: 10, latencyMs: [20, 40] });
+  // Slow enough that the first sync is still paging when the second starts: about 20 pages
+  // (the crawl spends no partial page per window), at 5 a second.
+  sim = await startSimulator({ sessions: 500, seed: 21, rate: 5, burst: 5, latencyMs: [20, 40] });
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }), IVS_RATE: '10' };
+  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }), IVS_RATE: '5' };
   return { sim, db, env };
 }
 

@@ -76,6 +76,34 @@ forEachTarget((_dialect, ctx) => {
     expect((await sink.query("SELECT missing_since FROM authentications WHERE service_id = 'gone'"))[0]?.missing_since).toBeNull();
   });
 
+  it('a pass that requests several windows completes each for its own range only', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(
+      batch([
+        auth('below', { created_epoch: 500, last_synced_at: t(0) }),
+        auth('inside', { created_epoch: 1_500, last_synced_at: t(0) }),
+        auth('above', { created_epoch: 2_500, last_synced_at: t(0) }),
+      ]),
+    );
+    const key: WindowKey = { ...authWindow, windowStart: 1_000 };
+    await sink.planWindows([{ ...key, windowEnd: 2_000 }]);
+    // One stream pages [0, 3000) and reached this window; its cursor belongs to that range.
+    await sink.startPass(key, { passFrom: 0, passTo: 3_000, startedAt: t(10) });
+    const result = await sink.commitPages([
+      { key, batch: batch([]), nextCursor: 'c', done: false, now: t(11), pages: 1 },
+      { key, batch: batch([]), nextCursor: null, done: true, now: t(12), pages: 0 },
+    ]);
+    expect(result.map((r) => r.missing)).toEqual([0, 1]);
+    const rows = await sink.query('SELECT service_id, missing_since FROM authentications ORDER BY service_id');
+    expect(rows).toEqual([
+      { service_id: 'above', missing_since: null },
+      { service_id: 'below', missing_since: null },
+      { service_id: 'inside', missing_since: t(12) },
+    ]);
+    const [w] = await sink.listWindows({ ...query, from: 1_000, to: 2_000 });
+    expect(w).toMatchObject({ status: 'done', pages: 1, syncedTo: 2_000, passFrom: 0, passTo: 3_000 });
+  });
+
   it('splitWindow keeps the fetched rest done and plans the parts pending', async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);

@@ -61,11 +61,12 @@ describe('the crawl over API version 2', () => {
     const { sim, db } = await backfilledV2();
     await expectEqualsTruthV2(db, sim);
     expect(query(db, "SELECT DISTINCT api_version FROM sync_windows")).toEqual([{ api_version: '2' }]);
-    // Every window took the fewest pages 25 a page allows; 10 a page would take more.
+    // Well over 10 sessions a page on average: only a limit above v2's default of 10 carries that.
     const windows = query<{ pages: number; items: number }>(db, 'SELECT pages, items FROM sync_windows');
-    for (const w of windows) expect(w.pages).toBe(Math.max(1, Math.ceil(w.items / 25)));
-    expect(windows.some((w) => w.items > 10)).toBe(true);
-    expect(searchPagesServed(sim)).toBe(windows.reduce((n, w) => n + w.pages, 0));
+    const pages = windows.reduce((n, w) => n + w.pages, 0);
+    expect(windows.reduce((n, w) => n + w.items, 0) / pages).toBeGreaterThan(12);
+    // Each page served is counted once, with the window it was asked for.
+    expect(searchPagesServed(sim)).toBe(pages);
   });
 
   it('syncs v2 changes, and takes a 404 for "not there any more"', async () => {
