@@ -63,7 +63,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .exitProcess(false)
     .fail((msg, err) => {
       // A usage mistake the parser found: thrown so that no handler runs after it.
-      throw err ?? new InputError(USAGE, msg);
+      // yargs words some mistakes over several lines ("Invalid values:" then the
+      // argument); the line that names the option must survive oneLine().
+      throw err ?? new InputError(USAGE, msg.split(/\n\s*/).join(' ').trim());
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
   for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));

@@ -39,7 +39,7 @@ describe('two sync processes on one target', () => {
     expect(done.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
     // The refused process recorded no run and left no lease behind.
-    expect(query(db, 'SELECT command, account, status FROM sync_runs')).toEqual([{ command: 'sync', account: null, status: 'succeeded' }]);
+    expect(query(db, 'SELECT command, account, status FROM sync_runs')).toEqual([{ command: 'sync', account: 'default', status: 'succeeded' }]);
     expect(query(db, 'SELECT * FROM sync_leases')).toEqual([]);
   });
 
