@@ -7,6 +7,7 @@ import { InterruptedError } from '../../src/errors.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
+import { until } from './wait-for.js';
 
 const tempDir = useTempDir();
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -20,14 +21,27 @@ afterEach(async () => {
 /** Two processes' worth of state on one real SQLite target, each with its own connection and clock. */
 async function twoKeepers(clock: { now: number }) {
   const target = `sqlite:${join(tempDir(), 'ivsync.sqlite')}`;
+  const attempts = new Map<string, number>();
   const make = async (holder: string) => {
     const sink = await openSink(target);
     sinks.push(sink);
-    const keeper = new LeaseKeeper({ sink, holder, ttlSeconds: 30, clock: () => clock.now, logger: silent, pollMs: 5 });
+    // The real sink, with the keeper's attempts at a lease counted: a test waits on
+    // attempts, not on time.
+    const counted = {
+      acquireLease: (...args: Parameters<typeof sink.acquireLease>) => {
+        attempts.set(holder, (attempts.get(holder) ?? 0) + 1);
+        return sink.acquireLease(...args);
+      },
+      releaseLease: sink.releaseLease.bind(sink),
+      abandonRuns: sink.abandonRuns.bind(sink),
+    };
+    const keeper = new LeaseKeeper({ sink: counted, holder, ttlSeconds: 30, clock: () => clock.now, logger: silent, pollMs: 5 });
     keepers.push(keeper);
     return keeper;
   };
-  return { a: await make('hostA:1:run-a'), b: await make('hostB:2:run-b'), sink: sinks[0]! };
+  const a = await make('hostA:1:run-a');
+  const b = await make('hostB:2:run-b');
+  return { a, b, sink: sinks[0]!, attemptsOf: (holder: string) => attempts.get(holder) ?? 0 };
 }
 
 describe('account leases', () => {
@@ -66,7 +80,7 @@ describe('account leases', () => {
 
   it('--wait waits for the release; a stale lease (holder died) is taken over', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
-    const { a, b } = await twoKeepers(clock);
+    const { a, b, attemptsOf } = await twoKeepers(clock);
     const never = new AbortController().signal;
     const releaseA = await a.hold(['account:x'], { wait: false, signal: never });
     let got = false;
@@ -74,7 +88,8 @@ describe('account leases', () => {
       got = true;
       return r;
     });
-    await new Promise((r) => setTimeout(r, 30));
+    // b has found the lease held several times over and still waits.
+    await until(() => (attemptsOf(b.holder) >= 3 ? true : undefined), 10_000, 'three attempts by the waiting keeper');
     expect(got).toBe(false);
     await releaseA();
     const releaseB = await waiting;
