@@ -221,14 +221,14 @@ export class Daemon {
     // backfill) is synced here every tick: any other daemon would be refused.
     const own = order.filter((a) => leases.holds(accountLease(a)));
     for (const account of own) {
-      await this.#claim(account);
+      await this.#claim(account, scheduledAt);
       start(account);
     }
     const started = new Set(own);
     for (const account of order) {
       if (started.size >= share || signal.aborted) break;
       if (started.has(account)) continue;
-      if (await this.#claim(account)) {
+      if (await this.#claim(account, scheduledAt)) {
         started.add(account);
         start(account);
       }
@@ -238,7 +238,7 @@ export class Daemon {
       await delay(this.#graceMs, undefined, { signal }).catch(() => undefined);
       for (const account of order) {
         if (started.has(account) || signal.aborted) continue;
-        if (await this.#claim(account)) {
+        if (await this.#claim(account, scheduledAt)) {
           started.add(account);
           start(account);
         }
@@ -266,8 +266,14 @@ export class Daemon {
     if (outcome.status !== 'held') this.#o.observer.runFinished(command, outcome.status);
   }
 
-  async #claim(account: string): Promise<boolean> {
-    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, this.#claimTtl, toIsoMicros(this.#o.clock() / 1000));
+  /**
+   * Claims `account` for the tick scheduled at `scheduledAt`. The claim is
+   * stamped with the tick's scheduled time, not the time of the attempt, so
+   * every daemon of one tick sees the same claim live however late its own
+   * attempt comes (a loaded host, a slow target), and the next tick finds it stale.
+   */
+  async #claim(account: string, scheduledAt: Date): Promise<boolean> {
+    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, this.#claimTtl, toIsoMicros(scheduledAt.getTime() / 1000));
     return state.held;
   }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRandom, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { whenRequests } from '../daemon/wait-for.js';
+import { afterRequests, whenRequests } from '../daemon/wait-for.js';
 import { committedPages, pageKey, readCheckpoints } from '../helpers/committed-pages.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
@@ -14,13 +14,6 @@ afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
-
-/** Resolves once the simulator has received `n` requests or `done` settled (polls its counter; no fixed sleeps). */
-async function afterRequests(s: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
-  let finished = false;
-  void done?.then(() => (finished = true));
-  while (s.stats.requests < n && !finished) await new Promise((r) => setTimeout(r, 2));
-}
 
 const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
 

@@ -14,7 +14,7 @@ const up = postgresUp;
 const tempDir = useTempDir();
 const ACCOUNTS = ['a1', 'a2', 'a3', 'a4'];
 // Long enough that one account's sync fits in a tick on a loaded two-core machine.
-const PERIOD = 5;
+const PERIOD = 3;
 let sim: RunningSimulator | undefined;
 const children: Child[] = [];
 const schema = `ivs_daemon_${randomBytes(5).toString('hex')}`;
@@ -65,7 +65,7 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     // pg reads timestamptz as a Date (milliseconds: enough for ticks of seconds).
     type Run = { id: string; account: string; started_at: Date; finished_at: Date | null; status: string };
     const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, finished_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
-    await until(async () => ((await runs()).length >= ACCOUNTS.length * 6 ? true : undefined), 90_000, 'six ticks of runs');
+    await until(async () => ((await runs()).length >= ACCOUNTS.length * 5 ? true : undefined), 90_000, 'five ticks of runs');
     one.kill('SIGTERM');
     two.kill('SIGTERM');
     const [endOne, endTwo] = await Promise.all([one.exited, two.exited]);

@@ -1,12 +1,21 @@
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import type { Child } from '../helpers/run-cli.js';
 
-/** Resolves once the simulator has received `n` more requests, or `done` settled (polls a counter; no fixed sleeps). */
-export async function whenRequests(sim: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
-  const target = sim.stats.requests + n;
+/** Resolves once `seen()` holds, or `done` settled (polls; no fixed sleeps). */
+export async function whenSeen(seen: () => boolean, done?: Promise<unknown>): Promise<void> {
   let finished = false;
   void done?.then(() => (finished = true));
-  while (sim.stats.requests < target && !finished) await new Promise((r) => setTimeout(r, 5));
+  while (!seen() && !finished) await new Promise((r) => setTimeout(r, 2));
+}
+
+/** Resolves once the simulator has received `n` requests in all, or `done` settled. */
+export function afterRequests(sim: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
+  return whenSeen(() => sim.stats.requests >= n, done);
+}
+
+/** Resolves once the simulator has received `n` more requests, or `done` settled. */
+export function whenRequests(sim: RunningSimulator, n: number, done?: Promise<unknown>): Promise<void> {
+  return afterRequests(sim, sim.stats.requests + n, done);
 }
 
 /** Polls `check` until it returns a value (not undefined), or throws after `limitMs` (a hang guard, not a timing assertion). */

@@ -3,6 +3,7 @@ import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { afterRequests, whenSeen } from '../daemon/wait-for.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { eachTarget } from './each-target.js';
 import { readTarget } from './read-target.js';
@@ -39,20 +40,6 @@ async function expectEqualsTruth(db: string, sim: RunningSimulator, apiVersion: 
   }
 }
 
-/** Resolves once the simulator has received `n` requests or `done` settled (polls its counter; no fixed sleeps). */
-async function afterRequests(sim: RunningSimulator, n: number, done: Promise<unknown>): Promise<void> {
-  let finished = false;
-  void done.then(() => (finished = true));
-  while (sim.stats.requests < n && !finished) await new Promise((r) => setTimeout(r, 2));
-}
-
-/** Resolves once `seen()` holds or `done` settled (polls; no fixed sleeps). */
-async function until(seen: () => boolean, done: Promise<unknown>): Promise<void> {
-  let finished = false;
-  void done.then(() => (finished = true));
-  while (!seen() && !finished) await new Promise((r) => setTimeout(r, 2));
-}
-
 const isArrayCursor = (cursor: unknown): boolean => Array.isArray(cursor) && cursor.length > 0 && cursor.every((p) => typeof p === 'string');
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -81,7 +68,7 @@ eachTarget((dialect, target) => {
     const stop = new AbortController();
     const first = runIvsync(backfillArgs, env, stop.signal);
     // A request carrying a cursor means the page that handed it out is committed (pages are fetched lazily).
-    await until(() => sim.stats.searches.some((s) => s.cursor !== null), first);
+    await whenSeen(() => sim.stats.searches.some((s) => s.cursor !== null), first);
     stop.abort();
     expect((await first).code).toBe(3);
 
