@@ -5,7 +5,7 @@ import { spawnIvsync } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
-import { whenRequests } from './wait-for.js';
+import { until, whenRequests } from './wait-for.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -26,12 +26,25 @@ async function setup() {
 
 const sync = ['sync', '--since', String(HISTORY_START)];
 
+/**
+ * Holds the first process's requests at the simulator while `second` runs, so
+ * the first still holds its lease however slowly the second starts.
+ */
+async function whileSlow<T>(sim: RunningSimulator, second: Promise<T>): Promise<T> {
+  sim.setLatency(3_000);
+  try {
+    return await second;
+  } finally {
+    sim.setLatency([20, 40]);
+  }
+}
+
 describe('two sync processes on one target', () => {
   it('the second refuses, names the holder and exits non-zero; the first completes the truth', async () => {
     const { sim, db, env } = await setup();
     const first = spawnIvsync(sync, env);
     await whenRequests(sim, 5, first.exited);
-    const second = await spawnIvsync(sync, env).exited;
+    const second = await whileSlow(sim, spawnIvsync(sync, env).exited);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/ivsync: account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/);
     expect(second.stderr).toMatch(/--wait/);
@@ -47,7 +60,11 @@ describe('two sync processes on one target', () => {
     const { sim, db, env } = await setup();
     const first = spawnIvsync(sync, env);
     await whenRequests(sim, 5, first.exited);
+    // The first is held at the simulator until the second has found its lease and waits.
+    sim.setLatency(3_000);
     const second = spawnIvsync([...sync, '--wait'], env);
+    await until(() => (/waiting for the lease/.test(second.stderr()) ? true : undefined), 30_000, 'the second to wait');
+    sim.setLatency([20, 40]);
     const [a, b] = await Promise.all([first.exited, second.exited]);
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
@@ -63,7 +80,7 @@ describe('two sync processes on one target', () => {
     const { sim, env } = await setup();
     const first = spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 300 * 86_400)], env);
     await whenRequests(sim, 5, first.exited);
-    const second = await spawnIvsync(sync, env).exited;
+    const second = await whileSlow(sim, spawnIvsync(sync, env).exited);
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/held by/);
     expect((await first.exited).code).toBe(0);
