@@ -1,7 +1,7 @@
 import type { CursorStyle } from './cursor.js';
 import type { FaultSpec } from './fault-spec.js';
 import { parseFaultSpec, validateFaultSpec } from './fault-spec.js';
-import type { RangeSemantics } from './world.js';
+import type { RangeSemantics } from './sorted-sessions.js';
 
 export interface SimulatorOptions {
   /** @default '127.0.0.1' */

@@ -5,6 +5,12 @@ import { compareKey, compareRecords, type SessionRecord } from './session-record
  * service_id) so that a range and a keyset position are found by binary
  * search, never by scanning.
  */
+/** Whether each end of a search's created-time range includes its bound. */
+export interface RangeSemantics {
+  start: 'inclusive' | 'exclusive';
+  end: 'inclusive' | 'exclusive';
+}
+
 export class SortedSessions {
   readonly #items: SessionRecord[];
 
@@ -34,6 +40,21 @@ export class SortedSessions {
       else hi = mid;
     }
     return lo;
+  }
+
+  /** The [lo, hi) indexes of the sessions inside a search's range (epoch seconds; null ends are open). */
+  indexRange(range: { start: number | null; end: number | null } | null, semantics: RangeSemantics): [number, number] {
+    let lo = 0;
+    let hi = this.#items.length;
+    if (range !== null && range.start !== null) {
+      const micros = range.start * 1e6;
+      lo = semantics.start === 'inclusive' ? this.lowerBound(micros, '') : this.upperBoundMicros(micros);
+    }
+    if (range !== null && range.end !== null) {
+      const micros = range.end * 1e6;
+      hi = semantics.end === 'exclusive' ? this.lowerBound(micros, '') : this.upperBoundMicros(micros);
+    }
+    return [lo, hi];
   }
 
   /** First index whose created time is > micros. */

@@ -9,13 +9,10 @@ import { renderV14, renderV2, type Rendered } from './render-item.js';
 import type { SearchRequest } from './search-request.js';
 import { newAuthentication, newFingerprint } from './session-factory.js';
 import { compareRecords, type BadItemKind, type SessionRecord, type SimResource } from './session-record.js';
-import { SortedSessions } from './sorted-sessions.js';
-import { WebhookRegistry } from './webhook-registry.js';
+import { SortedSessions, type RangeSemantics } from './sorted-sessions.js';
 
-export interface RangeSemantics {
-  start: 'inclusive' | 'exclusive';
-  end: 'inclusive' | 'exclusive';
-}
+export type { RangeSemantics };
+import { WebhookRegistry } from './webhook-registry.js';
 
 export interface WorldOptions {
   seed: number;
@@ -214,17 +211,7 @@ export class World {
   search(owner: string, resource: SimResource, request: SearchRequest, apiVersion: '1.4' | '2'): SearchOutcome {
     const hash = queryHash([owner, resource, apiVersion, request.filters, request.range, request.returnIds]);
     const list = this.#list(owner, resource);
-    let lo = 0;
-    let hi = list.length;
-    const range = request.range;
-    if (range !== null && range.start !== null) {
-      const micros = range.start * 1e6;
-      lo = this.rangeSemantics.start === 'inclusive' ? list.lowerBound(micros, '') : list.upperBoundMicros(micros);
-    }
-    if (range !== null && range.end !== null) {
-      const micros = range.end * 1e6;
-      hi = this.rangeSemantics.end === 'exclusive' ? list.lowerBound(micros, '') : list.upperBoundMicros(micros);
-    }
+    let [lo, hi] = list.indexRange(request.range, this.rangeSemantics);
     if (request.cursor !== null) {
       const position = decodeCursor(request.cursor, hash, this.cursorStyle);
       if (position === null) return { ok: false, message: 'cursor: not a cursor of this query' };
