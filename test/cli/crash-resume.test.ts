@@ -1,25 +1,23 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createRandom, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { createRandom, type RunningSimulator } from '../../src/simulator/index.js';
 import { afterRequests, whenRequests } from '../daemon/wait-for.js';
 import { committedPages, pageKey, readCheckpoints } from '../helpers/committed-pages.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
 
 describe('a backfill killed at any instant', () => {
   it('a storm of 20 SIGKILLs at random moments, with faults on: loses nothing, duplicates nothing, never fetches a committed page again', async () => {
-    sim = await startSimulator({
+    sim = await simulator({
       sessions: 4000,
       seed: 5,
       rate: 5000,
@@ -64,7 +62,7 @@ describe('a backfill killed at any instant', () => {
   }, 180_000);
 
   it('stops on SIGTERM after committing the pages in flight, says how to resume, and resumes', async () => {
-    sim = await startSimulator({ sessions: 400, seed: 6, rate: 200, burst: 200, latencyMs: 5 });
+    sim = await simulator({ sessions: 400, seed: 6, rate: 200, burst: 200, latencyMs: 5 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '200' };

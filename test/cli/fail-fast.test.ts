@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { freePort as closedPort } from '../helpers/free-port.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
 import { readTarget } from '../targets/read-target.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 /*
  * A wrong base URL or token must stop a run within seconds, with one line.
@@ -16,10 +17,7 @@ import { readTarget } from '../targets/read-target.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 /** A target and a config with the default http settings (writeConfig's fast test retries would hide the difference). */
 function envFor(baseUrl: string, token: string): Record<string, string> {
@@ -59,7 +57,7 @@ describe('a base URL where no service listens', () => {
 
 describe('a token the service refuses', () => {
   it('sync sends a request or two, not one per worker, and exits 1 with one line', async () => {
-    sim = await startSimulator({ sessions: 50 });
+    sim = await simulator({ sessions: 50 });
     // Two requests a second: the first 401 is back long before the next token is due, however busy the machine.
     const env: Record<string, string> = { ...envFor(sim.url, 'tok_wrong_ZZZ_987654321'), IVS_RATE: '2' };
     const r = await timed(['sync', '--since', String(HISTORY_START)], env);

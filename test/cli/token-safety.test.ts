@@ -1,17 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 const TOKEN = 'tok_S3cr3tValue_4f9a2b7c';
 
@@ -23,7 +21,7 @@ function everyFileText(dir: string): string {
 
 describe('the API token', () => {
   it('appears nowhere: stdout, stderr, logs or the database, also with --verbose', async () => {
-    sim = await startSimulator({ sessions: 60, rate: 2000, burst: 2000, tokens: { [TOKEN]: 'alice' }, faults: '500=0.05' });
+    sim = await simulator({ sessions: 60, rate: 2000, burst: 2000, tokens: { [TOKEN]: 'alice' }, faults: '500=0.05' });
     const dir = tempDir();
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: TOKEN, IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
     const runs = [
@@ -41,7 +39,7 @@ describe('the API token', () => {
   });
 
   it('a wrong token gives one clear line, without the token, and no stack', async () => {
-    sim = await startSimulator({ sessions: 10 });
+    sim = await simulator({ sessions: 10 });
     const dir = tempDir();
     const wrong = 'tok_wrong_ZZZ_987654321';
     for (const verbose of [[], ['--verbose']]) {

@@ -1,20 +1,18 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 async function backfilled() {
-  sim = await startSimulator({ sessions: 300, rate: 2000, burst: 2000, seed: 11, nonFinalShare: 0.1 });
+  sim = await simulator({ sessions: 300, rate: 2000, burst: 2000, seed: 11, nonFinalShare: 0.1 });
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
   const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
@@ -29,7 +27,7 @@ function nonFinalIds(db: string, resource: string): string[] {
 
 describe('sync', () => {
   it('needs --since on an empty target, and says so', async () => {
-    sim = await startSimulator({ sessions: 10 });
+    sim = await simulator({ sessions: 10 });
     const dir = tempDir();
     const result = await runIvsync(['sync'], { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir) });
     expect(result.code).toBe(1);

@@ -1,23 +1,21 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { spawnIvsync } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
 import { until, whenRequests } from './wait-for.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 async function setup() {
   // Slow enough that the first sync is still paging when the second starts: about 20 pages
   // (the crawl spends no partial page per window), at 5 a second.
-  sim = await startSimulator({ sessions: 500, seed: 21, rate: 5, burst: 5, latencyMs: [20, 40] });
+  sim = await simulator({ sessions: 500, seed: 21, rate: 5, burst: 5, latencyMs: [20, 40] });
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
   const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }), IVS_RATE: '5' };

@@ -1,23 +1,21 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
 import { whenRequests } from './wait-for.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 describe('run history tells the truth', () => {
   it('a run whose process was killed shows as abandoned, in status at once and in sync_runs once its lease is taken over', async () => {
     // Slow enough that the sync is still paging when it is killed.
-    sim = await startSimulator({ sessions: 400, seed: 51, rate: 5, burst: 5 });
+    sim = await simulator({ sessions: 400, seed: 51, rate: 5, burst: 5 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { concurrency: 2 } }), IVS_RATE: '5' };
@@ -44,7 +42,7 @@ describe('run history tells the truth', () => {
   it('an idle sync reports nothing new or changed, and records so', async () => {
     // A history that reaches now, so the incremental pass pages sessions again.
     const now = Math.floor(Date.now() / 1000);
-    sim = await startSimulator({ sessions: 200, seed: 52, rate: 1000, burst: 1000, nonFinalShare: 0.2, from: now - 2 * 86_400, to: now - 60 });
+    sim = await simulator({ sessions: 200, seed: 52, rate: 1000, burst: 1000, nonFinalShare: 0.2, from: now - 2 * 86_400, to: now - 60 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '1000' };

@@ -1,22 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { call, crawl } from './http.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 type Item = Record<string, Record<string, unknown>>;
 
 describe('poison strings', () => {
   it('a share of the world is sent with U+0000 and lone surrogates, as JSON escapes in valid UTF-8; the rest of the world is unchanged', async () => {
-    const plain = await startSimulator({ sessions: 300, seed: 3 });
+    const plain = await simulator({ sessions: 300, seed: 3 });
     const truthWithout = plain.world.truth();
     await plain.close();
-    sim = await startSimulator({ sessions: 300, seed: 3, poisonShare: 0.1 });
+    sim = await simulator({ sessions: 300, seed: 3, poisonShare: 0.1 });
     const ids = sim.world.serviceIds();
     const poisoned = ids.filter((id) => sim!.world.get(id)!.poison);
     expect(poisoned.length).toBeGreaterThan(5);
@@ -48,7 +46,7 @@ describe('poison strings', () => {
   });
 
   it('a session added with poison: true, in searches and webhook items alike', async () => {
-    sim = await startSimulator({ sessions: 20, seed: 4, recordServedPages: true });
+    sim = await simulator({ sessions: 20, seed: 4, recordServedPages: true });
     const added = sim.world.addSession({ poison: true, epoch: 1_789_000_000 });
     expect(sim.world.render(sim.world.resolve(added.serviceId)!, { viewer: null, apiVersion: '1.4', webhook: true }).item).toMatchObject({
       text_fields: { customer_item_id: expect.stringContaining('\u0000') },
@@ -61,7 +59,7 @@ describe('poison strings', () => {
 
 describe('the log of served pages', () => {
   it('records each search page answered 200 in full, with its range, cursor and next cursor; not truncated ones', async () => {
-    sim = await startSimulator({ sessions: 120, seed: 5, recordServedPages: true });
+    sim = await simulator({ sessions: 120, seed: 5, recordServedPages: true });
     const range = { start: 0, end: 2_000_000_000 };
     const pages = await crawl(sim, '/v1/search/authentications', { range });
     expect(sim.servedPages).toHaveLength(pages.length);
@@ -74,7 +72,7 @@ describe('the log of served pages', () => {
   });
 
   it('is empty unless asked for', async () => {
-    sim = await startSimulator({ sessions: 10 });
+    sim = await simulator({ sessions: 10 });
     await crawl(sim, '/v1/search/authentications');
     expect(sim.servedPages).toEqual([]);
   });

@@ -1,17 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/index.js';
 import { call } from './http.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 describe('rate limit', () => {
   it('answers 429 with Retry-After beyond the burst, per token, and refills with the clock', async () => {
     let now = 1_000_000;
-    sim = await startSimulator({ sessions: 10, rate: 5, retryAfterSeconds: 2, clock: () => now, tokens: { 'test-token': 'alice', other: 'bob' } });
+    sim = await simulator({ sessions: 10, rate: 5, retryAfterSeconds: 2, clock: () => now, tokens: { 'test-token': 'alice', other: 'bob' } });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await call(sim, 'GET', '/v1/health')).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
@@ -38,19 +36,19 @@ describe('faults', () => {
     });
 
   it('500', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, faults: '500=1' });
+    sim = await simulator({ sessions: 10, rate: 1000, faults: '500=1' });
     expect((await health(sim)).status).toBe(500);
     expect(sim.stats.faultsInjected['500']).toBe(1);
   });
 
   it('reset', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, faults: 'reset=1' });
+    sim = await simulator({ sessions: 10, rate: 1000, faults: 'reset=1' });
     await expect(health(sim)).rejects.toThrow();
     expect(sim.stats.faultsInjected.reset).toBe(1);
   });
 
   it('truncate: a 200 whose JSON is cut', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, faults: { truncate: 1 } });
+    sim = await simulator({ sessions: 10, rate: 1000, faults: { truncate: 1 } });
     const res = await health(sim);
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -59,7 +57,7 @@ describe('faults', () => {
   });
 
   it('spurious 429 with Retry-After', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, faults: '429=1' });
+    sim = await simulator({ sessions: 10, rate: 1000, faults: '429=1' });
     const res = await health(sim);
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
@@ -68,7 +66,7 @@ describe('faults', () => {
   });
 
   it('slow answers normally, and setFaults changes faults live', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, faults: 'slow=1:20' });
+    sim = await simulator({ sessions: 10, rate: 1000, faults: 'slow=1:20' });
     expect((await health(sim)).status).toBe(200);
     expect(sim.stats.faultsInjected.slow).toBe(1);
     sim.setFaults('500=1');
@@ -79,7 +77,7 @@ describe('faults', () => {
   });
 
   it('latency applies to errors too (the answer still comes)', async () => {
-    sim = await startSimulator({ sessions: 10, rate: 1000, latencyMs: [1, 5] });
+    sim = await simulator({ sessions: 10, rate: 1000, latencyMs: [1, 5] });
     expect((await call(sim, 'GET', '/v1/health', { token: null })).status).toBe(401);
     sim.setLatency(0);
     expect((await call(sim, 'GET', '/v1/health')).status).toBe(200);
@@ -87,7 +85,7 @@ describe('faults', () => {
 
   it('the same seed gives the same faults', async () => {
     const run = async (): Promise<string[]> => {
-      const s = await startSimulator({ sessions: 10, rate: 1000, seed: 3, faults: '500=0.3,429=0.3' });
+      const s = await simulator({ sessions: 10, rate: 1000, seed: 3, faults: '500=0.3,429=0.3' });
       const out: string[] = [];
       for (let i = 0; i < 20; i++) out.push(String((await health(s)).status));
       await s.close();

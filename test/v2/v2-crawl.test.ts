@@ -1,21 +1,19 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
 import { storedFacts, truthFacts } from '../targets/truth-rows.js';
+import { useSimulators } from '../helpers/simulators.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const simulator = useSimulators({});
 
 async function backfilledV2(options: SimulatorOptions = {}, prepare?: (s: RunningSimulator) => void) {
-  sim = await startSimulator({ sessions: 300, rate: 2000, burst: 2000, seed: 31, nonFinalShare: 0.15, ...options });
+  sim = await simulator({ sessions: 300, rate: 2000, burst: 2000, seed: 31, nonFinalShare: 0.15, ...options });
   prepare?.(sim);
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
@@ -134,7 +132,7 @@ describe('the catalog refresh of a v2 sync', () => {
   });
 
   it('is not attempted for a v1.4 account', async () => {
-    sim = await startSimulator({ sessions: 30, rate: 2000, burst: 2000 });
+    sim = await simulator({ sessions: 30, rate: 2000, burst: 2000 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
