@@ -4,7 +4,7 @@ import { runBackfill } from '../../crawl/run-backfill.js';
 import { checkWindowCount } from '../../crawl/windows.js';
 import { InputError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { Progress } from '../progress.js';
+import { planExtent, Progress } from '../progress.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
@@ -35,12 +35,14 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
     const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock });
+    let extent: ReturnType<typeof planExtent> | undefined;
     const onEvent = (event: CrawlEvent): void => {
       if (event.type === 'backfill-plan') {
-        const todo = event.plans.reduce((n, p) => n + p.todo, 0);
+        extent = planExtent(event.plans);
         const resumed = event.plans.reduce((n, p) => n + p.resumed, 0);
         logger.debug({ plans: event.plans }, 'backfill plan');
-        logger.info({ windows: todo, resumed }, `backfill: ${todo} windows to page (${resumed} resumed)`);
+        if (extent.todo === 0) logger.info({ windows: extent.windows }, `backfill: nothing to do: the ${extent.windows} windows of the interval are paged already`);
+        else logger.info({ windows: extent.todo, resumed, done: extent.windows - extent.todo }, `backfill: ${extent.todo} of ${extent.windows} windows to page (${resumed} resumed)`);
       }
       progress.onEvent(event);
     };
@@ -54,8 +56,13 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     }
     if (report.failedWindows.length > 0) logger.error({ failed: report.failedWindows }, 'windows failed');
     if (report.error) throw report.error;
-    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, failedWindows: report.failedWindows.length };
-    io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`);
+    const windowsPaged = extent?.todo ?? 0;
+    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, windowsPaged, failedWindows: report.failedWindows.length };
+    const text =
+      windowsPaged === 0
+        ? `backfill: nothing to do: every window from ${args.from} to ${args.to} is paged already (ivsync reset reopens windows to crawl them again)\n`
+        : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`;
+    io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : text);
     return EXIT.ok;
   },
 };

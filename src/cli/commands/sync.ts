@@ -67,10 +67,16 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
   };
 }
 
+/** A pass with no window to page, nothing to refresh and nothing to seal. */
+function nothingDone(o: SyncReport['outcomes'][number]): boolean {
+  return o.incremental.passes === 0 && o.refresh.repaged === 0 && o.refresh.fetched === 0 && o.sealed === 0;
+}
+
 function syncLines(report: SyncReport): string[] {
-  const lines = report.outcomes.map(
-    (o) =>
-      `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
+  const lines = report.outcomes.map((o) =>
+    nothingDone(o)
+      ? `sync ${o.account}/${o.resource}: nothing to do\n`
+      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
   );
   for (const c of report.catalogs) lines.push(`${catalogLine(c)}\n`);
   lines.push(`${report.requests} requests\n`);
