@@ -1,11 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
-import { InputError, UserError } from '../../errors.js';
-import { parseTarget } from '../../store/parse-target.js';
+import { InputError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
+import { requireTarget } from '../require-target.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
@@ -18,18 +17,6 @@ interface VerifyArgs extends LeaseArgs {
   seed?: string;
   repair?: boolean;
   resources?: string;
-}
-
-/**
- * A verify must not create the target it is asked to check: a file target
- * that does not exist is a mistake in --db (a Postgres schema is created by
- * the first command that opens it).
- */
-function requireTarget(db: string): void {
-  const target = parseTarget(db);
-  if (target.kind !== 'postgres' && !existsSync(target.path)) {
-    throw new UserError('NO_TARGET', `target ${target.kind}:${target.path} does not exist: nothing to verify (run backfill or sync first, or check --db)`);
-  }
 }
 
 export const verifyCommand: CliCommand<VerifyArgs> = {
@@ -53,7 +40,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
     }
     const selected = selectAccounts(config, args.account);
-    requireTarget(config.db);
+    requireTarget(config.db, 'verify');
     const seed = args.seed ?? String(randomInt(2 ** 31));
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
