@@ -6,7 +6,7 @@ import { loadConfig } from '../config/load-config.js';
 import { DEFAULT_CONFIG_FILES } from '../config/read-config-file.js';
 import { InputError } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT, type CliCommand, type GlobalArgs } from './command.js';
+import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
 import { renderError, reportError, USAGE, wantsJson } from './error-output.js';
 import type { CliIo } from './runtime.js';
@@ -27,14 +27,25 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
     .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
 }
 
-function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, setExit: (code: number) => void): Argv<GlobalArgs> {
+/** A command's help: its usage line with what it requires, only the global options it reads, its examples. */
+function withHelp(y: Argv<GlobalArgs>, c: CliCommand<Record<string, unknown>>, path: string, uses: readonly GlobalOption[]): Argv<GlobalArgs> {
+  let built = y.usage(`$0 ${c.usage ?? path}${c.subcommands ? '' : ' [options]'}\n\n${c.describe}`);
+  for (const option of GLOBAL_OPTIONS) if (!uses.includes(option)) built = built.hide(option);
+  for (const [line, does] of c.examples ?? []) built = built.example(line, does);
+  return built.hide('version');
+}
+
+function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, setExit: (code: number) => void, parent?: { path: string; uses: readonly GlobalOption[] }): Argv<GlobalArgs> {
   const c = command as CliCommand<Record<string, unknown>>;
+  const name = (Array.isArray(c.command) ? c.command[0] : c.command) as string;
+  const path = parent ? `${parent.path} ${name}` : name;
+  const uses = c.uses ?? parent?.uses ?? GLOBAL_OPTIONS;
   return y.command({
     command: c.command as string | string[],
     describe: c.describe,
     builder: (sub: Argv<GlobalArgs>) => {
-      let built = c.builder ? c.builder(sub) : sub;
-      for (const child of c.subcommands ?? []) built = register(built, child, io, setExit);
+      let built = withHelp(c.builder ? c.builder(sub) : sub, c, path, uses);
+      for (const child of c.subcommands ?? []) built = register(built, child, io, setExit, { path, uses });
       return c.subcommands ? built.demandCommand(1, `${String(c.command)}: name a sub-command`) : built;
     },
     handler: async (args: Record<string, unknown>) => {
@@ -63,7 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .exitProcess(false)
     .fail((msg, err) => {
       // A usage mistake the parser found: thrown so that no handler runs after it.
-      throw err ?? new InputError(USAGE, msg);
+      // yargs words some mistakes over several lines ("Invalid values:" then the argument): one line keeps them all.
+      throw err ?? new InputError(USAGE, msg.replace(/\s*\n\s*/g, ' '));
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
   for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));

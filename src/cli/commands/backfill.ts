@@ -3,6 +3,7 @@ import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runBackfill } from '../../crawl/run-backfill.js';
 import { checkWindowCount } from '../../crawl/windows.js';
 import { InputError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { planExtent, Progress } from '../progress.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
@@ -18,6 +19,12 @@ interface BackfillArgs extends LeaseArgs {
 export const backfillCommand: CliCommand<BackfillArgs> = {
   command: 'backfill',
   describe: 'crawl a closed historical interval; re-run the same command to resume after a crash or Ctrl-C',
+  uses: USES.crawl,
+  usage: 'backfill --from T --to T',
+  examples: [
+    ['$0 backfill --from 2024-01-01 --to 2024-12-31', 'page 2024 of both resources; Ctrl-C and the same command resume'],
+    ['$0 backfill --from 1704067200 --to 1706745599 --resources fingerprints', 'January 2024 in epoch seconds, fingerprints only'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
       .option('from', { type: 'string', demandOption: true, describe: 'start: ISO 8601 date-time or epoch seconds' })

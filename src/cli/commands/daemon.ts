@@ -12,6 +12,7 @@ import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
 import { receiverFor } from '../receiver-for.js';
@@ -75,6 +76,11 @@ function logReport(logger: Logger, report: SyncReport | BackfillReport): void {
 export const daemonCommand: CliCommand<DaemonArgs> = {
   command: 'daemon',
   describe: 'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics and the webhook receiver',
+  uses: USES.crawl,
+  examples: [
+    ['$0 daemon --port 9090', 'sync every 5 minutes; /healthz and /metrics on port 9090'],
+    ["$0 daemon --schedule '*/1 * * * *' --backfill-from 2023-01-01 --verify-every 1d", 'every minute, with a background backfill and a daily verify'],
+  ],
   builder: (yargs) =>
     withResources(yargs)
       .option('schedule', { type: 'string', describe: `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else '${DEFAULTS.daemon.schedule}')` })

@@ -4,6 +4,7 @@ import type { ExportedRelation } from '../../store/export.js';
 import { parseExportTarget } from '../../store/export-target.js';
 import { openSink } from '../../store/open-sink.js';
 import { parseTarget } from '../../store/parse-target.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId } from '../runtime.js';
 import { renderTable } from '../text-table.js';
@@ -16,6 +17,12 @@ interface ExportArgs {
 export const exportCommand: CliCommand<ExportArgs> = {
   command: 'export',
   describe: 'analyst copies of the target (--db): every table and view into one DuckDB file, or one Parquet file each',
+  uses: USES.target,
+  usage: 'export --to duckdb:PATH|parquet:DIR',
+  examples: [
+    ['$0 export --to duckdb:./analytics.duckdb', 'one DuckDB file with every table and view'],
+    ['$0 export --to parquet:./export --force', 'one Parquet file per table and view, replacing an earlier export'],
+  ],
   builder: (yargs) =>
     yargs
       .option('to', { type: 'string', demandOption: true, describe: 'duckdb:PATH (one file, views included) or parquet:DIR (one <table>.parquet per table and view)' })

@@ -1,10 +1,13 @@
 import { checkCredentials } from '../check-credentials.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId, selectAccounts } from '../runtime.js';
 
 export const healthCommand: CliCommand = {
   command: 'health',
   describe: 'check the credentials of every account against the service',
+  uses: USES.service,
+  examples: [['$0 health', 'check every configured account'], ['$0 health --account shop-eu --json', 'one account, as JSON']],
   run: async ({ args, io, config: load }) => {
     const config = load();
     const logger = loggerFor(config, io, newRunId());

@@ -5,6 +5,7 @@ import { holdAccounts } from '../../crawl/run-recorder.js';
 import { InputError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { ReopenedWindows } from '../../store/sink.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { requireTarget } from '../require-target.js';
 import { leaseKeeper, loggerFor, newRunId, openTarget, selectAccounts } from '../runtime.js';
@@ -19,13 +20,16 @@ interface ResetArgs extends LeaseArgs {
 export const resetCommand: CliCommand<ResetArgs> = {
   command: 'reset',
   describe: 'reopen stored windows (sealed ones too) so that the next backfill or sync pages them again; the rows stay until then',
+  uses: USES.accounts,
+  examples: [
+    ['$0 reset --resource fingerprints --from 2025-03-01 --to 2025-03-31', 'page March 2025 of the fingerprints again on the next run'],
+    ['$0 reset --account shop-eu --json', 'reopen every window of one account, and say what in JSON'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(yargs)
       .option('resource', { type: 'string', describe: `comma-separated: ${RESOURCES.join(',')} (default: both)` })
       .option('from', { type: 'string', describe: 'only windows from this time: ISO 8601 or epoch seconds (default: the whole stored history)' })
-      .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' })
-      .example('$0 reset --resource fingerprints --from 2025-03-01 --to 2025-03-31', 'page March 2025 of the fingerprints again on the next run')
-      .example('$0 reset --account shop-eu --json', "reopen every window of one account, and say what in JSON"),
+      .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' }),
   run: async ({ args, io, config: load }) => {
     const config = load();
     const now = io.clock() / 1000;

@@ -1,6 +1,7 @@
 import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
 import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
@@ -15,6 +16,11 @@ export const syncCommand: CliCommand<SyncArgs> = {
   command: 'sync',
   describe:
     'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 accounts also refresh the catalog tables',
+  uses: USES.crawl,
+  examples: [
+    ['$0 sync --since 2024-01-01', 'the first sync of an empty target, from 2024 on'],
+    ['*/5 * * * * ivsync sync --json', 'from cron every five minutes, figures as JSON'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs)).option('since', {
       type: 'string',

@@ -3,6 +3,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { InputError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { requireTarget } from '../require-target.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
@@ -22,6 +23,11 @@ interface VerifyArgs extends LeaseArgs {
 export const verifyCommand: CliCommand<VerifyArgs> = {
   command: 'verify',
   describe: 'page a random sample of stored windows again within a request budget and report drift from the service (exit 4 when some); --repair fixes it',
+  uses: USES.crawl,
+  examples: [
+    ['$0 verify --budget 200', 'check a sample within 200 requests; exit 4 on drift'],
+    ['$0 verify --from 2024-06-01 --to 2024-06-30 --repair', 'check June 2024 and fix what drifted'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
       .option('budget', { type: 'number', describe: `most requests to spend [env IVS_VERIFY_BUDGET] (default: verify.budget, else ${DEFAULTS.verify.budget})` })

@@ -1,6 +1,7 @@
 import { ApiError, BadRequestError } from '../../api/errors.js';
 import type { LoginVoucher, VoucherRequest } from '../../api/service-client.js';
 import { InputError, UserError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
 
@@ -43,6 +44,8 @@ export function renderVoucher(voucher: LoginVoucher, json: boolean): string {
 
 const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
   command: 'create',
+  usage: 'voucher create --user-id ID --email EMAIL',
+  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com', 'a login voucher for one user, printed once']],
   describe:
     'create a login voucher for a user of the mobile app (API version 2 only). The voucher signs the user in like a password: it is printed to stdout only, never logged or stored',
   builder: (yargs) =>
@@ -93,5 +96,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
 export const voucherCommand: CliCommand = {
   command: 'voucher',
   describe: 'login vouchers for the mobile app (API version 2)',
+  uses: USES.service,
+  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com --api-version 2', 'a login voucher for one user']],
   subcommands: [voucherCreateCommand as CliCommand<never>],
 };

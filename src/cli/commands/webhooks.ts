@@ -15,6 +15,7 @@ import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
 import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../receiver-for.js';
@@ -82,6 +83,10 @@ interface CreateArgs {
 const createCommand: CliCommand<CreateArgs> = {
   command: 'create',
   describe: 'create a webhook (the secret comes from --secret or IVS_WEBHOOK_SECRET and is never shown)',
+  usage: 'webhooks create --url URL --filter activity.name=...',
+  examples: [
+    ['$0 webhooks create --url https://hooks.example.com/ivs --filter activity.name=authentication.completed', 'deliveries of completed authentications; secret from IVS_WEBHOOK_SECRET'],
+  ],
   builder: (yargs) =>
     yargs
       .option('url', { type: 'string', describe: 'HTTPS endpoint on a registered domain (ivsync domains list)' })
@@ -112,6 +117,7 @@ const createCommand: CliCommand<CreateArgs> = {
 const listCommand: CliCommand = {
   command: 'list',
   describe: 'list the active webhooks (all pages) and mirror them into the webhooks table',
+  examples: [['$0 webhooks list --json', 'every active webhook, as JSON']],
   run: (ctx) =>
     withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const at = now();
@@ -134,6 +140,7 @@ interface UuidArgs {
 
 const showCommand: CliCommand<UuidArgs> = {
   command: 'show <uuid>',
+  examples: [['$0 webhooks show 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40 --json', 'one webhook, as JSON']],
   describe: 'show one webhook and mirror it',
   builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
   run: (ctx) =>
@@ -147,6 +154,7 @@ const showCommand: CliCommand<UuidArgs> = {
 
 const deactivateCommand: CliCommand<UuidArgs> = {
   command: 'deactivate <uuid>',
+  examples: [['$0 webhooks deactivate 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40', 'stop its deliveries; its row stays, active = false']],
   describe: 'deactivate a webhook (its row stays in the webhooks table with active = false)',
   builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
   run: (ctx) =>
@@ -190,6 +198,11 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 const serveCommand: CliCommand<ServeArgs> = {
   command: 'serve',
   describe: 'receive webhook deliveries at POST <webhooks.path> (default /webhooks), plus GET /healthz and domain verification pages',
+  usage: 'webhooks serve --port P',
+  examples: [
+    ['$0 webhooks serve --port 8443 --tls-cert cert.pem --tls-key key.pem', 'HTTPS directly, secret from IVS_WEBHOOK_SECRET'],
+    ['$0 webhooks serve --port 8080 --host 127.0.0.1', 'plain HTTP behind a reverse proxy'],
+  ],
   builder: (yargs) =>
     yargs
       .option('port', { type: 'number', demandOption: true, describe: 'port to listen on (0: any free port)' })
@@ -253,5 +266,7 @@ const serveCommand: CliCommand<ServeArgs> = {
 export const webhooksCommand: CliCommand = {
   command: 'webhooks',
   describe: 'receive deliveries (serve) and manage the webhooks of the account (create, list, show, deactivate)',
+  uses: USES.crawl,
+  examples: [['$0 webhooks serve --port 8080', 'take deliveries at POST /webhooks'], ['$0 webhooks list', 'the active webhooks, as a table']],
   subcommands: [serveCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
 };
