@@ -8,8 +8,8 @@ import { InputError } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
-import { renderError, reportError, USAGE, wantsJson } from './error-output.js';
-import type { CliIo } from './runtime.js';
+import { renderError, renderSignalNotice, reportError, USAGE, wantsJson } from './error-output.js';
+import { newRunId, type CliIo } from './runtime.js';
 
 const VERSION = '0.1.0';
 
@@ -35,7 +35,13 @@ function withHelp(y: Argv<GlobalArgs>, c: CliCommand<Record<string, unknown>>, p
   return built.hide('version');
 }
 
-function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, setExit: (code: number) => void, parent?: { path: string; uses: readonly GlobalOption[] }): Argv<GlobalArgs> {
+/** The ids the command's records carry, shared with the final error and the signal notice. */
+interface Invocation {
+  ids: { run?: string; daemon?: string };
+  setExit: (code: number) => void;
+}
+
+function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, invocation: Invocation, parent?: { path: string; uses: readonly GlobalOption[] }): Argv<GlobalArgs> {
   const c = command as CliCommand<Record<string, unknown>>;
   const name = (Array.isArray(c.command) ? c.command[0] : c.command) as string;
   const path = parent ? `${parent.path} ${name}` : name;
@@ -45,14 +51,17 @@ function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, se
     describe: c.describe,
     builder: (sub: Argv<GlobalArgs>) => {
       let built = withHelp(c.builder ? c.builder(sub) : sub, c, path, uses);
-      for (const child of c.subcommands ?? []) built = register(built, child, io, setExit, { path, uses });
+      for (const child of c.subcommands ?? []) built = register(built, child, io, invocation, { path, uses });
       return c.subcommands ? built.demandCommand(1, `${String(c.command)}: name a sub-command`) : built;
     },
     handler: async (args: Record<string, unknown>) => {
       if (!c.run) return;
       let loaded: Config | undefined;
       const config = () => (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
-      setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config }));
+      const { ids } = invocation;
+      const runId = () => (ids.run ??= newRunId());
+      const daemonId = () => (ids.daemon ??= newRunId());
+      invocation.setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config, runId, daemonId }));
     },
   } as never);
 }
@@ -78,7 +87,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       throw err ?? new InputError(USAGE, msg.replace(/\s*\n\s*/g, ' '));
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
-  for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));
+  const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
+  for (const command of COMMANDS) parser = register(parser, command, io, invocation);
+  // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
+  const record = () => (wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined);
+  const onSignal = () => {
+    const signal = io.signalName?.();
+    if (signal !== undefined) io.stderr.write(renderSignalNotice(signal, record()));
+  };
+  io.signal.addEventListener('abort', onSignal, { once: true });
   let output = '';
   try {
     await parser.parseAsync([...argv], {}, (_err, _argv, text) => {
@@ -86,8 +103,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
   } catch (error) {
     const report = reportError(error, verbose);
-    io.stderr.write(renderError(report, wantsJson(argv)));
+    io.stderr.write(renderError(report, record()));
     return report.exit;
+  } finally {
+    io.signal.removeEventListener('abort', onSignal);
   }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode;

@@ -13,6 +13,10 @@ export interface CommandContext<A> {
   io: CliIo;
   /** Loads the configuration from flags, env and file (once per run). */
   config: () => Config;
+  /** The id of this command's run (the same on every call): on its log lines, in sync_runs, and on its final error. */
+  runId: () => string;
+  /** The daemon's id, for its own records (each of its runs has its own). */
+  daemonId: () => string;
 }
 
 /** The global options (design.md "Command line"), as the parser names them. */

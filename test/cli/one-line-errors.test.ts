@@ -25,8 +25,8 @@ describe('oneLine', () => {
 
   it('is what the CLI prints for any error, with or without --json', () => {
     const error = new Error(`${'SELECT * FROM t WHERE x = 1 '.repeat(100)}\nat somewhere`);
-    for (const json of [false, true]) {
-      const printed = renderError(reportError(error, false), json);
+    for (const record of [undefined, { time: '2026-01-01T00:00:00.000Z', run: 'abcd1234' }]) {
+      const printed = renderError(reportError(error, false), record);
       expect(printed.trimEnd().split('\n')).toHaveLength(1);
       expect(printed.length).toBeLessThan(400);
     }

@@ -14,7 +14,7 @@ const simulator = useSimulators({ sessions: 60, rate: 2000, burst: 2000, seed: 5
 const DAY = 86_400;
 
 function progress(): Progress {
-  const logger = createLogger({ level: 'silent', destination: new PassThrough(), runId: 'r' });
+  const logger = createLogger({ level: 'silent', destination: new PassThrough(), bindings: { run: 'r' } });
   return new Progress({ tty: false, stream: new PassThrough(), logger, clock: () => 0 });
 }
 

@@ -6,7 +6,7 @@ import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { planExtent, Progress } from '../progress.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -29,7 +29,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     withLeaseOptions(withResources(yargs))
       .option('from', { type: 'string', demandOption: true, describe: 'start: ISO 8601 date-time or epoch seconds' })
       .option('to', { type: 'string', demandOption: true, describe: 'end (inclusive): ISO 8601 date-time or epoch seconds' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const now = io.clock() / 1000;
     const from = parseTime(args.from, { kind: 'flag', name: '--from' }, now);
@@ -39,7 +39,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     checkWindowCount(from, to, config.crawl);
     const resources = config.crawl.resources;
     const selected = selectAccounts(config, args.account);
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock });
     let extent: ReturnType<typeof planExtent> | undefined;

@@ -11,7 +11,7 @@ import { checkCredentials, type CredentialCheck } from '../check-credentials.js'
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type GlobalArgs } from '../command.js';
 import { configFlags } from '../config-flags.js';
-import { loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 
 interface InitArgs {
   dir: string;
@@ -59,7 +59,7 @@ export const initCommand: CliCommand<InitArgs> = {
     yargs
       .option('dir', { type: 'string', default: DEFAULT_DIR, describe: 'where to write ivsync.yaml and ivsync.env' })
       .option('force', { type: 'boolean', describe: 'replace files that exist already' }) as unknown as Argv<GlobalArgs>,
-  run: async ({ args, io }) => {
+  run: async ({ args, io, runId }) => {
     const configPath = join(args.dir, 'ivsync.yaml');
     const envPath = join(args.dir, 'ivsync.env');
     const existing = [configPath, envPath].filter((p) => existsSync(p));
@@ -93,7 +93,7 @@ export const initCommand: CliCommand<InitArgs> = {
     const missing = missingForCheck(accounts);
     const credentials: Credentials =
       missing === undefined
-        ? { status: 'ok', accounts: await checkCredentials(config, accounts, loggerFor(config, io, newRunId())) }
+        ? { status: 'ok', accounts: await checkCredentials(config, accounts, loggerFor(config, io, runId())) }
         : { status: 'skipped', reason: missing };
     const next = nextCommands(configPath, io.env, io.clock() / 1000);
     if (config.json) {

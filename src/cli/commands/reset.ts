@@ -8,7 +8,7 @@ import type { ReopenedWindows } from '../../store/sink.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { requireTarget } from '../require-target.js';
-import { leaseKeeper, loggerFor, newRunId, openTarget, selectAccounts } from '../runtime.js';
+import { leaseKeeper, loggerFor, openTarget, selectAccounts } from '../runtime.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface ResetArgs extends LeaseArgs {
@@ -30,7 +30,7 @@ export const resetCommand: CliCommand<ResetArgs> = {
       .option('resource', { type: 'string', describe: `comma-separated: ${RESOURCES.join(',')} (default: both)` })
       .option('from', { type: 'string', describe: 'only windows from this time: ISO 8601 or epoch seconds (default: the whole stored history)' })
       .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId }) => {
     const config = load();
     const now = io.clock() / 1000;
     const resources: readonly ResourceName[] = args.resource === undefined ? RESOURCES : parseResources(args.resource, { kind: 'flag', name: '--resource' });
@@ -41,7 +41,7 @@ export const resetCommand: CliCommand<ResetArgs> = {
     }
     const accounts = selectAccounts(config, args.account).map((a) => a.name);
     requireTarget(config.db, 'reset');
-    const holderId = newRunId();
+    const holderId = runId();
     const logger = loggerFor(config, io, holderId);
     const sink = await openTarget(config);
     const keeper = leaseKeeper(sink, io, logger, holderId, leaseTtl(args));

@@ -3,7 +3,7 @@ import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -26,11 +26,11 @@ export const syncCommand: CliCommand<SyncArgs> = {
       type: 'string',
       describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
     }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
     const selected = selectAccounts(config, args.account);
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const onEvent = (event: CrawlEvent) => {
       if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);

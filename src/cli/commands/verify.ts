@@ -6,7 +6,7 @@ import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { requireTarget } from '../require-target.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
@@ -35,7 +35,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' })
       .option('seed', { type: 'string', describe: 'seed of the sample: the same seed picks the same windows again (default: a random one, printed)' })
       .option('repair', { type: 'boolean', describe: 'merge what was fetched (newer never loses), mark sessions no longer returned missing, and reopen the windows that drifted' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     // --budget is resolved and checked by the loader (flag > env > file): config.verify.budget.
     const budget = config.verify.budget;
@@ -48,7 +48,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     const selected = selectAccounts(config, args.account);
     requireTarget(config.db, 'verify');
     const seed = args.seed ?? String(randomInt(2 ** 31));
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
     const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>

@@ -3,7 +3,7 @@ import type { LoginVoucher, VoucherRequest } from '../../api/service-client.js';
 import { InputError, UserError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { bindAccounts, loggerFor, selectAccounts } from '../runtime.js';
 
 interface VoucherCreateArgs {
   userId: string;
@@ -54,7 +54,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
       .option('email', { type: 'string', demandOption: true, describe: "the user's email address" })
       .option('first-name', { type: 'string', describe: "the user's first name" })
       .option('last-name', { type: 'string', describe: "the user's last name" }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId }) => {
     // yargs runs the handler even after a failed validation (the parser's fail
     // callback only records it); nothing must be sent for a voucher without a user.
     if (typeof args.userId !== 'string' || typeof args.email !== 'string') return EXIT.usage;
@@ -70,7 +70,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
         `login vouchers exist only in API version 2, and account '${account.name}' uses ${account.apiVersion}: pass --api-version 2 (or set it in the config)`,
       );
     }
-    const logger = loggerFor(config, io, newRunId());
+    const logger = loggerFor(config, io, runId());
     const [bound] = bindAccounts(config, [account], logger);
     const request: VoucherRequest = {
       userId: args.userId,

@@ -17,7 +17,7 @@ import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secret
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
-import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
+import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../receiver-for.js';
 import { renderTable } from '../text-table.js';
 
@@ -40,7 +40,7 @@ function oneAccount(config: Config, only: string | undefined): AccountConfig {
 
 async function withManagement<A>(ctx: CommandContext<A>, body: (scope: ManagementScope) => Promise<void>): Promise<number> {
   const config = ctx.config();
-  const logger = loggerFor(config, ctx.io, newRunId());
+  const logger = loggerFor(config, ctx.io, ctx.runId());
   const account = oneAccount(config, ctx.args.account);
   const [bound] = bindAccounts(config, [account], logger);
   const client = (bound as NonNullable<typeof bound>).client;
@@ -214,7 +214,7 @@ const serveCommand: CliCommand<ServeArgs> = {
         array: true,
         describe: 'TOKEN=VALUE, repeatable: serve VALUE at /.well-known/service-domain-verification/TOKEN',
       }) as unknown as Argv<GlobalArgs>,
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const secrets: WebhookSecrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
     if (!hasAnySecret(secrets)) {
@@ -228,7 +228,7 @@ const serveCommand: CliCommand<ServeArgs> = {
     const tls = certPath !== undefined && keyPath !== undefined ? { cert: await readPem(certPath, '--tls-cert'), key: await readPem(keyPath, '--tls-key') } : undefined;
     const domainVerifications = parseDomainVerifications(args['domain-verification'] ?? []);
 
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     // Follow-up GETs need the service; an account without its address and token still takes deliveries.
     const accounts = selectAccounts(config, args.account).map((a) => ({ name: a.name, bound: a.baseUrl && a.token ? bindAccounts(config, [a], logger)[0] : undefined }));
