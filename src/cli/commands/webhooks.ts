@@ -10,6 +10,7 @@ import { openSink } from '../../store/open-sink.js';
 import type { QueryableSink } from '../../store/sql-sink.js';
 import { parseDomainVerifications } from '../../webhooks/domain-verification.js';
 import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
+import type { Logger } from '../logger.js';
 import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
@@ -23,6 +24,7 @@ import { renderTable } from '../text-table.js';
 
 interface ManagementScope {
   config: Config;
+  logger: Logger;
   account: AccountConfig;
   client: ServiceClient;
   sink: QueryableSink;
@@ -46,7 +48,7 @@ async function withManagement<A>(ctx: CommandContext<A>, body: (scope: Managemen
   const client = (bound as NonNullable<typeof bound>).client;
   const sink = await openSink(config.db);
   try {
-    await body({ config, account, client, sink, now: () => toIsoMicros(ctx.io.clock() / 1000) });
+    await body({ config, account, client, sink, logger, now: () => toIsoMicros(ctx.io.clock() / 1000) });
   } finally {
     client.close();
     await sink.close();
@@ -65,11 +67,11 @@ function printWebhooks(io: CliIo, json: boolean, objects: readonly unknown[], ro
 }
 
 /** A mirror write that fails after the service accepted a change must not read as if the change failed. */
-async function mirrorAfterChange(io: CliIo, write: () => Promise<void>): Promise<void> {
+async function mirrorAfterChange(logger: Logger, write: () => Promise<void>): Promise<void> {
   try {
     await write();
   } catch (error) {
-    io.stderr.write(`ivsync: the service accepted the change, but the webhooks table was not updated: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
+    logger.warn({ error: oneLine(error instanceof Error ? error.message : String(error)) }, 'the service accepted the change, but the webhooks table was not updated');
   }
 }
 
@@ -102,13 +104,13 @@ const createCommand: CliCommand<CreateArgs> = {
     // Validated before any request: a mistake costs nothing at the service.
     // --secret > IVS_WEBHOOK_SECRET > webhooks.secret: the loader resolved the last two as the receiver's default secret.
     const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.config().webhooks.defaultSecret?.reveal(), channel: args.channel, filters: args.filter ?? [] });
-    return withManagement(ctx, async ({ config, account, client, sink, now }) => {
+    return withManagement(ctx, async ({ config, account, client, sink, logger, now }) => {
       const { io } = ctx;
       const created = await client.webhooks
         .create(request)
         .catch((error: unknown) => rethrowManagementFailure(error, 'create', { hasUsernameFilter: request.filters.some((f) => f.key === 'owner.user.username') }));
       const row = webhookRow(created, account.name, now());
-      await mirrorAfterChange(io, () => sink.upsertMirror('webhooks', account.name, [row]));
+      await mirrorAfterChange(logger, () => sink.upsertMirror('webhooks', account.name, [row]));
       printWebhooks(io, config.json, [created], [row]);
     });
   },
@@ -158,10 +160,10 @@ const deactivateCommand: CliCommand<UuidArgs> = {
   describe: 'deactivate a webhook (its row stays in the webhooks table with active = false)',
   builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
   run: (ctx) =>
-    withManagement(ctx, async ({ config, account, client, sink, now }) => {
+    withManagement(ctx, async ({ config, account, client, sink, logger, now }) => {
       const { uuid } = ctx.args;
       await client.webhooks.deactivate(uuid).catch((error: unknown) => rethrowManagementFailure(error, 'deactivate', { uuid }));
-      await mirrorAfterChange(ctx.io, async () => {
+      await mirrorAfterChange(logger, async () => {
         const at = now();
         const known = (await sink.mirrorRows('webhooks', account.name)).find((r) => r.webhook_uuid === uuid);
         // Not mirrored yet: the service still shows a deactivated webhook by id.
