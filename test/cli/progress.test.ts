@@ -3,8 +3,12 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/cli/logger.js';
 import { Progress } from '../../src/cli/progress.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import type { BackfillPlanSummary } from '../../src/crawl/crawl-deps.js';
+import { runBackfill } from '../../src/crawl/run-backfill.js';
+import { openRun } from '../../src/embed.js';
 import { runIvsync } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -33,6 +37,30 @@ describe('backfill progress', () => {
     p.onEvent({ type: 'backfill-plan', plans });
     p.stop();
     expect(p.state).toEqual(want);
+  });
+
+  it("a backfill over a range partly paged before starts at that part: the plan counts the windows done", async () => {
+    const sim = await simulator();
+    const dir = tempDir();
+    const db = join(dir, 't.sqlite');
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
+    const first = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 150 * DAY), '--resources', 'authentications'], env);
+    expect(first.code).toBe(0);
+    const [paged] = query<{ seconds: number }>(db, "SELECT SUM(window_end - window_start) AS seconds FROM sync_windows WHERE status = 'done'");
+    expect(paged!.seconds).toBeGreaterThan(0);
+
+    const plans: BackfillPlanSummary[] = [];
+    const run = await openRun(loadConfig({ flags: {}, env, clock: Date.now }), { onEvent: (e) => e.type === 'backfill-plan' && plans.push(...e.plans) });
+    try {
+      await runBackfill(run, { accounts: ['default'], from: HISTORY_START, to: HISTORY_END, resources: ['authentications'], wait: false });
+    } finally {
+      await run.close();
+    }
+    const p = progress();
+    p.onEvent({ type: 'backfill-plan', plans });
+    p.stop();
+    const [all] = query<{ seconds: number }>(db, 'SELECT SUM(window_end - window_start) AS seconds FROM sync_windows');
+    expect(p.state).toEqual({ phase: 'running', total: all!.seconds, covered: paged!.seconds });
   });
 
   it('says "nothing to do" when every window of the interval is paged already', async () => {
