@@ -6,10 +6,10 @@ import { loadConfig } from '../config/load-config.js';
 import { DEFAULT_CONFIG_FILES } from '../config/read-config-file.js';
 import { InputError } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT, type CliCommand, type GlobalArgs } from './command.js';
+import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
-import { renderError, reportError, USAGE, wantsJson } from './error-output.js';
-import type { CliIo } from './runtime.js';
+import { renderError, renderSignalNotice, reportError, USAGE, wantsJson } from './error-output.js';
+import { newRunId, type CliIo } from './runtime.js';
 
 const VERSION = '0.1.0';
 
@@ -27,21 +27,41 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
     .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
 }
 
-function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, setExit: (code: number) => void): Argv<GlobalArgs> {
+/** A command's help: its usage line with what it requires, only the global options it reads, its examples. */
+function withHelp(y: Argv<GlobalArgs>, c: CliCommand<Record<string, unknown>>, path: string, uses: readonly GlobalOption[]): Argv<GlobalArgs> {
+  let built = y.usage(`$0 ${c.usage ?? path}${c.subcommands ? '' : ' [options]'}\n\n${c.describe}`);
+  for (const option of GLOBAL_OPTIONS) if (!uses.includes(option)) built = built.hide(option);
+  for (const [line, does] of c.examples ?? []) built = built.example(line, does);
+  return built.hide('version');
+}
+
+/** The ids the command's records carry, shared with the final error and the signal notice. */
+interface Invocation {
+  ids: { run?: string; daemon?: string };
+  setExit: (code: number) => void;
+}
+
+function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, invocation: Invocation, parent?: { path: string; uses: readonly GlobalOption[] }): Argv<GlobalArgs> {
   const c = command as CliCommand<Record<string, unknown>>;
+  const name = (Array.isArray(c.command) ? c.command[0] : c.command) as string;
+  const path = parent ? `${parent.path} ${name}` : name;
+  const uses = c.uses ?? parent?.uses ?? GLOBAL_OPTIONS;
   return y.command({
     command: c.command as string | string[],
     describe: c.describe,
     builder: (sub: Argv<GlobalArgs>) => {
-      let built = c.builder ? c.builder(sub) : sub;
-      for (const child of c.subcommands ?? []) built = register(built, child, io, setExit);
+      let built = withHelp(c.builder ? c.builder(sub) : sub, c, path, uses);
+      for (const child of c.subcommands ?? []) built = register(built, child, io, invocation, { path, uses });
       return c.subcommands ? built.demandCommand(1, `${String(c.command)}: name a sub-command`) : built;
     },
     handler: async (args: Record<string, unknown>) => {
       if (!c.run) return;
       let loaded: Config | undefined;
       const config = () => (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
-      setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config }));
+      const { ids } = invocation;
+      const runId = () => (ids.run ??= newRunId());
+      const daemonId = () => (ids.daemon ??= newRunId());
+      invocation.setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config, runId, daemonId }));
     },
   } as never);
 }
@@ -63,12 +83,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .exitProcess(false)
     .fail((msg, err) => {
       // A usage mistake the parser found: thrown so that no handler runs after it.
-      // yargs words some mistakes over several lines ("Invalid values:" then the
-      // argument); the line that names the option must survive oneLine().
-      throw err ?? new InputError(USAGE, msg.split(/\n\s*/).join(' ').trim());
+      // yargs words some mistakes over several lines ("Invalid values:" then the argument): one line keeps them all.
+      throw err ?? new InputError(USAGE, msg.replace(/\s*\n\s*/g, ' '));
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
-  for (const command of COMMANDS) parser = register(parser, command, io, (code) => (exitCode = code));
+  const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
+  for (const command of COMMANDS) parser = register(parser, command, io, invocation);
+  // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
+  const record = () => (wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined);
+  const onSignal = () => {
+    const signal = io.signalName?.();
+    if (signal !== undefined) io.stderr.write(renderSignalNotice(signal, record()));
+  };
+  io.signal.addEventListener('abort', onSignal, { once: true });
   let output = '';
   try {
     await parser.parseAsync([...argv], {}, (_err, _argv, text) => {
@@ -76,8 +103,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
   } catch (error) {
     const report = reportError(error, verbose);
-    io.stderr.write(renderError(report, wantsJson(argv)));
+    io.stderr.write(renderError(report, record()));
     return report.exit;
+  } finally {
+    io.signal.removeEventListener('abort', onSignal);
   }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode;

@@ -13,7 +13,15 @@ export interface CommandContext<A> {
   io: CliIo;
   /** Loads the configuration from flags, env and file (once per run). */
   config: () => Config;
+  /** The id of this command's run (the same on every call): on its log lines, in sync_runs, and on its final error. */
+  runId: () => string;
+  /** The daemon's id, for its own records (each of its runs has its own). */
+  daemonId: () => string;
 }
+
+/** The global options (design.md "Command line"), as the parser names them. */
+export const GLOBAL_OPTIONS = ['base-url', 'token', 'api-version', 'db', 'config', 'rate', 'account', 'json', 'log-level', 'verbose'] as const;
+export type GlobalOption = (typeof GLOBAL_OPTIONS)[number];
 
 /**
  * A command as data: yargs' name, description and options, and a `run` that
@@ -26,6 +34,16 @@ export interface CliCommand<A = Record<string, unknown>> {
   run?: (ctx: CommandContext<A>) => Promise<number>;
   /** Sub-commands (webhooks create|list|...). */
   subcommands?: ReadonlyArray<CliCommand<never>>;
+  /**
+   * The global options the command reads: its --help lists only these (the
+   * others are still accepted, so one set of flags or env serves every command).
+   * @default the parent command's, else all
+   */
+  uses?: readonly GlobalOption[];
+  /** The usage line of its --help, with the options it requires, e.g. `backfill --from T --to T`. @default the command */
+  usage?: string;
+  /** One or two command lines with what they do, shown under "Examples" in its --help. */
+  examples?: ReadonlyArray<readonly [command: string, does: string]>;
 }
 
 /** Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed; 4 `verify` found drift. */

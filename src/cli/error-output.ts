@@ -44,15 +44,33 @@ function describeError(error: unknown, verbose: boolean): ErrorReport {
   return { exit: EXIT.failure, code: 'INTERNAL', message, ...stack };
 }
 
+/** What a JSON line on stderr carries besides its message: when, and the run (or daemon) it belongs to. */
+export interface RecordContext {
+  time: string;
+  run?: string;
+  daemon?: string;
+}
+
 /**
- * One line on stderr: `ivsync: message`, or with --json `{"error":{"code":...,"message":...}}`.
- * A stack (a bug, with --verbose) follows on the lines after it in text.
+ * One line on stderr: on a terminal `ivsync: message`; elsewhere, or with
+ * --json, a JSON record like the log lines (level, ISO time, run id) whose
+ * `error` holds the code, message and source for scripts. A stack (a bug,
+ * with --verbose) follows on the lines after it in text.
  */
-export function renderError(report: ErrorReport, json: boolean): string {
-  if (json) return `${JSON.stringify({ error: { code: report.code, message: report.message, ...(report.source ? { source: report.source } : {}), ...(report.value !== undefined ? { value: report.value } : {}), ...(report.stack ? { stack: report.stack } : {}) } })}\n`;
+export function renderError(report: ErrorReport, record: RecordContext | undefined): string {
+  if (record) {
+    const error = { code: report.code, message: report.message, ...(report.source ? { source: report.source } : {}), ...(report.value !== undefined ? { value: report.value } : {}), ...(report.stack ? { stack: report.stack } : {}) };
+    return `${JSON.stringify({ level: 'error', ...record, msg: report.message, error })}\n`;
+  }
   const text = report.stack ?? report.message;
   const hint = report.code === USAGE ? '\n(see ivsync --help, or ivsync COMMAND --help)' : '';
   return `ivsync: ${text}${hint}\n`;
+}
+
+/** What the first SIGINT/SIGTERM does, said once: the second one stops at once. */
+export function renderSignalNotice(signal: string, record: RecordContext | undefined): string {
+  const message = `${signal}: finishing the pages in flight (again to stop at once)`;
+  return record ? `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n` : `ivsync: ${message}\n`;
 }
 
 /** Whether the command line asks for JSON output: read before parsing, since a parse error must honour it too. */

@@ -4,10 +4,12 @@ import { runCli } from './cli.js';
 // The only place that touches the process: signals, streams, exit code.
 const controller = new AbortController();
 let signals = 0;
+let received: NodeJS.Signals | undefined;
 const onSignal = (signal: NodeJS.Signals) => {
   signals++;
   if (signals === 1) {
-    process.stderr.write(`ivsync: ${signal}: finishing the pages in flight (again to stop at once)\n`);
+    // The CLI says what it does about it (as a log record when stderr is not a terminal).
+    received = signal;
     controller.abort();
   } else {
     process.exit(130);
@@ -21,6 +23,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   signal: controller.signal,
+  signalName: () => received,
   clock: Date.now,
 });
 process.exitCode = code;

@@ -24,6 +24,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
+  /** The signal that aborted `signal`, once one did: the CLI says what it does about it. */
+  signalName?: () => string | undefined;
   clock: () => number;
 }
 
@@ -34,8 +36,9 @@ export interface BoundAccount {
   limiter: RateLimiter;
 }
 
-export function loggerFor(config: Config, io: CliIo, runId: string): Logger {
-  return createLogger({ level: config.logLevel, destination: io.stderr, runId });
+/** The logger of a command: its lines carry the id of its run, or the daemon's id for the daemon's own records. */
+export function loggerFor(config: Config, io: CliIo, id: string | { daemon: string }): Logger {
+  return createLogger({ level: config.logLevel, destination: io.stderr, bindings: typeof id === 'string' ? { run: id } : id, clock: io.clock });
 }
 
 /** The accounts to work on: all, or the one `--account` names. */

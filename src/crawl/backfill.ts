@@ -46,6 +46,7 @@ export async function backfill(ctx: CrawlContext, options: BackfillOptions): Pro
           resumed: planned.filter((t) => t.resume).length,
           // A resumed pass may request beyond its window (it paged several): count the window's own part.
           seconds: planned.reduce((sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart), 0),
+          totalSeconds: windows.reduce((sum, w) => sum + w.windowEnd - w.windowStart, 0),
         });
       }
       return { account, tasks, summaries };

@@ -40,4 +40,6 @@ export interface BackfillPlanSummary {
   resumed: number;
   /** Epoch seconds still to cover, for an ETA. */
   seconds: number;
+  /** Epoch seconds of every window of the interval, done or not: a resumed run's progress starts at the part already done. */
+  totalSeconds: number;
 }

@@ -11,12 +11,14 @@ import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 
-export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string };
+export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string; runId?: string | undefined };
 
 /** How a run the daemon started ended (a SyncReport or BackfillReport has this shape). */
 export interface RunEnding {
   status: 'succeeded' | 'failed' | 'interrupted';
   error: Error | null;
+  /** Its id in `sync_runs`, put on the daemon's record of its failure. */
+  runId?: string | undefined;
 }
 
 /** What the daemon reports for metrics. */
@@ -306,9 +308,11 @@ export class Daemon {
       if (wait > 0) {
         const until = toIsoMicros((clock() + wait) / 1000);
         this.#facts = { ...this.#facts, backoffUntil: until };
-        logger.error({ failuresInARow: this.#failuresInARow, backoffSeconds: wait / 1000, until, lastError: error }, `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`);
+        const runs = failed.flatMap(([, o]) => (o.runId !== undefined ? [o.runId] : []));
+        logger.error({ failuresInARow: this.#failuresInARow, runs, backoffSeconds: wait / 1000, until, lastError: error }, `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`);
       } else {
-        logger.error({ failuresInARow: this.#failuresInARow, lastError: error }, 'run failed');
+        // One record per run, under the run's own id (the one `sync_runs` holds); a run that never started has none.
+        for (const [account, o] of failed) logger.error({ account, ...(o.runId !== undefined ? { run: o.runId } : {}), failuresInARow: this.#failuresInARow, lastError: o.error }, 'run failed');
       }
       return;
     }
@@ -322,7 +326,11 @@ export class Daemon {
 /** How a run ended, whether it reported its end or could not start at all. */
 function settle(run: Promise<RunEnding>): Promise<RunOutcome> {
   return run.then(
-    (ending) => (ending.status === 'succeeded' ? { status: 'succeeded' } : outcomeOf(ending.error ?? new Error(`run ${ending.status}`))),
+    (ending) => {
+      if (ending.status === 'succeeded') return { status: 'succeeded' };
+      const outcome = outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
+      return outcome.status === 'failed' ? { ...outcome, runId: ending.runId } : outcome;
+    },
     (error: unknown) => outcomeOf(error),
   );
 }

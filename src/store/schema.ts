@@ -181,7 +181,7 @@ export const TABLES: readonly TableDef[] = [
       col('api_version', 'text', "'1.4' or '2'.", { nullable: false }),
       col('window_start', 'integer', 'Window start, epoch seconds (inclusive).', { nullable: false }),
       col('window_end', 'integer', 'Window end, epoch seconds (exclusive).', { nullable: false }),
-      col('status', 'text', "'pending', 'running', 'done', 'sealed' (all final and older than the overlap: never fetched again) or 'failed'.", { nullable: false }),
+      col('status', 'text', "'pending', 'running', 'done', 'sealed' (all final and older than the overlap: never fetched again unless `ivsync reset` or `verify --repair` reopens it) or 'failed'.", { nullable: false }),
       col('cursor', 'text', 'next_cursor of the last committed page of the current pass, as JSON text (a string cursor is quoted); null before the first page and after the last.'),
       col('pages', 'integer', 'Pages committed in the current pass that were asked for this window (a page that reaches into the next windows counts once, here).', { nullable: false }),
       col('items', 'integer', 'Items committed in the current pass.', { nullable: false }),

@@ -43,6 +43,33 @@ export interface WindowStore {
 
   /** The largest `synced_to` over the windows of an account, resource and interface; null when none. */
   highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null>;
+
+  /**
+   * Reopens (and unseals) the windows of an account and resource that
+   * intersect [from, to): status pending, no cursor, no error, so that the
+   * next crawl pages them again from their start. One transaction; returns
+   * what it reopened.
+   */
+  reopenWindows(scope: ReopenScope, now: string): Promise<ReopenedWindows>;
+}
+
+/** The windows `reopenWindows` reopens: of every interface of the account and resource, all of them or those intersecting [from, to). */
+export interface ReopenScope {
+  account: string;
+  resource: Resource;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+export interface ReopenedWindows {
+  account: string;
+  resource: Resource;
+  /** Windows set back to pending, the sealed ones among them. */
+  windows: number;
+  sealed: number;
+  /** The range they cover, [from, to) in epoch seconds; null when none. */
+  from: number | null;
+  to: number | null;
 }
 
 /** The crawl's pages, each with its window's checkpoint. */

@@ -54,6 +54,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     splitWindow: (k, keepFrom, parts, at) => windows.splitWindow(k, keepFrom, parts, at),
     markWindow: (k, s, e, at) => windows.markWindow(k, s, e, at),
     highWaterMark: (a, r, v) => windows.highWaterMark(a, r, v),
+    reopenWindows: (scope, at) => windows.reopenWindows(scope, at),
     commitPage: (p) => pages.commitPage(p),
     commitPages: (p) => pages.commitPages(p),
     mergeBatch: (b) => sessions.mergeBatch(b),

@@ -4,7 +4,7 @@ import type { CheckpointAdvance } from './checkpoint-advance.js';
 import { rowReader } from './row-reader.js';
 import { table } from './schema.js';
 import { sessionTable } from './session-table.js';
-import type { PassSpec, WindowKey, WindowQuery, WindowSpec, WindowState, WindowStatus, WindowStore } from './sink.js';
+import type { PassSpec, ReopenedWindows, ReopenScope, WindowKey, WindowQuery, WindowSpec, WindowState, WindowStatus, WindowStore } from './sink.js';
 import { placeholders } from './placeholders.js';
 import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
@@ -82,6 +82,38 @@ export class SqlWindowStore implements WindowStore {
       tx.all('SELECT MAX(synced_to) AS synced_to FROM sync_windows WHERE account = ? AND resource = ? AND api_version = ?', [account, resource, apiVersion]),
     );
     return row ? rowReader(WINDOWS, row).numberOrNull('synced_to') : null;
+  }
+
+  async reopenWindows(scope: ReopenScope, now: string): Promise<ReopenedWindows> {
+    const where = ['account = ?', 'resource = ?'];
+    const params: unknown[] = [scope.account, scope.resource];
+    if (scope.from !== undefined) {
+      where.push('window_end > ?');
+      params.push(scope.from);
+    }
+    if (scope.to !== undefined) {
+      where.push('window_start < ?');
+      params.push(scope.to);
+    }
+    const clause = where.join(' AND ');
+    return this.#driver.transaction(async (tx) => {
+      const [row] = await tx.all(
+        `SELECT COUNT(*) AS windows, SUM(CASE WHEN status = 'sealed' THEN 1 ELSE 0 END) AS sealed, MIN(window_start) AS range_from, MAX(window_end) AS range_to
+         FROM sync_windows WHERE ${clause}`,
+        params,
+      );
+      // The same rows a pass would leave behind when it starts over: the next crawl cannot resume an old cursor.
+      await tx.run(`UPDATE sync_windows SET status = 'pending', cursor = NULL, error = NULL, updated_at = ? WHERE ${clause}`, [now, ...params]);
+      const count = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+      return {
+        account: scope.account,
+        resource: scope.resource,
+        windows: count(row?.windows),
+        sealed: count(row?.sealed),
+        from: row?.range_from === null || row?.range_from === undefined ? null : Number(row.range_from),
+        to: row?.range_to === null || row?.range_to === undefined ? null : Number(row.range_to),
+      };
+    });
   }
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createRandom, type RunningSimulator } from '../../src/simulator/index.js';
 import { afterRequests, whenRequests } from '../daemon/wait-for.js';
 import { committedPages, pageKey, readCheckpoints } from '../helpers/committed-pages.js';
-import { spawnIvsync } from '../helpers/run-cli.js';
+import { cliError, spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
@@ -41,7 +41,7 @@ describe('a backfill killed at any instant', () => {
       kills.push({ servedBefore: served.length, committed: committedPages(served, readCheckpoints(db)) });
     }
     const final = await spawnIvsync(args, env).exited;
-    expect(final.stderr).not.toMatch(/ivsync: /);
+    expect(cliError(final.stderr)).toBeUndefined();
     expect(final.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
     expect(sim.stats.faultsInjected['500'] + sim.stats.faultsInjected.reset + sim.stats.faultsInjected.truncate).toBeGreaterThan(5);

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
@@ -56,7 +56,7 @@ describe('ivsync init', () => {
     const dir = tempDir();
     const r = await runIvsync(['init', '--dir', dir, '--base-url', sim.url, '--token', 'wrong-token-123'], {});
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('ivsync: the service rejected the token (401)\n');
+    expect(errorMessage(r.stderr)).toBe('the service rejected the token (401)');
     expect(existsSync(files(dir).yaml)).toBe(true);
     // The base URL given as a flag is filled in; the token never is.
     const envText = readFileSync(files(dir).env, 'utf8');
@@ -71,7 +71,7 @@ describe('ivsync init', () => {
     writeFileSync(yaml, 'db: sqlite:mine.sqlite\n');
     const refused = await runIvsync(['init', '--dir', dir], {});
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`ivsync: ${yaml} exists already: nothing written (--force replaces it)\n`);
+    expect(errorMessage(refused.stderr)).toBe(`${yaml} exists already: nothing written (--force replaces it)`);
     expect(readFileSync(yaml, 'utf8')).toBe('db: sqlite:mine.sqlite\n');
     expect(existsSync(env)).toBe(false);
 

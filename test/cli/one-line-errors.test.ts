@@ -6,7 +6,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { openSink } from '../../src/store/open-sink.js';
 import { freshTarget, type FreshTarget } from '../targets/each-target.js';
 import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
@@ -25,10 +25,11 @@ describe('oneLine', () => {
 
   it('is what the CLI prints for any error, with or without --json', () => {
     const error = new Error(`${'SELECT * FROM t WHERE x = 1 '.repeat(100)}\nat somewhere`);
-    for (const json of [false, true]) {
-      const printed = renderError(reportError(error, false), json);
+    for (const record of [undefined, { time: '2026-01-01T00:00:00.000Z', run: 'abcd1234' }]) {
+      const printed = renderError(reportError(error, false), record);
       expect(printed.trimEnd().split('\n')).toHaveLength(1);
-      expect(printed.length).toBeLessThan(400);
+      const message = record ? (JSON.parse(printed) as { msg: string }).msg : printed;
+      expect(message.length).toBeLessThan(400);
     }
   });
 });
@@ -84,9 +85,10 @@ describe('a target that refuses every page', () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^ivsync: ${dialect} failed \\(\\w+\\): .*customer_item_id`));
-    expect(lines[0]!.length).toBeLessThan(320);
-    expect(lines[0]).not.toMatch(/insert|json_to_recordset|VALUES/i);
+    const message = errorMessage(result.stderr);
+    expect(message).toMatch(new RegExp(`^${dialect} failed \\(\\w+\\): .*customer_item_id`));
+    expect(message.length).toBeLessThan(320);
+    expect(message).not.toMatch(/insert|json_to_recordset|VALUES/i);
     const sink = await openSink(target.url);
     try {
       expect(await sink.query('SELECT count(*) AS n FROM rejected_items')).toEqual([{ n: 0 }]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 
 describe('the command line', () => {
   it('lists every command in --help', async () => {
@@ -24,8 +24,8 @@ describe('the command line', () => {
   it('says which time it could not read, as a usage error (exit 2)', async () => {
     const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], { IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'x' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(
-      "ivsync: --from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds\n",
+    expect(errorMessage(r.stderr)).toBe(
+      "--from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
     );
   });
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -46,7 +46,7 @@ describe('sync', () => {
     sim.world.removeAccess(gone);
 
     const result = await runIvsync(['sync'], env);
-    expect(result.stderr).not.toMatch(/ivsync: /);
+    expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
     const ids = query<{ service_id: string }>(db, 'SELECT service_id FROM authentications').map((r) => r.service_id);

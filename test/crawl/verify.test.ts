@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { cliError, errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
@@ -49,7 +49,7 @@ function sealedSession(db: string, resource: string, nth = 0): { service_id: str
 
 async function verifyJson(env: Record<string, string>, args: readonly string[] = []) {
   const result = await runIvsync(['verify', '--json', ...args], env);
-  expect(result.stderr).not.toMatch(/ivsync: /);
+  expect(cliError(result.stderr)).toBeUndefined();
   return { code: result.code, report: JSON.parse(result.stdout) as { status: string; requests: number; findings: Finding[]; windowsChecked: number; candidates: number; partial: unknown[]; repaired: number | null; seed: string } };
 }
 
@@ -140,7 +140,8 @@ describe('ivsync verify', () => {
     const db = join(dir, 'nothing.sqlite');
     const result = await runIvsync(['verify'], { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir) });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^ivsync: target sqlite:.*nothing\.sqlite does not exist/)]);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(errorMessage(result.stderr)).toMatch(/^target sqlite:.*nothing\.sqlite does not exist/);
     expect(existsSync(db)).toBe(false);
   });
 
@@ -148,17 +149,17 @@ describe('ivsync verify', () => {
     const dir = tempDir();
     const env = { IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'test-token' };
     const cases: Array<[readonly string[], Record<string, string>, RegExp]> = [
-      [['verify', '--budget', '0'], {}, /^ivsync: --budget: must be a whole number of requests, at least 1/],
-      [['verify', '--budget', '2.5'], {}, /^ivsync: --budget: /],
-      [['verify'], { IVS_VERIFY_BUDGET: 'lots' }, /^ivsync: IVS_VERIFY_BUDGET: /],
-      [['verify', '--from', 'yesterday'], {}, /^ivsync: --from: /],
-      [['verify', '--from', '2026-03-01', '--to', '2026-01-01'], {}, /^ivsync: --to: 2026-01-01 is before --from/],
-      [['daemon', '--verify-every', 'daily'], {}, /^ivsync: --verify-every: expected a period such as 6h/],
+      [['verify', '--budget', '0'], {}, /^--budget: must be a whole number of requests, at least 1/],
+      [['verify', '--budget', '2.5'], {}, /^--budget: /],
+      [['verify'], { IVS_VERIFY_BUDGET: 'lots' }, /^IVS_VERIFY_BUDGET: /],
+      [['verify', '--from', 'yesterday'], {}, /^--from: /],
+      [['verify', '--from', '2026-03-01', '--to', '2026-01-01'], {}, /^--to: 2026-01-01 is before --from/],
+      [['daemon', '--verify-every', 'daily'], {}, /^--verify-every: expected a period such as 6h/],
     ];
     for (const [args, extra, message] of cases) {
       const result = await runIvsync(args, { ...env, ...extra });
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(message);
+      expect(errorMessage(result.stderr)).toMatch(message);
     }
     expect(existsSync(join(dir, 'x.sqlite'))).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { spawnIvsync } from '../helpers/run-cli.js';
+import { errorMessage, spawnIvsync } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
@@ -44,7 +44,7 @@ describe('two sync processes on one target', () => {
     await whenRequests(sim, 5, first.exited);
     const second = await whileSlow(sim, spawnIvsync(sync, env).exited);
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/ivsync: account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/);
+    expect(errorMessage(second.stderr)).toMatch(/^account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/);
     expect(second.stderr).toMatch(/--wait/);
     const done = await first.exited;
     expect(done.code).toBe(0);
@@ -93,7 +93,7 @@ describe('two sync processes on one target', () => {
     expect(execute(db, "UPDATE sync_leases SET holder = ?, heartbeat_at = '2100-01-01T00:00:00.000000Z' WHERE name = 'account:default'", other)).toBe(1);
     const end = await first.exited;
     expect(end.code).toBe(1);
-    expect(end.stderr).toContain(`ivsync: account:default was taken over by ${other}: `);
+    expect(errorMessage(end.stderr)).toContain(`account:default was taken over by ${other}: `);
     expect(query(db, 'SELECT status, error FROM sync_runs')).toEqual([{ status: 'failed', error: expect.stringMatching(/^account:default was taken over by elsewhere:1:0000beef: /) }]);
     // The new holder's lease is left alone.
     expect(query(db, 'SELECT name, holder FROM sync_leases')).toEqual([{ name: 'account:default', holder: other }]);

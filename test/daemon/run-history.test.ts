@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
+import { cliError, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
@@ -31,7 +31,7 @@ describe('run history tells the truth', () => {
     expect(shown).toEqual([expect.objectContaining({ status: 'abandoned', error: expect.stringMatching(/process is gone/) })]);
 
     const next = await runIvsync(['sync', '--json'], env);
-    expect(next.stderr).not.toMatch(/ivsync: /);
+    expect(cliError(next.stderr)).toBeUndefined();
     expect(next.code).toBe(0);
     const runs = query<{ status: string; error: string | null; finished_at: string | null }>(db, 'SELECT status, error, finished_at FROM sync_runs ORDER BY started_at');
     expect(runs.map((r) => r.status)).toEqual(['abandoned', 'succeeded']);

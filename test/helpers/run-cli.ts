@@ -70,3 +70,25 @@ export function spawnChild(command: string, args: readonly string[], env: Record
   });
   return { exited, kill: (s) => child.kill(s), pid: child.pid, stdout: () => stdout, stderr: () => stderr };
 }
+
+/** The error the CLI ended with, as scripts read it: off a terminal, the JSON line on stderr that holds `error`. */
+export interface CliErrorRecord {
+  code: string;
+  message: string;
+  source?: { kind: string; name: string };
+  value?: unknown;
+}
+
+export function cliError(stderr: string): CliErrorRecord | undefined {
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const record = JSON.parse(line) as { error?: CliErrorRecord };
+    if (record.error !== undefined && typeof record.error === 'object') return record.error;
+  }
+  return undefined;
+}
+
+/** The message of the error the CLI ended with; '' when it ended without one. */
+export function errorMessage(stderr: string): string {
+  return cliError(stderr)?.message ?? '';
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { call, crawl } from './http.js';
 import { useSimulators } from '../helpers/simulators.js';
 
@@ -42,7 +42,7 @@ describe('poison strings', () => {
   it('ivsync simulate --poison takes a share between 0 and 1', async () => {
     const result = await runIvsync(['simulate', '--port', '0', '--poison', '1.5']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('ivsync: --poison: must be a share between 0 and 1, got 1.5\n');
+    expect(errorMessage(result.stderr)).toBe('--poison: must be a share between 0 and 1, got 1.5');
   });
 
   it('a session added with poison: true, in searches and webhook items alike', async () => {

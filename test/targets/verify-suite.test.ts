@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { runIvsync } from '../helpers/run-cli.js';
+import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -38,7 +38,7 @@ eachTarget((_dialect, target) => {
     const late = sim.world.addSession({ epoch: Number(sealed[4]!.created_epoch) + 1 });
 
     const found = await runIvsync(['verify', '--json'], env);
-    expect(found.stderr).not.toMatch(/ivsync: /);
+    expect(cliError(found.stderr)).toBeUndefined();
     expect(found.code).toBe(4);
     const findings = (JSON.parse(found.stdout) as { findings: Array<{ kind: string; serviceId: string; column: string | null }> }).findings;
     expect(findings.map((f) => `${f.kind} ${f.serviceId} ${f.column ?? '-'}`).sort()).toEqual(

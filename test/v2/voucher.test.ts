@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDir();
@@ -46,13 +46,13 @@ describe('ivsync voucher create', () => {
     const again = await runIvsync(create, env('2'));
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toMatch(/^ivsync: the service will not issue another login voucher for user 'u-1001' \(409: .+\); the user has one already\n$/);
+    expect(errorMessage(again.stderr)).toMatch(/^the service will not issue another login voucher for user 'u-1001' \(409: .+\); the user has one already$/);
   });
 
   it('says in a sentence what the service refused (400)', async () => {
     const result = await runIvsync(['voucher', 'create', '--user-id', 'u-1', '--email', 'not-an-address'], env('2'));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^ivsync: the service refused a login voucher for user 'u-1' \(400: .*email.*\); check --user-id and --email\n$/);
+    expect(errorMessage(result.stderr)).toMatch(/^the service refused a login voucher for user 'u-1' \(400: .*email.*\); check --user-id and --email$/);
   });
 
   it('refuses a 1.4 account before sending anything', async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { startSim, TOKEN } from './harness.js';
@@ -91,10 +91,10 @@ describe('webhooks against the service', () => {
 
     const again = await runIvsync(['webhooks', 'deactivate', uuid!], env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toBe(`ivsync: webhook ${uuid} is not active, does not exist, or is not yours (ivsync webhooks list)\n`);
+    expect(errorMessage(again.stderr)).toBe(`webhook ${uuid} is not active, does not exist, or is not yours (ivsync webhooks list)`);
 
     const unknown = await runIvsync(['webhooks', 'show', '00000000-0000-4000-8000-000000000000'], env);
-    expect(unknown.stderr).toBe('ivsync: webhook 00000000-0000-4000-8000-000000000000 does not exist or is not yours (ivsync webhooks list)\n');
+    expect(errorMessage(unknown.stderr)).toBe('webhook 00000000-0000-4000-8000-000000000000 does not exist or is not yours (ivsync webhooks list)');
 
     const everything = JSON.stringify(query(db, 'SELECT * FROM webhooks')) + created.stdout + second.stdout + list.stdout + show.stdout;
     expect(everything).not.toContain(SECRET);
@@ -105,14 +105,14 @@ describe('webhooks against the service', () => {
     for (let i = 0; i < 10; i++) expect((await create()).code).toBe(0);
     const eleventh = await create();
     expect(eleventh.code).toBe(1);
-    expect(eleventh.stderr).toBe('ivsync: 10 webhooks are already active: deactivate one first (ivsync webhooks list)\n');
+    expect(errorMessage(eleventh.stderr)).toBe('10 webhooks are already active: deactivate one first (ivsync webhooks list)');
 
     await sim!.close();
     const { create: createAgain, env } = await setup();
     const domain = await runIvsync(['webhooks', 'create', '--url', 'https://not-registered.example.org/ivs', '--secret', SECRET, '--filter', 'activity.name=authentication'], env);
-    expect(domain.stderr).toBe("ivsync: the endpoint's domain is not registered to your organization (ivsync domains list)\n");
+    expect(errorMessage(domain.stderr)).toBe("the endpoint's domain is not registered to your organization (ivsync domains list)");
     const user = await createAgain('--filter', 'owner.user.username=mallory');
-    expect(user.stderr).toBe('ivsync: a username in --filter owner.user.username is not in your organization\n');
+    expect(errorMessage(user.stderr)).toBe('a username in --filter owner.user.username is not in your organization');
   });
 
   it('domains list prints the registered domains and mirrors them', async () => {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { runIvsync } from '../helpers/run-cli.js';
+import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -90,7 +90,7 @@ describe('deliveries from the simulator', () => {
     sim.deliveries.pause();
     sim.world.finalize(s.serviceId, 'authentic');
     const sync = await runIvsync(['sync', '--since', since()], env);
-    expect(sync.stderr).not.toMatch(/ivsync: /);
+    expect(cliError(sync.stderr)).toBeUndefined();
     expect(sync.code).toBe(0);
     expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'authentic', result_final: 1, source: 'search', update_counter: counterBefore });
 

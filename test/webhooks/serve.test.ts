@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
-import { MAIN, runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, MAIN, runIvsync } from '../helpers/run-cli.js';
 import { openSlowClient, SLOW_REQUESTS, statusOf, type SlowClient } from '../helpers/slow-client.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
@@ -155,7 +155,7 @@ describe('ivsync webhooks serve', () => {
     const dir = tempDir();
     const result = await runIvsync(['webhooks', 'serve', '--port', '0'], { IVS_DB: `sqlite:${join(dir, 't.sqlite')}`, IVS_CONFIG: writeConfig(dir) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('ivsync: no webhook secret: set IVS_WEBHOOK_SECRET, or webhooks.secret / webhooks.secrets in the config file\n');
+    expect(errorMessage(result.stderr)).toBe('no webhook secret: set IVS_WEBHOOK_SECRET, or webhooks.secret / webhooks.secrets in the config file');
   });
 
   it('needs --port', async () => {

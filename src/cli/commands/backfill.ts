@@ -3,9 +3,10 @@ import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runBackfill } from '../../crawl/run-backfill.js';
 import { checkWindowCount } from '../../crawl/windows.js';
 import { InputError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { Progress } from '../progress.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { planExtent, Progress } from '../progress.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -18,11 +19,17 @@ interface BackfillArgs extends LeaseArgs {
 export const backfillCommand: CliCommand<BackfillArgs> = {
   command: 'backfill',
   describe: 'crawl a closed historical interval; re-run the same command to resume after a crash or Ctrl-C',
+  uses: USES.crawl,
+  usage: 'backfill --from T --to T',
+  examples: [
+    ['$0 backfill --from 2024-01-01 --to 2024-12-31', 'page 2024 of both resources; Ctrl-C and the same command resume'],
+    ['$0 backfill --from 1704067200 --to 1706745599 --resources fingerprints', 'January 2024 in epoch seconds, fingerprints only'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
       .option('from', { type: 'string', demandOption: true, describe: 'start: ISO 8601 date-time or epoch seconds' })
       .option('to', { type: 'string', demandOption: true, describe: 'end (inclusive): ISO 8601 date-time or epoch seconds' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const now = io.clock() / 1000;
     const from = parseTime(args.from, { kind: 'flag', name: '--from' }, now);
@@ -32,15 +39,17 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     checkWindowCount(from, to, config.crawl);
     const resources = config.crawl.resources;
     const selected = selectAccounts(config, args.account);
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const progress = new Progress({ tty: Boolean(io.stderr.isTTY), stream: io.stderr, logger, clock: io.clock });
+    let extent: ReturnType<typeof planExtent> | undefined;
     const onEvent = (event: CrawlEvent): void => {
       if (event.type === 'backfill-plan') {
-        const todo = event.plans.reduce((n, p) => n + p.todo, 0);
+        extent = planExtent(event.plans);
         const resumed = event.plans.reduce((n, p) => n + p.resumed, 0);
         logger.debug({ plans: event.plans }, 'backfill plan');
-        logger.info({ windows: todo, resumed }, `backfill: ${todo} windows to page (${resumed} resumed)`);
+        if (extent.todo === 0) logger.info({ windows: extent.windows }, `backfill: nothing to do: the ${extent.windows} windows of the interval are paged already`);
+        else logger.info({ windows: extent.todo, resumed, done: extent.windows - extent.todo }, `backfill: ${extent.todo} of ${extent.windows} windows to page (${resumed} resumed)`);
       }
       progress.onEvent(event);
     };
@@ -54,8 +63,13 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     }
     if (report.failedWindows.length > 0) logger.error({ failed: report.failedWindows }, 'windows failed');
     if (report.error) throw report.error;
-    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, failedWindows: report.failedWindows.length };
-    io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`);
+    const windowsPaged = extent?.todo ?? 0;
+    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, windowsPaged, failedWindows: report.failedWindows.length };
+    const text =
+      windowsPaged === 0
+        ? `backfill: nothing to do: every window from ${args.from} to ${args.to} is paged already (ivsync reset reopens windows to crawl them again)\n`
+        : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`;
+    io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : text);
     return EXIT.ok;
   },
 };

@@ -12,10 +12,11 @@ import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
 import { receiverFor } from '../receiver-for.js';
-import { bindAccounts, leaseKeeper, loggerFor, newRunId, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
+import { bindAccounts, leaseKeeper, loggerFor, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
@@ -46,8 +47,9 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
 }
 
 /** A verify's report as one structured log record: drift is a warning, for whoever reads the logs. */
-function logVerify(logger: Logger, report: VerifyReport): void {
-  const { findings, ...figures } = verifyJson(report);
+function logVerify(daemonLogger: Logger, report: VerifyReport): void {
+  const logger = daemonLogger.child({ run: report.runId });
+  const { run: _run, findings, ...figures } = verifyJson(report);
   const fields = { ...figures, findings: (findings as unknown[]).length, ...(report.error ? { error: report.error.message } : {}) };
   if (report.error) logger.warn(fields, `verify ${report.status}`);
   else if (report.findings.length > 0) logger.warn({ ...fields, drift: report.findings.slice(0, 20) }, `verify found ${report.findings.length} findings: the copy drifted from the service (ivsync verify --repair fixes it)`);
@@ -55,9 +57,10 @@ function logVerify(logger: Logger, report: VerifyReport): void {
 }
 
 /** A run's report as one structured log record: the daemon has no terminal. */
-function logReport(logger: Logger, report: SyncReport | BackfillReport): void {
+function logReport(daemonLogger: Logger, report: SyncReport | BackfillReport): void {
+  // Under the run's own id, the one sync_runs holds: the daemon's id is on its own records.
+  const logger = daemonLogger.child({ run: report.runId });
   const fields = {
-    run: report.runId,
     command: report.command,
     account: report.account,
     status: report.status,
@@ -75,6 +78,11 @@ function logReport(logger: Logger, report: SyncReport | BackfillReport): void {
 export const daemonCommand: CliCommand<DaemonArgs> = {
   command: 'daemon',
   describe: 'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics and the webhook receiver',
+  uses: USES.crawl,
+  examples: [
+    ['$0 daemon --port 9090', 'sync every 5 minutes; /healthz and /metrics on port 9090'],
+    ["$0 daemon --schedule '*/1 * * * *' --backfill-from 2023-01-01 --verify-every 1d", 'every minute, with a background backfill and a daily verify'],
+  ],
   builder: (yargs) =>
     withResources(yargs)
       .option('schedule', { type: 'string', describe: `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else '${DEFAULTS.daemon.schedule}')` })
@@ -89,7 +97,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         describe: "also verify each account after its sync this often: a period (6h, 1d) since the last verify or a cron expression, at the lowest priority [env IVS_VERIFY_EVERY] (default: verify.every, else never)",
       })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
     const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
@@ -116,8 +124,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       backfill = { from, to };
     }
     const selected = selectAccounts(config, args.account);
-    const daemonId = newRunId();
-    const logger = loggerFor(config, io, daemonId);
+    const daemonId = daemonIdOf();
+    const logger = loggerFor(config, io, { daemon: daemonId });
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
     let bound: BoundAccount[] = [];

@@ -4,16 +4,18 @@ import { toIsoMicros } from '../../normalize/time.js';
 import { InputError, UserError } from '../../errors.js';
 import { openSink } from '../../store/open-sink.js';
 import { DOMAIN_COLUMNS, domainCells } from '../../webhooks/management-tables.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { bindAccounts, loggerFor, selectAccounts } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 
 const listCommand: CliCommand = {
   command: 'list',
   describe: 'list the domains registered for webhook endpoints (all pages) and mirror them into the domains table',
-  run: async ({ args, io, config: load }) => {
+  examples: [['$0 domains list', 'the registered domains, as a table']],
+  run: async ({ args, io, config: load, runId }) => {
     const config = load();
-    const logger = loggerFor(config, io, newRunId());
+    const logger = loggerFor(config, io, runId());
     const accounts = selectAccounts(config, args.account);
     if (accounts.length > 1) {
       throw new InputError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
@@ -39,5 +41,7 @@ const listCommand: CliCommand = {
 export const domainsCommand: CliCommand = {
   command: 'domains',
   describe: 'the domains registered to the organization for webhook endpoints (list)',
+  uses: USES.crawl,
+  examples: [['$0 domains list --json', 'the registered domains, as JSON']],
   subcommands: [listCommand] as ReadonlyArray<CliCommand<never>>,
 };

@@ -4,8 +4,9 @@ import type { ExportedRelation } from '../../store/export.js';
 import { parseExportTarget } from '../../store/export-target.js';
 import { openSink } from '../../store/open-sink.js';
 import { parseTarget } from '../../store/parse-target.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { loggerFor, newRunId } from '../runtime.js';
+import { loggerFor } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 
 interface ExportArgs {
@@ -16,11 +17,17 @@ interface ExportArgs {
 export const exportCommand: CliCommand<ExportArgs> = {
   command: 'export',
   describe: 'analyst copies of the target (--db): every table and view into one DuckDB file, or one Parquet file each',
+  uses: USES.target,
+  usage: 'export --to duckdb:PATH|parquet:DIR',
+  examples: [
+    ['$0 export --to duckdb:./analytics.duckdb', 'one DuckDB file with every table and view'],
+    ['$0 export --to parquet:./export --force', 'one Parquet file per table and view, replacing an earlier export'],
+  ],
   builder: (yargs) =>
     yargs
       .option('to', { type: 'string', demandOption: true, describe: 'duckdb:PATH (one file, views included) or parquet:DIR (one <table>.parquet per table and view)' })
       .option('force', { type: 'boolean', describe: 'replace an export that exists already' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId }) => {
     // yargs runs the handler even after a failed validation; the usage error is reported by the parser.
     if (typeof args.to !== 'string') return EXIT.usage;
     const config = load();
@@ -29,7 +36,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
     if (to.kind === 'duckdb' && from.kind === 'duckdb' && resolve(to.path) === resolve(from.path)) {
       throw new UserError('EXPORT_ONTO_SOURCE', `cannot export ${config.db} onto itself: choose another --to path`);
     }
-    const logger = loggerFor(config, io, newRunId());
+    const logger = loggerFor(config, io, runId());
     const sink = await openSink(config.db);
     let relations: ExportedRelation[];
     try {

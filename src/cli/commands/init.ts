@@ -8,9 +8,10 @@ import { loadConfig } from '../../config/load-config.js';
 import { locateConfigFile } from '../../config/read-config-file.js';
 import { UserError } from '../../errors.js';
 import { checkCredentials, type CredentialCheck } from '../check-credentials.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type GlobalArgs } from '../command.js';
 import { configFlags } from '../config-flags.js';
-import { loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 
 interface InitArgs {
   dir: string;
@@ -49,11 +50,16 @@ function nextCommands(configPath: string, env: Readonly<Record<string, string | 
 export const initCommand: CliCommand<InitArgs> = {
   command: 'init',
   describe: 'write a commented config file with every default (ivsync.yaml) and an env file for the secrets (ivsync.env), then check the token',
+  uses: USES.crawl,
+  examples: [
+    ['$0 init --base-url https://api.example.com', 'write ./config/ivsync.yaml and ./config/ivsync.env'],
+    ['$0 init --dir /etc/ivsync --db postgres://ivsync@db.internal/analytics', 'for a Postgres target, in another folder'],
+  ],
   builder: (yargs) =>
     yargs
       .option('dir', { type: 'string', default: DEFAULT_DIR, describe: 'where to write ivsync.yaml and ivsync.env' })
       .option('force', { type: 'boolean', describe: 'replace files that exist already' }) as unknown as Argv<GlobalArgs>,
-  run: async ({ args, io }) => {
+  run: async ({ args, io, runId }) => {
     const configPath = join(args.dir, 'ivsync.yaml');
     const envPath = join(args.dir, 'ivsync.env');
     const existing = [configPath, envPath].filter((p) => existsSync(p));
@@ -87,7 +93,7 @@ export const initCommand: CliCommand<InitArgs> = {
     const missing = missingForCheck(accounts);
     const credentials: Credentials =
       missing === undefined
-        ? { status: 'ok', accounts: await checkCredentials(config, accounts, loggerFor(config, io, newRunId())) }
+        ? { status: 'ok', accounts: await checkCredentials(config, accounts, loggerFor(config, io, runId())) }
         : { status: 'skipped', reason: missing };
     const next = nextCommands(configPath, io.env, io.clock() / 1000);
     if (config.json) {

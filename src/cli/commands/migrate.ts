@@ -4,6 +4,8 @@ import { openTarget } from '../runtime.js';
 export const migrateCommand: CliCommand = {
   command: 'migrate',
   describe: 'apply the migrations to the target (every other command does it too)',
+  uses: ['db', 'config', 'json', 'verbose'],
+  examples: [['$0 migrate --db postgres://ivsync@db.internal/analytics', 'create or upgrade the tables of a Postgres target']],
   run: async ({ io, config: load }) => {
     const config = load();
     const sink = await openTarget(config);

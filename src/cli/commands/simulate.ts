@@ -30,8 +30,17 @@ function parseSemantics(text: string | undefined): { start: 'inclusive' | 'exclu
 export const simulateCommand: CliCommand<SimulateArgs> = {
   command: 'simulate',
   describe: 'start the built-in fake of the service (token test-token unless --token is given)',
+  uses: ['token', 'rate', 'json', 'verbose'],
+  usage: 'simulate --port P',
+  examples: [
+    ['$0 simulate --port 8787 --sessions 5000', 'a fake service with 5000 sessions at http://127.0.0.1:8787'],
+    ['$0 simulate --port 8787 --rate 5 --faults 500=0.05,429=0.02', 'a strict and flaky one, to try retries and back-off'],
+  ],
   builder: (yargs) =>
     yargs
+      .option('token', { type: 'string', describe: 'the token the simulator accepts [env IVS_API_TOKEN] (default test-token)' })
+      // The simulator enforces its own limit, like the service does: ivsync's --rate is the client side of it.
+      .option('rate', { type: 'number', describe: "the simulator's own rate limit: requests per second it allows each token before answering 429 (not ivsync's budget)" })
       .option('port', { type: 'number', default: 8787, describe: 'port to listen on (0: any free port)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('sessions', { type: 'number', default: 1000, describe: 'sessions the token owns' })

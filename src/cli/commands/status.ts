@@ -82,6 +82,11 @@ export function withAbandoned(runs: StatusReport['lastRuns'], holderIsDead: (hol
 export const statusCommand: CliCommand = {
   command: 'status',
   describe: 'checkpoints, counts per table, last runs, pending windows, non-final sessions (--json for scripts)',
+  uses: ['db', 'config', 'json', 'verbose'],
+  examples: [
+    ['$0 status', 'tables, checkpoints, windows and the last runs'],
+    ['$0 status --json | jq .lastRuns', 'the run history, for scripts'],
+  ],
   run: async ({ io, config: load }) => {
     const config = load();
     const sink = await openTarget(config);

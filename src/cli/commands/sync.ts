@@ -1,8 +1,9 @@
 import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
 import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -15,16 +16,21 @@ export const syncCommand: CliCommand<SyncArgs> = {
   command: 'sync',
   describe:
     'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 accounts also refresh the catalog tables',
+  uses: USES.crawl,
+  examples: [
+    ['$0 sync --since 2024-01-01', 'the first sync of an empty target, from 2024 on'],
+    ['*/5 * * * * ivsync sync --json', 'from cron every five minutes, figures as JSON'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs)).option('since', {
       type: 'string',
       describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
     }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
     const selected = selectAccounts(config, args.account);
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const onEvent = (event: CrawlEvent) => {
       if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
@@ -67,10 +73,16 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
   };
 }
 
+/** A pass with no window to page, nothing to refresh and nothing to seal. */
+function nothingDone(o: SyncReport['outcomes'][number]): boolean {
+  return o.incremental.passes === 0 && o.refresh.repaged === 0 && o.refresh.fetched === 0 && o.sealed === 0;
+}
+
 function syncLines(report: SyncReport): string[] {
-  const lines = report.outcomes.map(
-    (o) =>
-      `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
+  const lines = report.outcomes.map((o) =>
+    nothingDone(o)
+      ? `sync ${o.account}/${o.resource}: nothing to do\n`
+      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
   );
   for (const c of report.catalogs) lines.push(`${catalogLine(c)}\n`);
   lines.push(`${report.requests} requests\n`);

@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
-import { InputError, UserError } from '../../errors.js';
-import { parseTarget } from '../../store/parse-target.js';
+import { InputError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
+import { requireTarget } from '../require-target.js';
+import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
@@ -20,21 +20,14 @@ interface VerifyArgs extends LeaseArgs {
   resources?: string;
 }
 
-/**
- * A verify must not create the target it is asked to check: a file target
- * that does not exist is a mistake in --db (a Postgres schema is created by
- * the first command that opens it).
- */
-function requireTarget(db: string): void {
-  const target = parseTarget(db);
-  if (target.kind !== 'postgres' && !existsSync(target.path)) {
-    throw new UserError('NO_TARGET', `target ${target.kind}:${target.path} does not exist: nothing to verify (run backfill or sync first, or check --db)`);
-  }
-}
-
 export const verifyCommand: CliCommand<VerifyArgs> = {
   command: 'verify',
   describe: 'page a random sample of stored windows again within a request budget and report drift from the service (exit 4 when some); --repair fixes it',
+  uses: USES.crawl,
+  examples: [
+    ['$0 verify --budget 200', 'check a sample within 200 requests; exit 4 on drift'],
+    ['$0 verify --from 2024-06-01 --to 2024-06-30 --repair', 'check June 2024 and fix what drifted'],
+  ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
       .option('budget', { type: 'number', describe: `most requests to spend [env IVS_VERIFY_BUDGET] (default: verify.budget, else ${DEFAULTS.verify.budget})` })
@@ -42,7 +35,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' })
       .option('seed', { type: 'string', describe: 'seed of the sample: the same seed picks the same windows again (default: a random one, printed)' })
       .option('repair', { type: 'boolean', describe: 'merge what was fetched (newer never loses), mark sessions no longer returned missing, and reopen the windows that drifted' }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     // --budget is resolved and checked by the loader (flag > env > file): config.verify.budget.
     const budget = config.verify.budget;
@@ -53,9 +46,9 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
     }
     const selected = selectAccounts(config, args.account);
-    requireTarget(config.db);
+    requireTarget(config.db, 'verify');
     const seed = args.seed ?? String(randomInt(2 ** 31));
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
     const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>

@@ -1,8 +1,9 @@
 import { ApiError, BadRequestError } from '../../api/errors.js';
 import type { LoginVoucher, VoucherRequest } from '../../api/service-client.js';
 import { InputError, UserError } from '../../errors.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, loggerFor, newRunId, selectAccounts } from '../runtime.js';
+import { bindAccounts, loggerFor, selectAccounts } from '../runtime.js';
 
 interface VoucherCreateArgs {
   userId: string;
@@ -43,6 +44,8 @@ export function renderVoucher(voucher: LoginVoucher, json: boolean): string {
 
 const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
   command: 'create',
+  usage: 'voucher create --user-id ID --email EMAIL',
+  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com', 'a login voucher for one user, printed once']],
   describe:
     'create a login voucher for a user of the mobile app (API version 2 only). The voucher signs the user in like a password: it is printed to stdout only, never logged or stored',
   builder: (yargs) =>
@@ -51,7 +54,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
       .option('email', { type: 'string', demandOption: true, describe: "the user's email address" })
       .option('first-name', { type: 'string', describe: "the user's first name" })
       .option('last-name', { type: 'string', describe: "the user's last name" }),
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId }) => {
     // yargs runs the handler even after a failed validation (the parser's fail
     // callback only records it); nothing must be sent for a voucher without a user.
     if (typeof args.userId !== 'string' || typeof args.email !== 'string') return EXIT.usage;
@@ -67,7 +70,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
         `login vouchers exist only in API version 2, and account '${account.name}' uses ${account.apiVersion}: pass --api-version 2 (or set it in the config)`,
       );
     }
-    const logger = loggerFor(config, io, newRunId());
+    const logger = loggerFor(config, io, runId());
     const [bound] = bindAccounts(config, [account], logger);
     const request: VoucherRequest = {
       userId: args.userId,
@@ -93,5 +96,7 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
 export const voucherCommand: CliCommand = {
   command: 'voucher',
   describe: 'login vouchers for the mobile app (API version 2)',
+  uses: USES.service,
+  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com --api-version 2', 'a login voucher for one user']],
   subcommands: [voucherCreateCommand as CliCommand<never>],
 };

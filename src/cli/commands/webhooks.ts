@@ -10,18 +10,21 @@ import { openSink } from '../../store/open-sink.js';
 import type { QueryableSink } from '../../store/sql-sink.js';
 import { parseDomainVerifications } from '../../webhooks/domain-verification.js';
 import { WEBHOOK_COLUMNS, webhookCells } from '../../webhooks/management-tables.js';
+import type { Logger } from '../logger.js';
 import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
-import { bindAccounts, loggerFor, newRunId, selectAccounts, type CliIo } from '../runtime.js';
+import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../receiver-for.js';
 import { renderTable } from '../text-table.js';
 
 interface ManagementScope {
   config: Config;
+  logger: Logger;
   account: AccountConfig;
   client: ServiceClient;
   sink: QueryableSink;
@@ -39,13 +42,13 @@ function oneAccount(config: Config, only: string | undefined): AccountConfig {
 
 async function withManagement<A>(ctx: CommandContext<A>, body: (scope: ManagementScope) => Promise<void>): Promise<number> {
   const config = ctx.config();
-  const logger = loggerFor(config, ctx.io, newRunId());
+  const logger = loggerFor(config, ctx.io, ctx.runId());
   const account = oneAccount(config, ctx.args.account);
   const [bound] = bindAccounts(config, [account], logger);
   const client = (bound as NonNullable<typeof bound>).client;
   const sink = await openSink(config.db);
   try {
-    await body({ config, account, client, sink, now: () => toIsoMicros(ctx.io.clock() / 1000) });
+    await body({ config, account, client, sink, logger, now: () => toIsoMicros(ctx.io.clock() / 1000) });
   } finally {
     client.close();
     await sink.close();
@@ -64,11 +67,11 @@ function printWebhooks(io: CliIo, json: boolean, objects: readonly unknown[], ro
 }
 
 /** A mirror write that fails after the service accepted a change must not read as if the change failed. */
-async function mirrorAfterChange(io: CliIo, write: () => Promise<void>): Promise<void> {
+async function mirrorAfterChange(logger: Logger, write: () => Promise<void>): Promise<void> {
   try {
     await write();
   } catch (error) {
-    io.stderr.write(`ivsync: the service accepted the change, but the webhooks table was not updated: ${oneLine(error instanceof Error ? error.message : String(error))}\n`);
+    logger.warn({ error: oneLine(error instanceof Error ? error.message : String(error)) }, 'the service accepted the change, but the webhooks table was not updated');
   }
 }
 
@@ -82,6 +85,10 @@ interface CreateArgs {
 const createCommand: CliCommand<CreateArgs> = {
   command: 'create',
   describe: 'create a webhook (the secret comes from --secret or IVS_WEBHOOK_SECRET and is never shown)',
+  usage: 'webhooks create --url URL --filter activity.name=...',
+  examples: [
+    ['$0 webhooks create --url https://hooks.example.com/ivs --filter activity.name=authentication.completed', 'deliveries of completed authentications; secret from IVS_WEBHOOK_SECRET'],
+  ],
   builder: (yargs) =>
     yargs
       .option('url', { type: 'string', describe: 'HTTPS endpoint on a registered domain (ivsync domains list)' })
@@ -97,13 +104,13 @@ const createCommand: CliCommand<CreateArgs> = {
     // Validated before any request: a mistake costs nothing at the service.
     // --secret > IVS_WEBHOOK_SECRET > webhooks.secret: the loader resolved the last two as the receiver's default secret.
     const request = buildWebhookCreate({ url: args.url, secret: args.secret, envSecret: ctx.config().webhooks.defaultSecret?.reveal(), channel: args.channel, filters: args.filter ?? [] });
-    return withManagement(ctx, async ({ config, account, client, sink, now }) => {
+    return withManagement(ctx, async ({ config, account, client, sink, logger, now }) => {
       const { io } = ctx;
       const created = await client.webhooks
         .create(request)
         .catch((error: unknown) => rethrowManagementFailure(error, 'create', { hasUsernameFilter: request.filters.some((f) => f.key === 'owner.user.username') }));
       const row = webhookRow(created, account.name, now());
-      await mirrorAfterChange(io, () => sink.upsertMirror('webhooks', account.name, [row]));
+      await mirrorAfterChange(logger, () => sink.upsertMirror('webhooks', account.name, [row]));
       printWebhooks(io, config.json, [created], [row]);
     });
   },
@@ -112,6 +119,7 @@ const createCommand: CliCommand<CreateArgs> = {
 const listCommand: CliCommand = {
   command: 'list',
   describe: 'list the active webhooks (all pages) and mirror them into the webhooks table',
+  examples: [['$0 webhooks list --json', 'every active webhook, as JSON']],
   run: (ctx) =>
     withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const at = now();
@@ -134,6 +142,7 @@ interface UuidArgs {
 
 const showCommand: CliCommand<UuidArgs> = {
   command: 'show <uuid>',
+  examples: [['$0 webhooks show 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40 --json', 'one webhook, as JSON']],
   describe: 'show one webhook and mirror it',
   builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
   run: (ctx) =>
@@ -147,13 +156,14 @@ const showCommand: CliCommand<UuidArgs> = {
 
 const deactivateCommand: CliCommand<UuidArgs> = {
   command: 'deactivate <uuid>',
+  examples: [['$0 webhooks deactivate 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40', 'stop its deliveries; its row stays, active = false']],
   describe: 'deactivate a webhook (its row stays in the webhooks table with active = false)',
   builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
   run: (ctx) =>
-    withManagement(ctx, async ({ config, account, client, sink, now }) => {
+    withManagement(ctx, async ({ config, account, client, sink, logger, now }) => {
       const { uuid } = ctx.args;
       await client.webhooks.deactivate(uuid).catch((error: unknown) => rethrowManagementFailure(error, 'deactivate', { uuid }));
-      await mirrorAfterChange(ctx.io, async () => {
+      await mirrorAfterChange(logger, async () => {
         const at = now();
         const known = (await sink.mirrorRows('webhooks', account.name)).find((r) => r.webhook_uuid === uuid);
         // Not mirrored yet: the service still shows a deactivated webhook by id.
@@ -190,6 +200,11 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 const serveCommand: CliCommand<ServeArgs> = {
   command: 'serve',
   describe: 'receive webhook deliveries at POST <webhooks.path> (default /webhooks), plus GET /healthz and domain verification pages',
+  usage: 'webhooks serve --port P',
+  examples: [
+    ['$0 webhooks serve --port 8443 --tls-cert cert.pem --tls-key key.pem', 'HTTPS directly, secret from IVS_WEBHOOK_SECRET'],
+    ['$0 webhooks serve --port 8080 --host 127.0.0.1', 'plain HTTP behind a reverse proxy'],
+  ],
   builder: (yargs) =>
     yargs
       .option('port', { type: 'number', demandOption: true, describe: 'port to listen on (0: any free port)' })
@@ -201,7 +216,7 @@ const serveCommand: CliCommand<ServeArgs> = {
         array: true,
         describe: 'TOKEN=VALUE, repeatable: serve VALUE at /.well-known/service-domain-verification/TOKEN',
       }) as unknown as Argv<GlobalArgs>,
-  run: async ({ args, io, config: load }) => {
+  run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const secrets: WebhookSecrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
     if (!hasAnySecret(secrets)) {
@@ -215,7 +230,7 @@ const serveCommand: CliCommand<ServeArgs> = {
     const tls = certPath !== undefined && keyPath !== undefined ? { cert: await readPem(certPath, '--tls-cert'), key: await readPem(keyPath, '--tls-key') } : undefined;
     const domainVerifications = parseDomainVerifications(args['domain-verification'] ?? []);
 
-    const runId = newRunId();
+    const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     // Follow-up GETs need the service; an account without its address and token still takes deliveries.
     const accounts = selectAccounts(config, args.account).map((a) => ({ name: a.name, bound: a.baseUrl && a.token ? bindAccounts(config, [a], logger)[0] : undefined }));
@@ -253,5 +268,7 @@ const serveCommand: CliCommand<ServeArgs> = {
 export const webhooksCommand: CliCommand = {
   command: 'webhooks',
   describe: 'receive deliveries (serve) and manage the webhooks of the account (create, list, show, deactivate)',
+  uses: USES.crawl,
+  examples: [['$0 webhooks serve --port 8080', 'take deliveries at POST /webhooks'], ['$0 webhooks list', 'the active webhooks, as a table']],
   subcommands: [serveCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
 };
