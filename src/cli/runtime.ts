@@ -87,8 +87,9 @@ export function bindAccounts(
   });
 }
 
-export async function openTarget(config: Config): Promise<Sink> {
-  return openSink(config.db);
+/** Opens --db; `existing` for the commands that only read: a missing target is an error, never created. */
+export async function openTarget(config: Config, options: { existing?: boolean } = {}): Promise<Sink> {
+  return openSink(config.db, { existing: options.existing ?? false });
 }
 
 /** The leases of this process: its holder id names the host, the pid and the run (or daemon) id. */
@@ -121,12 +122,12 @@ export async function withRunDeps<T>(
   config: Config,
   io: CliIo,
   accounts: readonly AccountConfig[],
-  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void },
+  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void; existing?: boolean },
   body: (deps: RunDeps) => Promise<T>,
 ): Promise<T> {
   const bound = bindAccounts(config, accounts, options.logger);
   try {
-    const sink = await openTarget(config);
+    const sink = await openTarget(config, { existing: options.existing ?? false });
     const keeper = leaseKeeper(sink, io, options.logger, options.runId, options.ttlSeconds);
     try {
       return await body(runDeps(config, io, { sink, bound, leases: keeper, onEvent: options.onEvent }));

@@ -93,6 +93,13 @@ export class DuckdbDriver implements SqlDriver {
     return this.#lock.add(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
   }
 
+  isMigrated(): Promise<boolean> {
+    return this.#lock.add(async () => {
+      const found = await this.#executor.all("SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'knex_migrations'");
+      return found.length > 0;
+    });
+  }
+
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#lock.add(() => this.#inTransaction(work));
   }

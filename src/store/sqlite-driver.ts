@@ -167,6 +167,11 @@ export class SqliteDriver implements SqlDriver {
     });
   }
 
+  async isMigrated(): Promise<boolean> {
+    const found = await this.read((tx) => tx.all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'"));
+    return found.length > 0;
+  }
+
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     // IMMEDIATE takes the write lock up front, so the reads that decide a merge
     // or a lease cannot be overtaken by another process's write.

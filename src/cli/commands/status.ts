@@ -84,7 +84,7 @@ export const statusCommand: CliCommand = {
   describe: 'checkpoints, counts per table, last runs, pending windows, non-final sessions (--json for scripts)',
   run: async ({ io, config: load }) => {
     const config = load();
-    const sink = await openTarget(config);
+    const sink = await openTarget(config, { existing: true });
     try {
       const stored = await sink.status();
       const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };

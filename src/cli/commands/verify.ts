@@ -1,10 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
-import { InputError, UserError } from '../../errors.js';
-import { parseTarget } from '../../store/parse-target.js';
+import { InputError } from '../../errors.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, newRunId, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
@@ -18,18 +16,6 @@ interface VerifyArgs extends LeaseArgs {
   seed?: string;
   repair?: boolean;
   resources?: string;
-}
-
-/**
- * A verify must not create the target it is asked to check: a file target
- * that does not exist is a mistake in --db (a Postgres schema is created by
- * the first command that opens it).
- */
-function requireTarget(db: string): void {
-  const target = parseTarget(db);
-  if (target.kind !== 'postgres' && !existsSync(target.path)) {
-    throw new UserError('NO_TARGET', `target ${target.kind}:${target.path} does not exist: nothing to verify (run backfill or sync first, or check --db)`);
-  }
 }
 
 export const verifyCommand: CliCommand<VerifyArgs> = {
@@ -53,13 +39,13 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
     }
     const selected = selectAccounts(config, args.account);
-    requireTarget(config.db);
     const seed = args.seed ?? String(randomInt(2 ** 31));
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
-    logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>
-      runVerify(deps, {
+    // Opened only when it exists already: verify never creates the target it is asked to check.
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true }, (deps) => {
+      logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
+      return runVerify(deps, {
         runId,
         accounts: selected.map((a) => a.name),
         resources: config.crawl.resources,
@@ -69,8 +55,8 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
         to,
         repair: args.repair ?? false,
         wait: args.wait ?? false,
-      }),
-    );
+      });
+    });
     for (const f of report.failed) logger.error(f, 'window could not be paged');
     io.stdout.write(config.json ? `${JSON.stringify(verifyJson(report))}\n` : renderVerify(report));
     if (report.error) throw report.error;
