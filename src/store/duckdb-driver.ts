@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
+import { InterruptedError } from '../errors.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
@@ -9,6 +11,7 @@ import { normalizeIso } from '../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { TargetLockedError } from './target-locked-error.js';
 import { onConflictClause } from './upsert-clause.js';
 
 function bindable(value: unknown): DuckDBValue {
@@ -62,6 +65,45 @@ export interface DuckdbDriverOptions {
    * @default 1024
    */
   checkpointThresholdMb?: number;
+  /**
+   * When another process has the file open (DuckDB locks it for the life of
+   * an instance), wait for it to let go instead of failing with
+   * TargetLockedError. `onWait` is told the holder once, when the wait begins;
+   * an abort of `signal` ends the wait with InterruptedError.
+   * @default fail at once
+   */
+  wait?: { signal: AbortSignal; onWait?: (holder: string) => void };
+}
+
+/** DuckDB's refusal to open a file another process holds; the holder is what follows `held in`. */
+const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in (.+?)\.(?: See also|\s*$)/s;
+
+/** Longest pause between two attempts to open a locked file. */
+const LOCK_POLL_MAX_MS = 1000;
+
+/** The holder named by a lock conflict, or null when `error` is another failure. */
+function lockHolder(error: unknown): string | null {
+  const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
+  return match === null ? null : match[1]!.trim();
+}
+
+/** Creates the instance, waiting while another process holds the file when asked to (see DuckdbDriverOptions.wait). */
+async function createInstance(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<DuckDBInstance> {
+  let announced = false;
+  for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
+    try {
+      return await DuckDBInstance.create(path, config);
+    } catch (error) {
+      const holder = lockHolder(error);
+      if (holder === null) throw error;
+      if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
+      if (!announced) wait.onWait?.(holder);
+      announced = true;
+    }
+    // An abort ends the pause at once; the check below turns it into InterruptedError.
+    await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
+    if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
+  }
 }
 
 export class DuckdbDriver implements SqlDriver {
@@ -84,7 +126,7 @@ export class DuckdbDriver implements SqlDriver {
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 1024));
-    const instance = await DuckDBInstance.create(path, { checkpoint_threshold: `${thresholdMb}MB` });
+    const instance = await createInstance(path, { checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     const connection = await instance.connect();
     return new DuckdbDriver(instance, connection, clock);
   }

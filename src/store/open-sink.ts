@@ -29,6 +29,13 @@ export interface OpenSinkOptions {
    * @default false
    */
   existing?: boolean;
+  /**
+   * While another process has a DuckDB file open, wait for it (until `signal`
+   * aborts) instead of failing with TargetLockedError. SQLite and Postgres
+   * need no wait to open: their writers take turns per transaction.
+   * @default fail at once
+   */
+  waitWhileLocked?: AbortSignal;
 }
 
 /**
@@ -54,7 +61,9 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     }
     case 'duckdb': {
       const { DuckdbDriver } = await import('./duckdb-driver.js');
-      driver = await DuckdbDriver.open(parsed.path, clock);
+      const signal = options.waitWhileLocked;
+      const onWait = (holder: string): void => options.logger?.info({ target: `duckdb:${parsed.path}`, holder }, 'waiting for another process to close the DuckDB file');
+      driver = await DuckdbDriver.open(parsed.path, clock, signal === undefined ? {} : { wait: { signal, onWait } });
       label = `duckdb:${parsed.path}`;
       break;
     }

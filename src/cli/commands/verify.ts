@@ -43,7 +43,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     const runId = newRunId();
     const logger = loggerFor(config, io, runId);
     // Opened only when it exists already: verify never creates the target it is asked to check.
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true }, (deps) => {
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false }, (deps) => {
       logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
       return runVerify(deps, {
         runId,
