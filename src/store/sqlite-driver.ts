@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import PQueue from 'p-queue';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { BackgroundCheckpointer } from './sqlite-checkpointer.js';
+import { BackgroundCheckpointer, boundWal, WAL_FLOOR_BYTES } from './sqlite-checkpointer.js';
 import type { TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
@@ -95,14 +95,17 @@ export class SqliteDriver implements SqlDriver {
 
   readonly #busyTimeoutMs: number;
 
+  /** The database file; null in memory. */
+  readonly #path: string | null;
   /** The database file, while bulk commits are checkpointed in the background. */
   #background: string | null;
   #checkpointer: BackgroundCheckpointer | null = null;
   /** Rows written by the transaction under way. */
   #rowsWritten = 0;
 
-  private constructor(knex: Knex, busyTimeoutMs: number, background: string | null) {
+  private constructor(knex: Knex, busyTimeoutMs: number, path: string | null, background: string | null) {
     this.#knex = knex;
+    this.#path = path;
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#background = background;
   }
@@ -131,6 +134,8 @@ export class SqliteDriver implements SqlDriver {
             // Negative: a size in KiB rather than in pages.
             conn.pragma(`cache_size = ${-Math.abs(Math.round(cacheSizeKb))}`);
             conn.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+            // When the WAL restarts, its file is cut back to this size instead of keeping its largest.
+            conn.pragma(`journal_size_limit = ${WAL_FLOOR_BYTES}`);
             // No blocking wait inside SQLite: better-sqlite3 is synchronous, so a
             // busy wait would freeze the event loop, and with it the other
             // connection of this process that holds the lock. The wait for the
@@ -143,7 +148,7 @@ export class SqliteDriver implements SqlDriver {
         },
       },
     });
-    return new SqliteDriver(knex, busyTimeoutMs, background ? path : null);
+    return new SqliteDriver(knex, busyTimeoutMs, path === ':memory:' ? null : path, background ? path : null);
   }
 
   migrate(): Promise<string[]> {
@@ -209,7 +214,7 @@ export class SqliteDriver implements SqlDriver {
     try {
       const result = await work(this.#executor(db));
       db.exec('COMMIT');
-      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite();
+      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite(db);
       return result;
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
@@ -217,8 +222,13 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  /** After a write commit: a bulk one is checkpointed by the worker, started on the first, when the file surely exists. */
-  #afterWrite(): void {
+  /**
+   * After a write commit: a WAL past its bound is emptied at once (see
+   * boundWal); a bulk commit is checkpointed by the worker, started on the
+   * first, when the file surely exists.
+   */
+  #afterWrite(db: Database.Database): void {
+    if (this.#path !== null) boundWal(db, this.#path);
     if (this.#background === null || this.#rowsWritten < BULK_ROWS) return;
     try {
       this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);
