@@ -19,6 +19,8 @@ export interface DiskRun {
   /** The database file once the backfill has ended (its WAL folded in). */
   finalFile: number;
   samples: number;
+  /** Wall time of the backfill, seconds. */
+  seconds: number;
 }
 
 /** Bytes a file takes on disk (its allocated blocks), 0 when it is gone. */
@@ -65,6 +67,7 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
   try {
     const stderr: Buffer[] = [];
     let running = true;
+    const started = Date.now();
     const code = new Promise<number>((resolve, reject) => {
       const child = spawn(process.execPath, [MAIN, 'backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'], {
         env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `${target}:${file}`, IVS_CONFIG: config, IVS_RATE: '1000' },
@@ -83,8 +86,9 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
       await new Promise((r) => setTimeout(r, 2));
     }
     if ((await code) !== 0) throw new Error(`backfill into ${target} exited ${await code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+    const seconds = (Date.now() - started) / 1000;
     sample();
-    return { target, sessions, peakWal, peakTotal, finalFile: onDisk(file), samples };
+    return { target, sessions, peakWal, peakTotal, finalFile: onDisk(file), samples, seconds };
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
@@ -92,10 +96,10 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
 }
 
 export function diskTable(runs: readonly DiskRun[]): string {
-  const header = ['target', 'sessions', 'final file MB', 'peak WAL MB', 'peak total MB', 'peak total / final', 'samples'];
+  const header = ['target', 'sessions', 'wall s', 'final file MB', 'peak WAL MB', 'peak total MB', 'peak total / final', 'samples'];
   const mb = (bytes: number) => (bytes / MB).toFixed(1);
   return markdownTable(
     header,
-    runs.map((r) => [r.target, r.sessions, mb(r.finalFile), mb(r.peakWal), mb(r.peakTotal), (r.peakTotal / r.finalFile).toFixed(2), r.samples]),
+    runs.map((r) => [r.target, r.sessions, r.seconds.toFixed(1), mb(r.finalFile), mb(r.peakWal), mb(r.peakTotal), (r.peakTotal / r.finalFile).toFixed(2), r.samples]),
   );
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
@@ -12,7 +13,13 @@ import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { TargetLockedError } from './target-locked-error.js';
+import { walOverBound } from './wal-bound.js';
 import { onConflictClause } from './upsert-clause.js';
+
+/** A file's size in bytes, 0 when it does not exist. */
+function sizeOf(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+}
 
 function bindable(value: unknown): DuckDBValue {
   if (value === undefined || value === null) return null;
@@ -117,8 +124,12 @@ export class DuckdbDriver implements SqlDriver {
   #closed = false;
   readonly #staged = new Set<string>();
 
-  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date) {
+  /** The database file; null in memory. */
+  readonly #path: string | null;
+
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null) {
     this.#instance = instance;
+    this.#path = path;
     this.#connection = connection;
     this.#clock = clock;
   }
@@ -128,7 +139,7 @@ export class DuckdbDriver implements SqlDriver {
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 1024));
     const instance = await createInstance(path, { checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     const connection = await instance.connect();
-    return new DuckdbDriver(instance, connection, clock);
+    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
   }
 
   migrate(): Promise<string[]> {
@@ -143,7 +154,11 @@ export class DuckdbDriver implements SqlDriver {
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#lock.add(() => this.#inTransaction(work));
+    return this.#lock.add(async () => {
+      const result = await this.#inTransaction(work);
+      await this.#boundWal();
+      return result;
+    });
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -159,6 +174,20 @@ export class DuckdbDriver implements SqlDriver {
       this.#connection.closeSync();
       this.#instance.closeSync();
     });
+  }
+
+  /**
+   * After a write commit: a WAL past its bound (see walOverBound) is folded
+   * into the file. DuckDB's own threshold is a fixed size, and a large one
+   * keeps a backfill fast (see checkpointThresholdMb) but lets the WAL grow
+   * as large as the data; a bound that grows with the file costs few
+   * checkpoints and keeps the disk a backfill needs near the file it leaves.
+   * A checkpoint that fails (a full disk) leaves the WAL, whose commits
+   * stand, to the next commit or the next run.
+   */
+  async #boundWal(): Promise<void> {
+    if (this.#path === null || !walOverBound(sizeOf(`${this.#path}.wal`), sizeOf(this.#path))) return;
+    await this.#connection.run('CHECKPOINT').catch(() => undefined);
   }
 
   /**

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { walOverBound } from './wal-bound.js';
 
 /**
  * The worker's whole program. It is handed over as text rather than as a file
@@ -79,23 +80,6 @@ export class BackgroundCheckpointer {
     this.#worker.postMessage('close');
     await ended;
   }
-}
-
-/** WAL bytes below which the WAL is left to grow, whatever the size of the database. */
-export const WAL_FLOOR_BYTES = 1024 * 1024;
-
-/**
- * Share of the database file the WAL may reach before `boundWal` empties it.
- * Peak disk is then about the file, this share of it, and the one group
- * commit that crossed the bound: within 1.5 times the file. A bound that
- * grows with the file keeps the blocking checkpoints few (a few dozen in a
- * backfill of any size).
- */
-export const WAL_SHARE = 0.25;
-
-/** Whether a WAL of `walBytes` beside a database file of `fileBytes` is past the bound. */
-export function walOverBound(walBytes: number, fileBytes: number): boolean {
-  return walBytes > Math.max(WAL_FLOOR_BYTES, fileBytes * WAL_SHARE);
 }
 
 /** A file's size in bytes, 0 when it does not exist. */

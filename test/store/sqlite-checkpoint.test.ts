@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { WAL_FLOOR_BYTES } from '../../src/store/sqlite-checkpointer.js';
+import { WAL_FLOOR_BYTES } from '../../src/store/wal-bound.js';
 import { SqliteDriver, type SqliteDriverOptions } from '../../src/store/sqlite-driver.js';
 import { createSqlSink, type QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
