@@ -169,10 +169,14 @@ export class DuckdbDriver implements SqlDriver {
     return this.#lock.add(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
-      await this.#connection.run('CHECKPOINT');
-      this.#connection.closeSync();
-      this.#instance.closeSync();
+      try {
+        // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
+        await this.#connection.run('CHECKPOINT');
+      } finally {
+        // Closed even when the checkpoint fails (a full disk): the WAL keeps every commit, and the next open replays it.
+        this.#connection.closeSync();
+        this.#instance.closeSync();
+      }
     });
   }
 
