@@ -68,7 +68,8 @@ export interface DuckdbDriverOptions {
    * every large group commit rewrite table and index blocks, and then makes
    * the next commit's deletes and updates work on checkpointed storage: most
    * of the time of a backfill went there. The WAL is folded into the file at
-   * close either way.
+   * close either way, and after any commit that leaves it past the WAL bound
+   * (wal-bound.ts), which is what bounds it in practice.
    * @default 1024
    */
   checkpointThresholdMb?: number;

@@ -36,7 +36,8 @@ export interface SqliteDriverOptions {
    * itself (SQLite's autocheckpoint). Small commits (webhook deliveries) each
    * write whole 16 KiB pages to the WAL, and folding it in every 1,024 pages
    * cost them a sixth of their throughput; 4096 pages (64 MiB) bound the WAL
-   * file. Bulk commits are folded in by `checkpoint`, sooner.
+   * file. Bulk commits are folded in by `checkpoint`, sooner, and any commit
+   * that leaves the WAL past a quarter of the database file by `boundWal`.
    * @default 4096
    */
   walAutocheckpointPages?: number;
