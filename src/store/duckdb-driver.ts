@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
@@ -13,13 +12,8 @@ import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { TargetLockedError } from './target-locked-error.js';
-import { walOverBound } from './wal-bound.js';
+import { fileSize, walOverBound } from './wal-bound.js';
 import { onConflictClause } from './upsert-clause.js';
-
-/** A file's size in bytes, 0 when it does not exist. */
-function sizeOf(path: string): number {
-  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-}
 
 function bindable(value: unknown): DuckDBValue {
   if (value === undefined || value === null) return null;
@@ -191,7 +185,7 @@ export class DuckdbDriver implements SqlDriver {
    * stand, to the next commit or the next run.
    */
   async #boundWal(): Promise<void> {
-    if (this.#path === null || !walOverBound(sizeOf(`${this.#path}.wal`), sizeOf(this.#path))) return;
+    if (this.#path === null || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
     await this.#connection.run('CHECKPOINT').catch(() => undefined);
   }
 

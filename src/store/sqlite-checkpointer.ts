@@ -1,8 +1,7 @@
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { walOverBound } from './wal-bound.js';
+import { fileSize, walOverBound } from './wal-bound.js';
 
 /**
  * The worker's whole program. It is handed over as text rather than as a file
@@ -82,11 +81,6 @@ export class BackgroundCheckpointer {
   }
 }
 
-/** A file's size in bytes, 0 when it does not exist. */
-function sizeOf(path: string): number {
-  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-}
-
 /**
  * Right after a write commit, on the writer's own connection: when the WAL of
  * the database at `path` is past its bound, folds it in and empties it
@@ -100,7 +94,7 @@ function sizeOf(path: string): number {
  * stands either way.
  */
 export function boundWal(db: Pick<Database.Database, 'pragma'>, path: string): void {
-  if (!walOverBound(sizeOf(`${path}-wal`), sizeOf(path))) return;
+  if (!walOverBound(fileSize(`${path}-wal`), fileSize(path))) return;
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
   } catch {

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+
 /*
  * How large a target's write-ahead log may grow beside its database file,
  * for SQLite and DuckDB alike: the disk a backfill needs is the file plus
@@ -21,3 +23,8 @@ export function walOverBound(walBytes: number, fileBytes: number): boolean {
   return walBytes > Math.max(WAL_FLOOR_BYTES, fileBytes * WAL_SHARE);
 }
 
+
+/** A file's size in bytes, 0 when it does not exist (a WAL between two runs). */
+export function fileSize(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+}
