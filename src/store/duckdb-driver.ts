@@ -12,7 +12,7 @@ import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { TargetLockedError } from './target-locked-error.js';
-import { fileSize, walOverBound } from './wal-bound.js';
+import { fileSize, WAL_BOUND_ROWS, walOverBound } from './wal-bound.js';
 import { onConflictClause } from './upsert-clause.js';
 
 function bindable(value: unknown): DuckDBValue {
@@ -121,6 +121,8 @@ export class DuckdbDriver implements SqlDriver {
 
   /** The database file; null in memory. */
   readonly #path: string | null;
+  /** Rows written by the write transaction under way. */
+  #rowsWritten = 0;
 
   private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null) {
     this.#instance = instance;
@@ -150,6 +152,7 @@ export class DuckdbDriver implements SqlDriver {
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#lock.add(async () => {
+      this.#rowsWritten = 0;
       const result = await this.#inTransaction(work);
       await this.#boundWal();
       return result;
@@ -176,7 +179,7 @@ export class DuckdbDriver implements SqlDriver {
   }
 
   /**
-   * After a write commit: a WAL past its bound (see walOverBound) is folded
+   * After a write commit of at least WAL_BOUND_ROWS rows: a WAL past its bound (see walOverBound) is folded
    * into the file. DuckDB's own threshold is a fixed size, and a large one
    * keeps a backfill fast (see checkpointThresholdMb) but lets the WAL grow
    * as large as the data; a bound that grows with the file costs few
@@ -185,7 +188,7 @@ export class DuckdbDriver implements SqlDriver {
    * stand, to the next commit or the next run.
    */
   async #boundWal(): Promise<void> {
-    if (this.#path === null || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
+    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
     await this.#connection.run('CHECKPOINT').catch(() => undefined);
   }
 
@@ -197,6 +200,7 @@ export class DuckdbDriver implements SqlDriver {
    */
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
+    this.#rowsWritten += rows.length;
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;

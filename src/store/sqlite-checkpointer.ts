@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { fileSize, walOverBound } from './wal-bound.js';
+import { fileSize, WAL_BOUND_ROWS, walOverBound } from './wal-bound.js';
 
 /**
  * The worker's whole program. It is handed over as text rather than as a file
@@ -82,7 +82,7 @@ export class BackgroundCheckpointer {
 }
 
 /**
- * Right after a write commit, on the writer's own connection: when the WAL of
+ * Right after a write commit of at least WAL_BOUND_ROWS rows, on the writer's own connection: when the WAL of
  * the database at `path` is past its bound, folds it in and empties it
  * (TRUNCATE), before the next write transaction can add to it. The
  * background worker cannot do this itself: its checkpoint would have to wait
@@ -93,8 +93,8 @@ export class BackgroundCheckpointer {
  * snapshot, the disk is full) leaves the WAL to the next commit: the commit
  * stands either way.
  */
-export function boundWal(db: Pick<Database.Database, 'pragma'>, path: string): void {
-  if (!walOverBound(fileSize(`${path}-wal`), fileSize(path))) return;
+export function boundWal(db: Pick<Database.Database, 'pragma'>, path: string, rowsWritten: number): void {
+  if (rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${path}-wal`), fileSize(path))) return;
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
   } catch {

@@ -230,7 +230,7 @@ export class SqliteDriver implements SqlDriver {
    * first, when the file surely exists.
    */
   #afterWrite(db: Database.Database): void {
-    if (this.#path !== null) boundWal(db, this.#path);
+    if (this.#path !== null) boundWal(db, this.#path, this.#rowsWritten);
     if (this.#background === null || this.#rowsWritten < BULK_ROWS) return;
     try {
       this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);

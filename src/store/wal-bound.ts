@@ -18,6 +18,16 @@ export const WAL_FLOOR_BYTES = 1024 * 1024;
  */
 export const WAL_SHARE = 0.25;
 
+/**
+ * Rows a write transaction must have written for the bound to be checked
+ * after its commit: a page of a crawl (up to 25 items, each a row or more),
+ * not a webhook delivery (an item or a few). Emptying the WAL every few dozen
+ * deliveries cut the receiver's throughput by half or more; their WAL stays
+ * bounded by SQLite's autocheckpoint, and the next page that commits brings
+ * it back within this bound.
+ */
+export const WAL_BOUND_ROWS = 20;
+
 /** Whether a WAL of `walBytes` beside a database file of `fileBytes` is past the bound. */
 export function walOverBound(walBytes: number, fileBytes: number): boolean {
   return walBytes > Math.max(WAL_FLOOR_BYTES, fileBytes * WAL_SHARE);
