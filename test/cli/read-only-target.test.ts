@@ -57,6 +57,26 @@ describe('a read-only command on a missing target', () => {
     expect(readdirSync(dir)).toEqual(['ivsync.json']);
   });
 
+  it.skipIf(!postgresUp)('postgres: a schema that exists but was never migrated is reported the same way and left empty', async () => {
+    const schema = `ro_empty_${process.pid}_${Date.now()}`;
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      const url = new URL(POSTGRES_URL!);
+      url.searchParams.set('schema', schema);
+      const dir = tempDir();
+      const result = await runIvsync(['status'], env(dir, url.toString()));
+      expect(result.code).toBe(1);
+      expectOneLineNaming(result.stderr, `schema=${schema}`);
+      const tables = await client.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
+      expect(tables.rows).toEqual([]);
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  });
+
   it.skipIf(!postgresUp)('postgres: a missing schema is reported the same way, without the password, and not created', async () => {
     const schema = `ro_missing_${process.pid}_${Date.now()}`;
     const url = new URL(POSTGRES_URL!);
