@@ -81,6 +81,14 @@ if (want('targets')) {
   console.log(targetBackfillTable(runs));
 }
 
+if (want('disk')) {
+  const { diskRun, diskTable } = await import('./disk-bench.js');
+  const runs: Awaited<ReturnType<typeof diskRun>>[] = [];
+  for (const sessions of [5_000, 20_000]) for (const target of ['sqlite', 'duckdb'] as const) runs.push(await diskRun(target, sessions));
+  console.log('\nDisk during a backfill (5k and 20k sessions, 1000 rps limit): peak WAL and peak total of the target\'s files (allocated blocks, sampled every few ms) against the final file\n');
+  console.log(diskTable(runs));
+}
+
 if (want('webhooks')) {
   const { runWebhookBench, webhookTable } = await import('./webhook-bench.js');
   console.log('\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n');

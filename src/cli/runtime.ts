@@ -90,8 +90,17 @@ export function bindAccounts(
   });
 }
 
-export async function openTarget(config: Config): Promise<Sink> {
-  return openSink(config.db);
+export interface OpenTargetOptions {
+  /** For the commands that only read: a missing target is an error, never created. */
+  existing?: boolean;
+  /** `--wait`: a DuckDB file another process has open is waited for (with `io.signal`), not refused. */
+  wait?: { signal: AbortSignal; logger: Logger };
+}
+
+/** Opens --db. */
+export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<Sink> {
+  const wait = options.wait;
+  return openSink(config.db, { existing: options.existing ?? false, ...(wait ? { waitWhileLocked: wait.signal, logger: wait.logger } : {}) });
 }
 
 /** The leases of this process: its holder id names the host, the pid and the run (or daemon) id. */
@@ -124,12 +133,12 @@ export async function withRunDeps<T>(
   config: Config,
   io: CliIo,
   accounts: readonly AccountConfig[],
-  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void },
+  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void; existing?: boolean; wait?: boolean },
   body: (deps: RunDeps) => Promise<T>,
 ): Promise<T> {
   const bound = bindAccounts(config, accounts, options.logger);
   try {
-    const sink = await openTarget(config);
+    const sink = await openTarget(config, { existing: options.existing ?? false, ...(options.wait === true ? { wait: { signal: io.signal, logger: options.logger } } : {}) });
     const keeper = leaseKeeper(sink, io, options.logger, options.runId, options.ttlSeconds);
     try {
       return await body(runDeps(config, io, { sink, bound, leases: keeper, onEvent: options.onEvent }));

@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
+import { InterruptedError } from '../errors.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
@@ -9,6 +11,8 @@ import { normalizeIso } from '../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { TargetLockedError } from './target-locked-error.js';
+import { fileSize, WAL_BOUND_ROWS, walOverBound } from './wal-bound.js';
 import { onConflictClause } from './upsert-clause.js';
 
 function bindable(value: unknown): DuckDBValue {
@@ -58,10 +62,50 @@ export interface DuckdbDriverOptions {
    * every large group commit rewrite table and index blocks, and then makes
    * the next commit's deletes and updates work on checkpointed storage: most
    * of the time of a backfill went there. The WAL is folded into the file at
-   * close either way.
+   * close either way, and after any commit that leaves it past the WAL bound
+   * (wal-bound.ts), which is what bounds it in practice.
    * @default 1024
    */
   checkpointThresholdMb?: number;
+  /**
+   * When another process has the file open (DuckDB locks it for the life of
+   * an instance), wait for it to let go instead of failing with
+   * TargetLockedError. `onWait` is told the holder once, when the wait begins;
+   * an abort of `signal` ends the wait with InterruptedError.
+   * @default fail at once
+   */
+  wait?: { signal: AbortSignal; onWait?: (holder: string) => void };
+}
+
+/** DuckDB's refusal to open a file another process holds; the holder is what follows `held in`. */
+const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in (.+?)\.(?: See also|\s*$)/s;
+
+/** Longest pause between two attempts to open a locked file. */
+const LOCK_POLL_MAX_MS = 1000;
+
+/** The holder named by a lock conflict, or null when `error` is another failure. */
+function lockHolder(error: unknown): string | null {
+  const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
+  return match === null ? null : match[1]!.trim();
+}
+
+/** Creates the instance, waiting while another process holds the file when asked to (see DuckdbDriverOptions.wait). */
+async function createInstance(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<DuckDBInstance> {
+  let announced = false;
+  for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
+    try {
+      return await DuckDBInstance.create(path, config);
+    } catch (error) {
+      const holder = lockHolder(error);
+      if (holder === null) throw error;
+      if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
+      if (!announced) wait.onWait?.(holder);
+      announced = true;
+    }
+    // An abort ends the pause at once; the check below turns it into InterruptedError.
+    await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
+    if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
+  }
 }
 
 export class DuckdbDriver implements SqlDriver {
@@ -75,8 +119,14 @@ export class DuckdbDriver implements SqlDriver {
   #closed = false;
   readonly #staged = new Set<string>();
 
-  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date) {
+  /** The database file; null in memory. */
+  readonly #path: string | null;
+  /** Rows written by the write transaction under way. */
+  #rowsWritten = 0;
+
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null) {
     this.#instance = instance;
+    this.#path = path;
     this.#connection = connection;
     this.#clock = clock;
   }
@@ -84,17 +134,29 @@ export class DuckdbDriver implements SqlDriver {
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 1024));
-    const instance = await DuckDBInstance.create(path, { checkpoint_threshold: `${thresholdMb}MB` });
+    const instance = await createInstance(path, { checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     const connection = await instance.connect();
-    return new DuckdbDriver(instance, connection, clock);
+    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
   }
 
   migrate(): Promise<string[]> {
     return this.#lock.add(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
   }
 
+  isMigrated(): Promise<boolean> {
+    return this.#lock.add(async () => {
+      const found = await this.#executor.all("SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'knex_migrations'");
+      return found.length > 0;
+    });
+  }
+
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#lock.add(() => this.#inTransaction(work));
+    return this.#lock.add(async () => {
+      this.#rowsWritten = 0;
+      const result = await this.#inTransaction(work);
+      await this.#boundWal();
+      return result;
+    });
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -105,11 +167,29 @@ export class DuckdbDriver implements SqlDriver {
     return this.#lock.add(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
-      await this.#connection.run('CHECKPOINT');
-      this.#connection.closeSync();
-      this.#instance.closeSync();
+      try {
+        // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
+        await this.#connection.run('CHECKPOINT');
+      } finally {
+        // Closed even when the checkpoint fails (a full disk): the WAL keeps every commit, and the next open replays it.
+        this.#connection.closeSync();
+        this.#instance.closeSync();
+      }
     });
+  }
+
+  /**
+   * After a write commit of at least WAL_BOUND_ROWS rows: a WAL past its bound (see walOverBound) is folded
+   * into the file. DuckDB's own threshold is a fixed size, and a large one
+   * keeps a backfill fast (see checkpointThresholdMb) but lets the WAL grow
+   * as large as the data; a bound that grows with the file costs few
+   * checkpoints and keeps the disk a backfill needs near the file it leaves.
+   * A checkpoint that fails (a full disk) leaves the WAL, whose commits
+   * stand, to the next commit or the next run.
+   */
+  async #boundWal(): Promise<void> {
+    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
+    await this.#connection.run('CHECKPOINT').catch(() => undefined);
   }
 
   /**
@@ -120,6 +200,7 @@ export class DuckdbDriver implements SqlDriver {
    */
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
+    this.#rowsWritten += rows.length;
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;

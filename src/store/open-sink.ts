@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import type { SqlDriver } from './sql-driver.js';
+import { MissingTargetError } from './missing-target-error.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
 import { shortDriverMessage } from './store-error.js';
 
@@ -19,6 +21,21 @@ export interface OpenSinkOptions {
   clock?: () => Date;
   /** Told which migrations were applied, and knex's warnings. @default no logging */
   logger?: StoreLogger;
+  /**
+   * Open only a target that is there already: a database file that exists, a
+   * database or schema that ivsync has migrated. Anything else fails with
+   * MissingTargetError, and nothing is created (no file, no directory, no
+   * schema). For the commands that only read.
+   * @default false
+   */
+  existing?: boolean;
+  /**
+   * While another process has a DuckDB file open, wait for it (until `signal`
+   * aborts) instead of failing with TargetLockedError. SQLite and Postgres
+   * need no wait to open: their writers take turns per transaction.
+   * @default fail at once
+   */
+  waitWhileLocked?: AbortSignal;
 }
 
 /**
@@ -29,6 +46,9 @@ export interface OpenSinkOptions {
 export async function openSink(target: string = DEFAULT_TARGET, options: OpenSinkOptions = {}): Promise<QueryableSink> {
   const clock = options.clock ?? (() => new Date());
   const parsed = parseTarget(target);
+  if (options.existing === true && parsed.kind !== 'postgres' && !existsSync(parsed.path)) {
+    throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
+  }
   let driver: SqlDriver;
   let label: string;
   // Drivers load on demand: DuckDB's native library alone is tens of MB that a SQLite run never needs.
@@ -41,7 +61,9 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     }
     case 'duckdb': {
       const { DuckdbDriver } = await import('./duckdb-driver.js');
-      driver = await DuckdbDriver.open(parsed.path, clock);
+      const signal = options.waitWhileLocked;
+      const onWait = (holder: string): void => options.logger?.info({ target: `duckdb:${parsed.path}`, holder }, 'waiting for another process to close the DuckDB file');
+      driver = await DuckdbDriver.open(parsed.path, clock, signal === undefined ? {} : { wait: { signal, onWait } });
       label = `duckdb:${parsed.path}`;
       break;
     }
@@ -52,8 +74,11 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       break;
     }
   }
+  let migrated = true;
   try {
-    const applied = await driver.migrate();
+    // Asked before migrate, which would create the schema and the tables.
+    if (options.existing === true) migrated = await driver.isMigrated();
+    const applied = migrated ? await driver.migrate() : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
@@ -62,6 +87,10 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     // A driver may echo its connection settings; the password must not travel on.
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);
+  }
+  if (!migrated) {
+    await driver.close();
+    throw new MissingTargetError(label, 'no-tables');
   }
   return createSqlSink(driver, { clock });
 }

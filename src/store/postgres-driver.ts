@@ -107,6 +107,11 @@ export class PostgresDriver implements SqlDriver {
     return applied;
   }
 
+  async isMigrated(): Promise<boolean> {
+    const found = await this.#knex.raw("SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 'knex_migrations'", [this.#schema]);
+    return (found as pg.QueryResult).rows.length > 0;
+  }
+
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#knex.transaction(async (trx) => {
       // Write transactions of one schema run one at a time, across processes

@@ -55,5 +55,7 @@ export interface SqlDriver {
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
+  /** Whether the target holds ivsync's migration bookkeeping (knex_migrations), read without creating anything. */
+  isMigrated(): Promise<boolean>;
   close(): Promise<void>;
 }

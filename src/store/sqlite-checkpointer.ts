@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import { fileSize, WAL_BOUND_ROWS, walOverBound } from './wal-bound.js';
 
 /**
  * The worker's whole program. It is handed over as text rather than as a file
@@ -34,7 +36,9 @@ parentPort.on('message', (message) => {
  * writing the next group: inside the commits, checkpoints took a fifth of a
  * backfill's time. A checkpoint that catches up before the next write
  * transaction lets SQLite restart the WAL from its beginning, which keeps it
- * small; SQLite's own autocheckpoint stays on as the bound if it does not.
+ * small. During a backfill it rarely does (the writer commits again before
+ * the copy ends), so the bound is `boundWal`'s, and SQLite's own
+ * autocheckpoint if neither runs.
  */
 export class BackgroundCheckpointer {
   readonly #worker: Worker;
@@ -74,5 +78,26 @@ export class BackgroundCheckpointer {
     const ended = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     this.#worker.postMessage('close');
     await ended;
+  }
+}
+
+/**
+ * Right after a write commit of at least WAL_BOUND_ROWS rows, on the writer's own connection: when the WAL of
+ * the database at `path` is past its bound, folds it in and empties it
+ * (TRUNCATE), before the next write transaction can add to it. The
+ * background worker cannot do this itself: its checkpoint would have to wait
+ * for the write lock, and the writer, committing every few milliseconds,
+ * takes it back first. The WAL would then grow to SQLite's autocheckpoint (64
+ * MiB beside a 7 MiB database), and a disk with room for the data fail.
+ * A checkpoint that cannot run (the worker is copying, a reader holds an old
+ * snapshot, the disk is full) leaves the WAL to the next commit: the commit
+ * stands either way.
+ */
+export function boundWal(db: Pick<Database.Database, 'pragma'>, path: string, rowsWritten: number): void {
+  if (rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${path}-wal`), fileSize(path))) return;
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // See above: the next commit tries again, and a full disk fails the next write with its own error.
   }
 }

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import PQueue from 'p-queue';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { BackgroundCheckpointer } from './sqlite-checkpointer.js';
+import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
+import { WAL_FLOOR_BYTES } from './wal-bound.js';
 import type { TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
@@ -35,7 +36,8 @@ export interface SqliteDriverOptions {
    * itself (SQLite's autocheckpoint). Small commits (webhook deliveries) each
    * write whole 16 KiB pages to the WAL, and folding it in every 1,024 pages
    * cost them a sixth of their throughput; 4096 pages (64 MiB) bound the WAL
-   * file. Bulk commits are folded in by `checkpoint`, sooner.
+   * file. Bulk commits are folded in by `checkpoint`, sooner, and any commit
+   * that leaves the WAL past a quarter of the database file by `boundWal`.
    * @default 4096
    */
   walAutocheckpointPages?: number;
@@ -95,14 +97,17 @@ export class SqliteDriver implements SqlDriver {
 
   readonly #busyTimeoutMs: number;
 
+  /** The database file; null in memory. */
+  readonly #path: string | null;
   /** The database file, while bulk commits are checkpointed in the background. */
   #background: string | null;
   #checkpointer: BackgroundCheckpointer | null = null;
   /** Rows written by the transaction under way. */
   #rowsWritten = 0;
 
-  private constructor(knex: Knex, busyTimeoutMs: number, background: string | null) {
+  private constructor(knex: Knex, busyTimeoutMs: number, path: string | null, background: string | null) {
     this.#knex = knex;
+    this.#path = path;
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#background = background;
   }
@@ -131,6 +136,8 @@ export class SqliteDriver implements SqlDriver {
             // Negative: a size in KiB rather than in pages.
             conn.pragma(`cache_size = ${-Math.abs(Math.round(cacheSizeKb))}`);
             conn.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+            // When the WAL restarts, its file is cut back to this size instead of keeping its largest.
+            conn.pragma(`journal_size_limit = ${WAL_FLOOR_BYTES}`);
             // No blocking wait inside SQLite: better-sqlite3 is synchronous, so a
             // busy wait would freeze the event loop, and with it the other
             // connection of this process that holds the lock. The wait for the
@@ -143,7 +150,7 @@ export class SqliteDriver implements SqlDriver {
         },
       },
     });
-    return new SqliteDriver(knex, busyTimeoutMs, background ? path : null);
+    return new SqliteDriver(knex, busyTimeoutMs, path === ':memory:' ? null : path, background ? path : null);
   }
 
   migrate(): Promise<string[]> {
@@ -165,6 +172,11 @@ export class SqliteDriver implements SqlDriver {
         await delay(pause);
       }
     });
+  }
+
+  async isMigrated(): Promise<boolean> {
+    const found = await this.read((tx) => tx.all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'"));
+    return found.length > 0;
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -204,7 +216,7 @@ export class SqliteDriver implements SqlDriver {
     try {
       const result = await work(this.#executor(db));
       db.exec('COMMIT');
-      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite();
+      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite(db);
       return result;
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
@@ -212,8 +224,13 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  /** After a write commit: a bulk one is checkpointed by the worker, started on the first, when the file surely exists. */
-  #afterWrite(): void {
+  /**
+   * After a write commit: a WAL past its bound is emptied at once (see
+   * boundWal); a bulk commit is checkpointed by the worker, started on the
+   * first, when the file surely exists.
+   */
+  #afterWrite(db: Database.Database): void {
+    if (this.#path !== null) boundWal(db, this.#path, this.#rowsWritten);
     if (this.#background === null || this.#rowsWritten < BULK_ROWS) return;
     try {
       this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);

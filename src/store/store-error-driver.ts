@@ -16,6 +16,7 @@ export function withStoreErrors(driver: SqlDriver): SqlDriver {
     transaction: (work) => driver.transaction(work).catch(rethrow),
     read: (work) => driver.read(work).catch(rethrow),
     migrate: () => driver.migrate().catch(rethrow),
+    isMigrated: () => driver.isMigrated().catch(rethrow),
     close: () => driver.close().catch(rethrow),
   };
 }

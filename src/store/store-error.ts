@@ -31,6 +31,22 @@ export class StoreError extends FatalError {
   }
 }
 
+/**
+ * The disk that holds the target is full. What was committed stays (a commit
+ * is all or nothing, and the checkpoints advance with it), so the same
+ * command resumes once there is room: the WAL bound (wal-bound.ts) keeps the
+ * room a resume needs near the size of the file.
+ */
+export class DiskFullError extends StoreError {
+  constructor(dialect: Dialect, driverCode: string | null, cause: unknown) {
+    super(dialect, 'target', driverCode, 'the disk is full: free space where the target is, then run the same command again (what was committed is kept)', cause);
+  }
+}
+
+/** SQLite's SQLITE_FULL, Node's ENOSPC, or DuckDB's IO Error that quotes the system's message. */
+const DISK_FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC']);
+const DISK_FULL_MESSAGE = /No space left on device|database or disk is full/i;
+
 /** Whether `error` says that a row, not the target, is at fault (see StoreFailure). */
 export function refusesRow(error: unknown): error is StoreError {
   return error instanceof StoreError && error.failure === 'row';
@@ -81,6 +97,9 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
   const shape = error as ErrorShape;
   const message = typeof shape.message === 'string' ? shape.message : '';
   const code = typeof shape.code === 'string' ? shape.code : null;
+  if ((code !== null && DISK_FULL_CODES.has(code)) || (code === null && DISK_FULL_MESSAGE.test(message))) {
+    return new DiskFullError(dialect, code ?? (dialect === 'duckdb' ? 'IO Error' : null), error);
+  }
   if (code !== null && typeof shape.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     // A server error reached through knex, which always puts the statement first.
     return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, true), error);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
@@ -115,6 +116,7 @@ describe('ivsync reset', () => {
     const path = join(dir, 'nothing.sqlite');
     const r = await runIvsync(['reset'], { IVS_DB: `sqlite:${path}`, IVS_CONFIG: writeConfig(dir) });
     expect(r.code).toBe(1);
-    expect(errorMessage(r.stderr)).toMatch(/does not exist: nothing to reset/);
+    expect(errorMessage(r.stderr)).toMatch(/does not exist/);
+    expect(existsSync(path)).toBe(false);
   });
 });

@@ -141,6 +141,8 @@ describe('export safety', () => {
     const dir = tempDir();
     const db = `sqlite:${join(dir, 'src.sqlite')}`;
     const out = join(dir, 'out.duckdb');
+    // export only reads: the target must exist.
+    expect((await runIvsync(['migrate', '--db', db])).code).toBe(0);
     expect((await runIvsync(['export', '--db', db, '--to', `duckdb:${out}`])).code).toBe(0);
     const again = await runIvsync(['export', '--db', db, '--to', `duckdb:${out}`]);
     expect(again.code).toBe(1);

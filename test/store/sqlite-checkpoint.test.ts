@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { WAL_FLOOR_BYTES } from '../../src/store/wal-bound.js';
 import { SqliteDriver, type SqliteDriverOptions } from '../../src/store/sqlite-driver.js';
 import { createSqlSink, type QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -14,9 +15,14 @@ async function open(path: string, checkpoint: SqliteDriverOptions['checkpoint'])
   return createSqlSink(driver, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
 }
 
-/** 1,200 sessions with a text field each: 2,400 rows, a bulk commit. */
-const bulk = () =>
-  batch(Array.from({ length: 1200 }, (_, i) => auth(`s${i}`, { last_synced_at: t(1) }, { textFields: [{ service_id: `s${i}`, key: 'k', value: 'v' }] })));
+/** `n` sessions with a text field each; 1,200 of them (2,400 rows) are a bulk commit. */
+const bulk = (n = 1200, first = 0) =>
+  batch(
+    Array.from({ length: n }, (_, k) => {
+      const id = `s${first + k}`;
+      return auth(id, { last_synced_at: t(1) }, { textFields: [{ service_id: id, key: 'k', value: 'v' }] });
+    }),
+  );
 
 // In WAL mode the database file itself only grows when a checkpoint copies
 // pages into it; SQLite's autocheckpoint waits for 4096 WAL pages.
@@ -41,14 +47,33 @@ describe('SQLite checkpoints', () => {
     }
   });
 
-  it('inline, the same commit stays in the WAL until the autocheckpoint size', async () => {
+  it('inline, a commit that leaves the WAL within its bound stays there until the autocheckpoint size', async () => {
     const path = join(tempDir(), 'inline.sqlite');
     const sink = await open(path, 'inline');
     try {
+      // The first commit folds the migrations' pages in with its own (past the bound beside an empty file).
+      await sink.mergeBatch(bulk(100));
+      expect(statSync(`${path}-wal`).size).toBe(0);
       const before = statSync(path).size;
-      await sink.mergeBatch(bulk());
+      await sink.mergeBatch(bulk(100, 100));
+      expect(statSync(`${path}-wal`).size).toBeLessThan(WAL_FLOOR_BYTES);
       expect(statSync(path).size).toBe(before);
       expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  // Otherwise a backfill's WAL grew to the autocheckpoint size, 64 MiB beside a 7 MiB file.
+  it.each([['inline'], ['background']] as const)('%s: a commit that leaves the WAL past its bound is folded in and the WAL emptied before the call returns', async (checkpoint) => {
+    const path = join(tempDir(), `${checkpoint}.sqlite`);
+    const sink = await open(path, checkpoint);
+    try {
+      const before = statSync(path).size;
+      await sink.mergeBatch(bulk(4000));
+      expect(statSync(path).size).toBeGreaterThan(before + WAL_FLOOR_BYTES);
+      expect(statSync(`${path}-wal`).size).toBe(0);
+      expect(await sink.query('SELECT COUNT(*) AS n FROM session_text_fields')).toEqual([{ n: 4000 }]);
     } finally {
       await sink.close();
     }

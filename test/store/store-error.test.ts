@@ -4,7 +4,7 @@ import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FatalError } from '../../src/errors.js';
 import type { Dialect } from '../../src/store/dialect.js';
-import { shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
+import { DiskFullError, shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
 import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 
 /*
@@ -44,6 +44,16 @@ describe('SQLite errors', () => {
     const e = classified(await caught(work), 'sqlite');
     expect(e.failure).toBe(failure);
     expect(e.driverCode).toBe(code);
+  });
+
+  it('a full database is the disk, said in words that tell how to resume', async () => {
+    const small = new Database(':memory:');
+    // The same SQLITE_FULL a full disk gives, without filling one (the tmpfs test in test/cli fills a real one).
+    small.pragma('max_page_count = 2');
+    const e = classified(await caught(() => small.exec(`CREATE TABLE big AS SELECT zeroblob(100000) AS b`)), 'sqlite');
+    expect(e).toBeInstanceOf(DiskFullError);
+    expect(e.failure).toBe('target');
+    expect(e.message).toMatch(/^sqlite failed \(SQLITE_FULL\): the disk is full: free space .* run the same command again/);
   });
 });
 

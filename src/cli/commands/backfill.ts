@@ -55,7 +55,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     };
     let report;
     try {
-      report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent }, (deps) =>
+      report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false }, (deps) =>
         runBackfill(deps, { runId, accounts: selected.map((a) => a.name), from, to, resources, wait: args.wait ?? false }),
       );
     } finally {

@@ -37,7 +37,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
       throw new UserError('EXPORT_ONTO_SOURCE', `cannot export ${config.db} onto itself: choose another --to path`);
     }
     const logger = loggerFor(config, io, runId());
-    const sink = await openSink(config.db);
+    const sink = await openSink(config.db, { existing: true });
     let relations: ExportedRelation[];
     try {
       // DuckDB's native library loads only for an export, not for every command.

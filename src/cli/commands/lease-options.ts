@@ -13,7 +13,7 @@ export const DEFAULT_LEASE_TTL_SECONDS = 60;
 /** `--wait` and `--lease-ttl`, for every command that crawls. */
 export function withLeaseOptions(yargs: Argv<GlobalArgs>): Argv<GlobalArgs> {
   return yargs
-    .option('wait', { type: 'boolean', describe: 'when another process syncs the account into this target, wait for it instead of exiting' })
+    .option('wait', { type: 'boolean', describe: 'when another process syncs the account into this target, or has its DuckDB file open, wait for it instead of exiting' })
     .option('lease-ttl', { type: 'number', describe: `seconds without a heartbeat after which an account lease is taken over (default ${DEFAULT_LEASE_TTL_SECONDS})` });
 }
 

@@ -7,7 +7,6 @@ import { toIsoMicros } from '../../normalize/time.js';
 import type { ReopenedWindows } from '../../store/sink.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { requireTarget } from '../require-target.js';
 import { leaseKeeper, loggerFor, openTarget, selectAccounts } from '../runtime.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -40,10 +39,10 @@ export const resetCommand: CliCommand<ResetArgs> = {
       throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
     }
     const accounts = selectAccounts(config, args.account).map((a) => a.name);
-    requireTarget(config.db, 'reset');
     const holderId = runId();
     const logger = loggerFor(config, io, holderId);
-    const sink = await openTarget(config);
+    // Opened only when it exists already: reset never creates the target it is asked to change.
+    const sink = await openTarget(config, { existing: true, ...(args.wait === true ? { wait: { signal: io.signal, logger } } : {}) });
     const keeper = leaseKeeper(sink, io, logger, holderId, leaseTtl(args));
     let reopened: ReopenedWindows[];
     try {

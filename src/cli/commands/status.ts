@@ -89,7 +89,7 @@ export const statusCommand: CliCommand = {
   ],
   run: async ({ io, config: load }) => {
     const config = load();
-    const sink = await openTarget(config);
+    const sink = await openTarget(config, { existing: true });
     try {
       const stored = await sink.status();
       const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };

@@ -36,7 +36,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
       else logger.info(event, event.type);
     };
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent }, (deps) =>
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false }, (deps) =>
       runSync(deps, { runId, accounts: selected.map((a) => a.name), resources: config.crawl.resources, wait: args.wait ?? false }),
     );
     for (const c of report.catalogs) {

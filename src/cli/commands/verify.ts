@@ -5,7 +5,6 @@ import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { requireTarget } from '../require-target.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
@@ -46,13 +45,13 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
       throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
     }
     const selected = selectAccounts(config, args.account);
-    requireTarget(config.db, 'verify');
     const seed = args.seed ?? String(randomInt(2 ** 31));
     const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
-    logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args) }, (deps) =>
-      runVerify(deps, {
+    // Opened only when it exists already: verify never creates the target it is asked to check.
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false }, (deps) => {
+      logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
+      return runVerify(deps, {
         runId,
         accounts: selected.map((a) => a.name),
         resources: config.crawl.resources,
@@ -62,8 +61,8 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
         to,
         repair: args.repair ?? false,
         wait: args.wait ?? false,
-      }),
-    );
+      });
+    });
     for (const f of report.failed) logger.error(f, 'window could not be paged');
     io.stdout.write(config.json ? `${JSON.stringify(verifyJson(report))}\n` : renderVerify(report));
     if (report.error) throw report.error;
