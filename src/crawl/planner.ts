@@ -42,11 +42,18 @@ export function planBackfill(windows: readonly WindowState[], now: number): Pass
 /**
  * Incremental sync: a pass over [from, now) in every window that intersects
  * it and is not sealed; in a window only partly inside, only the part inside.
+ * A window outside that range that has no complete pass (reopened by
+ * `verify --repair`, left by an interrupted run) gets a pass over all of it:
+ * nothing else would ever page it again.
  */
 export function planIncremental(windows: readonly WindowState[], from: number, now: number): PassTask[] {
   return windows
-    .filter((w) => w.status !== 'sealed' && w.windowStart < now && w.windowEnd > from)
-    .map((w) => continueOrStart(w, Math.max(w.windowStart, Math.floor(from)), clampTo(w, now)));
+    .filter((w) => w.status !== 'sealed' && w.windowStart < now && (w.windowEnd > from || w.status !== 'done'))
+    .map((w) =>
+      w.windowEnd > from
+        ? continueOrStart(w, Math.max(w.windowStart, Math.floor(from)), clampTo(w, now))
+        : continueOrStart(w, w.windowStart, clampTo(w, now)),
+    );
 }
 
 export interface RefreshPlan {

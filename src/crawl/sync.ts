@@ -50,13 +50,16 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
     );
   }
   // With no checkpoint the run starts at --since; afterwards at the mark minus the overlap,
-  // so that sessions uploaded late with past timestamps are still found.
-  const from = hwm === null ? since! : Math.min(hwm - ctx.crawl.overlapSeconds, since ?? Infinity);
+  // so that sessions uploaded late with past timestamps are still found. `since` is only
+  // where the first sync starts: a daemon holds it in its config for every tick, and
+  // taking it again would page every window not sealed yet on every run.
+  const from = hwm === null ? since! : hwm - ctx.crawl.overlapSeconds;
 
   checkWindowCount(from, now, ctx.crawl);
   const query = { ...scope, from, to: Math.ceil(now) + 1 };
   await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
-  const tasks = planIncremental(await sink.listWindows(query), from, now);
+  // Every window of the scope: one left without a complete pass outside [from, now) is paged too.
+  const tasks = planIncremental(await sink.listWindows(scope), from, now);
   const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
     return { account: account.name, resource, from, to: now, incremental, refresh: { repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0 }, sealed: 0 };

@@ -61,6 +61,26 @@ describe('planIncremental', () => {
     const fresh = w(300, 400, { status: 'running', cursor: 'c', passFrom: 300, passTo: 400 });
     expect(planIncremental([stale, fresh], 200, 500).map((t) => t.resume)).toEqual([false, true]);
   });
+  it('pages in full the windows outside [from, now) that have no complete pass: reopened, failed or left running', () => {
+    const tasks = planIncremental(
+      [
+        w(0, 100, { status: 'pending', passFrom: null, passTo: null }),
+        w(100, 200),
+        w(200, 300, { status: 'failed' }),
+        w(300, 400, { status: 'running', cursor: 'c', passFrom: 300, passTo: 400 }),
+        w(400, 500, { status: 'sealed' }),
+        w(500, 600),
+      ],
+      550,
+      580,
+    );
+    expect(tasks.map((t) => [t.window.windowStart, t.passFrom, t.passTo, t.resume])).toEqual([
+      [0, 0, 100, false],
+      [200, 200, 300, false],
+      [300, 300, 400, true],
+      [500, 550, 580, false],
+    ]);
+  });
 });
 
 describe('planRefresh', () => {

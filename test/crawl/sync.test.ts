@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runIvsync } from '../helpers/run-cli.js';
-import { query } from '../helpers/sqlite-target.js';
+import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
@@ -80,5 +80,32 @@ describe('sync', () => {
     // Far fewer than paging the history again (300 sessions → 12+ pages per resource and 13 windows each).
     const nonFinal = nonFinalIds(db, 'authentications').length + nonFinalIds(db, 'fingerprints').length;
     expect(spent).toBeLessThanOrEqual(nonFinal + 6);
+  });
+
+  it('pages a window reopened outside its overlap in full, and marks what it no longer returns', async () => {
+    const { sim, db, env } = await backfilled();
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    // A final session of the oldest sealed window: only a complete pass over it can see it gone.
+    const [session] = query<{ service_id: string; created_epoch: number }>(
+      db,
+      `SELECT a.service_id, a.created_epoch FROM authentications a JOIN sync_windows w
+         ON w.resource = 'authentications' AND a.created_epoch >= w.window_start AND a.created_epoch < w.window_end
+       WHERE a.result_final = 1 AND w.status = 'sealed' ORDER BY a.created_epoch LIMIT 1`,
+    );
+    expect(session).toBeDefined();
+    // As verify --repair reopens a window that drifted.
+    const reopened = execute(
+      db,
+      "UPDATE sync_windows SET status = 'pending' WHERE resource = 'authentications' AND window_start <= ? AND window_end > ?",
+      session!.created_epoch,
+      session!.created_epoch,
+    );
+    expect(reopened).toBe(1);
+    sim.world.removeAccess(session!.service_id);
+
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', session!.service_id)).toEqual([{ missing: 1 }]);
+    expect(query(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status NOT IN ('done', 'sealed')")).toEqual([{ n: 0 }]);
+    expectTargetEqualsTruth(db, sim);
   });
 });
