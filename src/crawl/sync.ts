@@ -1,12 +1,11 @@
-import PQueue from 'p-queue';
 import { PRIORITY } from '../config/constants.js';
 import type { ResourceName } from '../config/config.js';
 import { UserError } from '../errors.js';
-import type { NormalizedBatch } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { CrawlOutcome } from './crawler.js';
-import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
+import { planIncremental, planSeal } from './planner.js';
+import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from './refresh-non-final.js';
 import { checkWindowCount, missingWindows } from './windows.js';
 
 
@@ -23,7 +22,7 @@ export interface SyncOutcome {
   from: number;
   to: number;
   incremental: CrawlOutcome;
-  refresh: { repaged: number; fetched: number; gone: number; cost: number; naiveCost: number };
+  refresh: RefreshOutcome;
   sealed: number;
 }
 
@@ -62,7 +61,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   const tasks = planIncremental(await sink.listWindows(scope), from, now);
   const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
-    return { account: account.name, resource, from, to: now, incremental, refresh: { repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0 }, sealed: 0 };
+    return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };
   }
 
   const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
@@ -78,45 +77,4 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
     }
   }
   return { account: account.name, resource, from, to: now, incremental, refresh, sealed };
-}
-
-async function refreshNonFinal(
-  ctx: CrawlContext,
-  account: CrawlAccount,
-  resource: ResourceName,
-  passed: ReadonlyArray<readonly [number, number]>,
-  now: number,
-): Promise<SyncOutcome['refresh']> {
-  const { sink } = ctx;
-  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
-  const nonFinal = await sink.nonFinalSessions(account.name, resource);
-  const plan = planRefresh(nonFinal, await sink.listWindows(scope), passed, now);
-  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost });
-
-  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
-
-  let gone = 0;
-  const gets = new PQueue({ concurrency: ctx.crawl.concurrency });
-  const fetching = gets.addAll(
-    plan.get.map((serviceId) => async () => {
-      if (ctx.signal.aborted) return;
-      const fetched = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
-      const stamp = toIsoMicros(ctx.clock() / 1000);
-      if (fetched === null) {
-        gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
-        return;
-      }
-      const batch: NormalizedBatch = ctx.normalize(
-        resource,
-        account.client.apiVersion,
-        [fetched.item],
-        { account: account.name, source: 'get', observedAt: stamp, responseWarnings: fetched.warnings },
-        fetched.itemText === undefined ? undefined : [fetched.itemText],
-      );
-      await sink.mergeBatch(batch);
-    }),
-  );
-  await Promise.all([repaging, fetching]);
-  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
-import { planBackfill, planIncremental, planRefresh, planSeal } from '../../src/crawl/planner.js';
+import { planBackfill, planIncremental, planSeal } from '../../src/crawl/planner.js';
 
 function w(windowStart: number, windowEnd: number, patch: Partial<WindowState> = {}): WindowState {
   return {
@@ -80,33 +80,6 @@ describe('planIncremental', () => {
       [300, 300, 400, true],
       [500, 550, 580, false],
     ]);
-  });
-});
-
-describe('planRefresh', () => {
-  const windows = [w(0, 100, { items: 100 }), w(100, 200, { items: 2000 }), w(200, 300, { items: 30 })];
-  const nonFinal = (n: number, epoch: number) => Array.from({ length: n }, (_, i) => ({ serviceId: `s${epoch}-${i}`, createdEpoch: epoch }));
-
-  it.each([
-    // [non-final in window 0 (100 items = 4 pages), expect repage?]
-    [3, false],
-    [4, false],
-    [5, true],
-  ])('%s non-final sessions in a 4-page window: repage = %s', (n, repage) => {
-    const plan = planRefresh(nonFinal(n, 50), windows, [], 1000);
-    expect(plan.repage.length > 0).toBe(repage);
-    expect(plan.cost).toBe(repage ? 4 : n);
-    expect(plan.naiveCost).toBe(n);
-  });
-  it('GETs sessions outside any window and skips those this run already passed', () => {
-    const plan = planRefresh([...nonFinal(2, 5000), ...nonFinal(3, 250)], windows, [[200, 300]], 1000);
-    expect(plan.get).toEqual(['s5000-0', 's5000-1']);
-    expect(plan.naiveCost).toBe(2);
-  });
-  it('prefers GETs in a dense window', () => {
-    const plan = planRefresh(nonFinal(10, 150), windows, [], 1000);
-    expect(plan.repage).toEqual([]);
-    expect(plan.get).toHaveLength(10);
   });
 });
 
