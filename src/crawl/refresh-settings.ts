@@ -56,3 +56,22 @@ export const DEFAULT_REFRESH_SETTINGS: RefreshSettings = Object.freeze(
 export function webhooksHealthy(settings: RefreshSettings['webhooks'], lastDeliveryEpoch: number | null, now: number): boolean {
   return settings.configured && lastDeliveryEpoch !== null && now - lastDeliveryEpoch <= settings.healthySeconds;
 }
+
+/** What status and /healthz say about the webhook stream and the refresh. */
+export interface WebhookStreamState {
+  configured: boolean;
+  healthy: boolean;
+  lastDeliveryAt: string | null;
+  /** One line: why delivered sessions wait, or why sync polls them. */
+  detail: string;
+}
+
+export function webhookStreamState(settings: RefreshSettings['webhooks'], lastDeliveryAt: string | null, nonFinal: number, now: number): WebhookStreamState {
+  const last = lastDeliveryAt === null ? null : Date.parse(lastDeliveryAt) / 1000;
+  const healthy = webhooksHealthy(settings, last, now);
+  const base = { configured: settings.configured, healthy, lastDeliveryAt };
+  if (!settings.configured) return { ...base, detail: 'no webhook secret configured: sync polls non-final sessions by age' };
+  if (healthy) return { ...base, detail: `healthy: last delivery ${Math.round(now - last!)} s ago; young sessions a delivery updated wait for their back-off` };
+  const quiet = last === null ? 'no delivery received yet' : `quiet: last delivery ${Math.round(now - last)} s ago (over ${settings.healthySeconds} s)`;
+  return { ...base, detail: nonFinal > 0 ? `${quiet}; sync polls the ${nonFinal} non-final sessions by age instead` : quiet };
+}

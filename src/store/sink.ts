@@ -272,6 +272,10 @@ export interface StatusReport {
   nonFinal: Record<Resource, number>;
   missing: Record<Resource, number>;
   rejected: number;
+  /** Non-final sessions per account, resource and refresh tier as of their last check ('unchecked': never re-checked), with the oldest check. */
+  refresh: Array<{ account: string; resource: Resource; tier: RefreshTier | 'unchecked'; sessions: number; oldestCheckAt: string | null }>;
+  /** When the receiver last accepted a verified delivery; null: never. */
+  lastDeliveryAt: string | null;
   lastRuns: Array<{ id: string; command: string; startedAt: string; finishedAt: string | null; status: string; requests: number; itemsWritten: number; error: string | null; holder: string | null }>;
 }
 

@@ -16,10 +16,15 @@ export const syncCommand: CliCommand<SyncArgs> = {
   describe:
     'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 accounts also refresh the catalog tables',
   builder: (yargs) =>
-    withLeaseOptions(withResources(yargs)).option('since', {
-      type: 'string',
-      describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
-    }),
+    withLeaseOptions(withResources(yargs))
+      .option('since', {
+        type: 'string',
+        describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
+      })
+      .option('refresh-budget', {
+        type: 'number',
+        describe: 'most requests one sync spends re-checking non-final sessions, per account and resource [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+      }),
   run: async ({ args, io, config: load }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
