@@ -36,12 +36,14 @@ export interface RefreshPlan {
 
 /**
  * The tier of a non-final session: young ones are hot, unless the healthy
- * webhook stream delivered them after their last poll; the rest back off.
+ * webhook stream covers them (its delivery is what is stored, or was when a
+ * check put them on back-off); the rest back off. A quiet stream makes them
+ * hot again.
  */
 export function tierOf(candidate: RefreshCandidate, now: number, policy: Pick<RefreshPolicy, 'hotSeconds' | 'webhooksHealthy'>): RefreshTier {
   const young = candidate.createdEpoch !== null && now - candidate.createdEpoch < policy.hotSeconds;
   if (!young) return 'backoff';
-  return policy.webhooksHealthy && candidate.deliveredSinceCheck ? 'backoff' : 'hot';
+  return policy.webhooksHealthy && (candidate.deliveredSinceCheck || candidate.tier === 'backoff') ? 'backoff' : 'hot';
 }
 
 /** The interval after a check: one run while hot or after a change, else doubled up to the longest. */

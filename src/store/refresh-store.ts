@@ -3,7 +3,7 @@ import type { Resource } from '../normalize/rows.js';
 import { readValue, rowReader } from './row-reader.js';
 import { table } from './schema.js';
 import { sessionTable } from './session-table.js';
-import type { RefreshCandidate, RefreshCheck, RefreshStore } from './sink.js';
+import type { RefreshCandidate, RefreshCheck, RefreshStore, RefreshTier } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
 
 const REFRESH = table('session_refresh');
@@ -27,7 +27,7 @@ export class SqlRefreshStore implements RefreshStore {
     const def = sessionTable(resource);
     const rows = await this.#driver.read((tx) =>
       tx.all(
-        `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, r.interval_seconds
+        `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, r.interval_seconds, r.tier
          FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
          WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL ORDER BY s.created_epoch, s.service_id`,
         [resource, account],
@@ -43,7 +43,9 @@ export class SqlRefreshStore implements RefreshStore {
         checkedAt,
         seenAt,
         intervalSeconds: readValue(INTEGER, row.interval_seconds) as number | null,
-        deliveredSinceCheck: r.text('source') === 'webhook' && (checkedAt === null || (seenAt !== null && seenAt > checkedAt)),
+        // A check that saw nothing new only touches last_synced_at: the stored content is still the delivery's.
+        deliveredSinceCheck: r.text('source') === 'webhook',
+        tier: (row.tier ?? null) as RefreshTier | null,
       };
     });
   }
@@ -54,11 +56,12 @@ export class SqlRefreshStore implements RefreshStore {
     const def = sessionTable(resource);
     const list = await this.#driver.read(async (tx) => {
       const ids = tx.inList([...new Set(serviceIds)]);
-      return tx.all(`SELECT service_id, raw, result_final, missing_since FROM ${def.name} WHERE service_id IN ${ids.sql}`, ids.params);
+      return tx.all(`SELECT service_id, result_id, result_final, flag, missing_since FROM ${def.name} WHERE service_id IN ${ids.sql}`, ids.params);
     });
+    // What progresses while a result is not final; the raw text differs between a delivery and a GET of the same state.
     for (const row of list) {
       const r = rowReader(def, row);
-      const seen = `${r.textOrNull('raw')}|${r.boolean('result_final')}|${r.textOrNull('missing_since') ?? ''}`;
+      const seen = JSON.stringify([r.textOrNull('result_id'), r.boolean('result_final'), r.textOrNull('flag'), r.textOrNull('missing_since')]);
       digests.set(r.text('service_id'), createHash('sha256').update(seen).digest('base64url'));
     }
     return digests;

@@ -237,8 +237,10 @@ export interface RefreshCandidate extends NonFinalSession {
   seenAt: number | null;
   /** Its back-off interval after the last poll, seconds; null: never polled. */
   intervalSeconds: number | null;
-  /** Its latest stored observation is a verified webhook delivery that arrived after its last poll. */
+  /** Its stored content came from a verified webhook delivery: no poll since found anything newer. */
   deliveredSinceCheck: boolean;
+  /** Its tier at the last check; null: never checked. */
+  tier: RefreshTier | null;
 }
 
 /** The outcome of one refresh check, as session_refresh keeps it. */

@@ -7,7 +7,7 @@ const NOW = 10_000;
 const POLICY: RefreshPolicy = { hotSeconds: 1000, runSeconds: 100, maxIntervalSeconds: 800, maxRequests: 1000, webhooksHealthy: false };
 
 function c(serviceId: string, createdEpoch: number | null, patch: Partial<RefreshCandidate> = {}): RefreshCandidate {
-  return { serviceId, createdEpoch, checkedAt: null, seenAt: null, intervalSeconds: null, deliveredSinceCheck: false, ...patch };
+  return { serviceId, createdEpoch, checkedAt: null, seenAt: null, intervalSeconds: null, deliveredSinceCheck: false, tier: null, ...patch };
 }
 
 const done = (start: number, end: number, items: number) => windowState(start, end, { status: 'done', items, pages: Math.ceil(items / 25), syncedTo: end });
@@ -20,6 +20,8 @@ describe('tierOf', () => {
     { name: 'young, delivered after its poll, stream healthy: backoff', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), healthy: true, tier: 'backoff' },
     { name: 'young, delivered, stream quiet: hot again', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), healthy: false, tier: 'hot' },
     { name: 'young, not delivered, stream healthy: hot', candidate: c('a', NOW - 10), healthy: true, tier: 'hot' },
+    { name: 'young, put on back-off by a delivery, polled since, stream healthy: still backoff', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: true, tier: 'backoff' },
+    { name: 'young, put on back-off by a delivery, stream quiet: hot', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: false, tier: 'hot' },
   ])('$name', ({ candidate, healthy, tier }) => {
     expect(tierOf(candidate, NOW, { ...POLICY, webhooksHealthy: healthy })).toBe(tier);
   });
