@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextInterval, overdueSeconds, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
+import { defaultRefreshBudget, webhookStreamState } from '../../src/crawl/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 
@@ -110,5 +111,27 @@ describe('planRefresh', () => {
     const delivered = c('d', NOW - 10, { checkedAt: NOW - 150, seenAt: NOW - 20, intervalSeconds: 100, deliveredSinceCheck: true });
     expect(planRefresh([delivered], windows, [], NOW, { ...POLICY, webhooksHealthy: true }).get).toEqual([]);
     expect(planRefresh([delivered], windows, [], NOW, POLICY).get).toEqual(['d']);
+  });
+});
+
+describe('webhookStreamState', () => {
+  const at = (secondsAgo: number) => new Date((NOW - secondsAgo) * 1000).toISOString();
+  it.each([
+    { name: 'no secret: polls by age', configured: false, last: at(10), healthy: false, detail: /^no webhook secret configured/ },
+    { name: 'a delivery within healthySeconds: healthy', configured: true, last: at(100), healthy: true, detail: /^healthy: last delivery 100 s ago/ },
+    { name: 'quiet for longer: polls the non-final sessions', configured: true, last: at(1200), healthy: false, detail: /^quiet: last delivery 1200 s ago \(over 900 s\); sync polls the 7 non-final/ },
+    { name: 'never a delivery', configured: true, last: null, healthy: false, detail: /^no delivery received yet; sync polls the 7/ },
+  ])('$name', ({ configured, last, healthy, detail }) => {
+    const state = webhookStreamState({ configured, healthySeconds: 900 }, last, 7, NOW);
+    expect(state.healthy).toBe(healthy);
+    expect(state.detail).toMatch(detail);
+  });
+});
+
+describe('defaultRefreshBudget', () => {
+  it('is a fifth of what the bucket allows between two runs', () => {
+    expect(defaultRefreshBudget(10, 300)).toBe(600);
+    expect(defaultRefreshBudget(10, 1)).toBe(2);
+    expect(defaultRefreshBudget(0.1, 1)).toBe(1);
   });
 });
