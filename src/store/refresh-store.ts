@@ -75,6 +75,16 @@ export class SqlRefreshStore implements RefreshStore {
   async recordRefreshChecks(account: string, resource: Resource, checks: readonly RefreshCheck[], now: string): Promise<void> {
     if (checks.length === 0) return;
     const rows = checks.map((c) => ({ resource, service_id: c.serviceId, account, tier: c.tier, checked_at: now, interval_seconds: c.intervalSeconds }));
-    await this.#driver.transaction((tx) => tx.write(REFRESH, rows, 'replace'));
+    const def = sessionTable(resource);
+    await this.#driver.transaction(async (tx) => {
+      await tx.write(REFRESH, rows, 'replace');
+      // A session the check found final or gone needs no state any more.
+      const ids = tx.inList(checks.map((c) => c.serviceId));
+      await tx.run(
+        `DELETE FROM session_refresh WHERE resource = ? AND service_id IN ${ids.sql}
+           AND service_id IN (SELECT service_id FROM ${def.name} WHERE result_final OR missing_since IS NOT NULL)`,
+        [resource, ...ids.params],
+      );
+    });
   }
 }

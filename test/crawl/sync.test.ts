@@ -56,6 +56,9 @@ describe('sync', () => {
     expect(ids).toContain(fresh.serviceId);
     expect(ids).toContain(late.serviceId);
     expect(nonFinalIds(db, 'authentications')).not.toContain(nonFinal[0]);
+    // Each check is kept for the sessions still not final; a final one needs none.
+    expect(query(db, 'SELECT COUNT(*) AS n FROM session_refresh WHERE service_id = ?', nonFinal[0])).toEqual([{ n: 0 }]);
+    expect(query(db, "SELECT tier, interval_seconds FROM session_refresh WHERE service_id = ?", nonFinal[3])).toEqual([{ tier: 'backoff', interval_seconds: 300 }]);
     // Not deleted, not kept as current: marked.
     expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone)).toEqual([{ missing: 1 }]);
   });
