@@ -101,7 +101,7 @@ export interface RefreshConfig {
   readonly hotSeconds: number;
   /** Longest back-off of an older non-final session, seconds. */
   readonly maxIntervalSeconds: number;
-  /** Most requests one sync's refresh spends per account and resource; undefined: a fifth of the bucket's room between two runs. */
+  /** Most requests one sync's refresh spends per account (its resources share it evenly); undefined: a fifth of the bucket's room between two runs. */
   readonly maxRequestsPerRun: number | undefined;
 }
 

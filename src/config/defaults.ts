@@ -126,7 +126,7 @@ export const DEFAULTS = deepFreeze({
     maxIntervalSeconds: 86_400,
     /**
      * Most requests one sync spends re-checking non-final sessions, per account
-     * and resource. Unset: a fifth of what the bucket allows between two
+     * (its resources share it evenly). Unset: a fifth of what the bucket allows between two
      * scheduled runs (rate × schedule gap / 5). Flag `--refresh-budget`, env
      * `IVS_REFRESH_BUDGET`.
      * @default undefined

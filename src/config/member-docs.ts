@@ -62,7 +62,7 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are re-checked on every sync.' },
   'refresh.maxIntervalSeconds': { text: 'Older non-final sessions are re-checked on a back-off doubling from one run up to this (seconds).' },
   'refresh.maxRequestsPerRun': {
-    text: 'Most requests one sync spends on re-checking non-final sessions, per account and resource, most overdue\nfirst. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
+    text: 'Most requests one sync spends on re-checking non-final sessions, per account (its resources share it),\nmost overdue first. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
     example: 600,
   },
   'daemon.schedule': {

@@ -30,6 +30,8 @@ export interface CrawlContext {
   tally: RequestTally;
   /** How the refresh of non-final sessions spends the run. @default DEFAULT_REFRESH_SETTINGS */
   refresh?: RefreshSettings | undefined;
+  /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
+  resourcesInRun?: number | undefined;
 }
 
 /** A crawler of one account for a run, its requests at `priority` in the account's bucket and counted in the run's tally. */

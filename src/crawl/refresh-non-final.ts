@@ -43,7 +43,8 @@ export async function refreshNonFinal(
     hotSeconds: settings.hotSeconds,
     runSeconds: settings.runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
-    maxRequests: settings.maxRequests,
+    // The budget is the account's: its resources refresh side by side, each on an even share.
+    maxRequests: Math.max(1, Math.floor(settings.maxRequests / Math.max(1, ctx.resourcesInRun ?? 1))),
     webhooksHealthy: webhooksHealthy(settings.webhooks, lastDelivery === null ? null : Date.parse(lastDelivery) / 1000, now),
   };
   const plan = planRefresh(candidates, await sink.listWindows(scope), passed, now, policy);

@@ -10,7 +10,7 @@ export interface RefreshPolicy {
   runSeconds: number;
   /** Longest back-off interval. */
   maxIntervalSeconds: number;
-  /** Most requests the refresh of one account and resource spends in a run. */
+  /** Most requests the refresh of one account and resource spends in a run (its share of the account's budget). */
   maxRequests: number;
   /**
    * The webhook stream is healthy: a session whose latest observation is a

@@ -8,7 +8,7 @@ export interface RefreshSettings {
   maxIntervalSeconds: number;
   /** Seconds between two scheduled runs: the first back-off step. */
   runSeconds: number;
-  /** Most requests per account and resource per run. */
+  /** Most requests per account per run (its resources share it evenly). */
   maxRequests: number;
   /** The receiver: whether one is configured, and how recent its last delivery must be to count as healthy. */
   webhooks: { configured: boolean; healthySeconds: number };

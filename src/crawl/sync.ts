@@ -32,7 +32,8 @@ export interface SyncOutcome {
  * the cheaper way, and seals windows that can no longer change.
  */
 export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
-  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(ctx, account, resource, options)));
+  const shared = { ...ctx, resourcesInRun: options.resources.length };
+  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(shared, account, resource, options)));
   return Promise.all(runs);
 }
 

@@ -23,7 +23,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       })
       .option('refresh-budget', {
         type: 'number',
-        describe: 'most requests one sync spends re-checking non-final sessions, per account and resource [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+        describe: 'most requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
       }),
   run: async ({ args, io, config: load }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
