@@ -65,6 +65,8 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
       refreshRepaged: o.refresh.repaged,
       refreshFetched: o.refresh.fetched,
       refreshRequests: o.refresh.cost,
+      refreshDue: o.refresh.due,
+      refreshDeferred: o.refresh.deferred,
       gone: o.refresh.gone,
       sealed: o.sealed,
     })),
