@@ -91,6 +91,7 @@ export async function refreshNonFinal(
     const changed = before.get(serviceId) !== after.get(serviceId);
     return { serviceId, tier, intervalSeconds: nextInterval(previous.get(serviceId) ?? null, tier, changed, policy) };
   });
-  await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(ctx.clock() / 1000));
+  // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
+  await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
   return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
 }

@@ -55,14 +55,15 @@ export function nextInterval(previous: number | null, tier: RefreshTier, changed
 
 /**
  * How late a session's check is, in seconds (0 and up: due; Infinity: never
- * seen), or null when it is not due. The last check is the latest of its own
- * poll and any other observation (a page, a delivery). Runs do not start
+ * seen), or null when it is not due. The back-off counts from its last poll
+ * (the time of the run that made it), or for a session never polled from
+ * when it was last observed (the pass that stored it). Runs do not start
  * exactly one interval apart, so a check half a run early counts as due:
  * otherwise a session on a one-run interval would skip every other run.
  */
 export function overdueSeconds(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds'>): number | null {
-  const seen = Math.max(candidate.checkedAt ?? -Infinity, candidate.seenAt ?? -Infinity);
-  if (seen === -Infinity) return Infinity;
+  const seen = candidate.checkedAt ?? candidate.seenAt;
+  if (seen === null) return Infinity;
   const interval = tier === 'hot' ? 0 : Math.min(policy.maxIntervalSeconds, Math.max(candidate.intervalSeconds ?? 0, Math.min(policy.runSeconds, policy.maxIntervalSeconds)));
   const late = now - seen - interval;
   return late + policy.runSeconds / 2 >= 0 ? Math.max(0, late) : null;

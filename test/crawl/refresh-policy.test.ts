@@ -35,7 +35,7 @@ describe('overdueSeconds', () => {
     { name: 'backoff inside its interval: not due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: null },
     { name: 'backoff at its interval: due', candidate: c('a', 0, { checkedAt: NOW - 400, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 0 },
     { name: 'backoff less than half a run early: due (runs start unevenly)', candidate: c('a', 0, { checkedAt: NOW - 360, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 0 },
-    { name: 'a later page or delivery counts as a check', candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: null },
+    { name: 'the back-off counts from the last poll, whatever was seen since', candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 500 },
     { name: 'an interval above the longest is capped', candidate: c('a', 0, { checkedAt: NOW - 900, intervalSeconds: 5000 }), tier: 'backoff' as const, overdue: 100 },
     { name: 'never polled but paged: one run after that', candidate: c('a', 0, { seenAt: NOW - 100 }), tier: 'backoff' as const, overdue: 0 },
   ])('$name', ({ candidate, tier, overdue }) => {
@@ -108,7 +108,7 @@ describe('planRefresh', () => {
     expect([plan.cost, plan.deferred, plan.checked.size]).toEqual([4, 0, 6]);
   });
   it('a young session the healthy webhook stream delivered waits for its back-off', () => {
-    const delivered = c('d', NOW - 10, { checkedAt: NOW - 150, seenAt: NOW - 20, intervalSeconds: 100, deliveredSinceCheck: true });
+    const delivered = c('d', NOW - 10, { checkedAt: NOW - 100, seenAt: NOW - 20, intervalSeconds: 400, deliveredSinceCheck: true });
     expect(planRefresh([delivered], windows, [], NOW, { ...POLICY, webhooksHealthy: true }).get).toEqual([]);
     expect(planRefresh([delivered], windows, [], NOW, POLICY).get).toEqual(['d']);
   });
