@@ -3,7 +3,7 @@ import type { SqlTypes } from '../src/store/column-sql-type.js';
 import { applyStepsWithKnex, revertStepsWithKnex } from '../src/store/knex-ddl.js';
 import type { ColumnRetype, MigrationStep } from '../src/store/migration-step.js';
 import { TABLES } from '../src/store/schema.js';
-import { VIEWS } from '../src/store/views.js';
+import { VIEWS_BEFORE_REFRESH } from '../src/store/views.js';
 
 /**
  * Typed times for analysts: every `timestamp` column (the `*_at` columns and
@@ -29,7 +29,7 @@ const columns: ColumnRetype[] = TABLES.flatMap((table) =>
   }),
 );
 
-export const steps: readonly MigrationStep[] = [{ kind: 'retypeColumns', columns, views: VIEWS }];
+export const steps: readonly MigrationStep[] = [{ kind: 'retypeColumns', columns, views: VIEWS_BEFORE_REFRESH }];
 
 export function up(knex: Knex): Promise<void> {
   return applyStepsWithKnex(knex, steps);

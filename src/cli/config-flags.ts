@@ -3,7 +3,7 @@ import type { ConfigFlags } from '../config/load-config.js';
 /**
  * The parsed options the config loader resolves (flag > env > file > default).
  * Command options with a config member (--since, --resources, --schedule,
- * --timezone, --budget, --verify-every) are among them, so that every command reads the one resolved
+ * --timezone, --budget, --verify-every, --refresh-budget) are among them, so that every command reads the one resolved
  * value from Config and none resolves its own.
  */
 export function configFlags(args: ConfigFlags): ConfigFlags {
@@ -23,5 +23,6 @@ export function configFlags(args: ConfigFlags): ConfigFlags {
     timezone: args.timezone,
     budget: args.budget,
     verifyEvery: args.verifyEvery,
+    refreshBudget: args.refreshBudget,
   };
 }

@@ -5,8 +5,10 @@ import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/commit-queue.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import { refreshSettings, type RefreshSettings } from '../crawl/refresh-settings.js';
 import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
+import { shortestGapMs } from '../daemon/schedule.js';
 import { InputError, UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
 import { holderId } from '../store/lease-names.js';
@@ -108,12 +110,28 @@ export function leaseKeeper(sink: Sink, io: CliIo, logger: Logger, id: string, t
   return new LeaseKeeper({ sink, holder: holderId(hostname(), process.pid, id), ttlSeconds, clock: io.clock, logger, holderIsDead: localHolderIsDead() });
 }
 
+/**
+ * The refresh policy's settings: the config's members, the schedule's gap as
+ * one run (plain `sync` from cron is expected on the same schedule), and the
+ * slowest account's rate for the default budget.
+ */
+export function refreshSettingsOf(config: Config): RefreshSettings {
+  const webhooks = config.webhooks;
+  return refreshSettings({
+    refresh: config.refresh,
+    runSeconds: shortestGapMs(config.daemon.schedule, config.daemon.timezone) / 1000,
+    rate: Math.min(...config.accounts.map((a) => a.rate)),
+    webhooks: { configured: webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0, healthySeconds: webhooks.healthySeconds },
+  });
+}
+
 /** RunDeps over what the process holds: its target, its bound accounts, its leases. */
 export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: readonly BoundAccount[]; leases: RunLeases; onEvent?: ((event: CrawlEvent) => void) | undefined }): RunDeps {
   return {
     sink: parts.sink,
     accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client, bucket: b.limiter })),
     crawl: config.crawl,
+    refresh: refreshSettingsOf(config),
     normalize: normalizeItems,
     clock: io.clock,
     signal: io.signal,

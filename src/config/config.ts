@@ -85,6 +85,8 @@ export interface WebhookConfig {
   readonly requestTimeoutMs: number;
   /** Open connections at most; beyond it the oldest idle or slow one is closed. @default 256 */
   readonly maxConnections: number;
+  /** The stream is healthy while a delivery was accepted within this many seconds. */
+  readonly healthySeconds: number;
 }
 
 export interface DaemonConfig {
@@ -92,6 +94,15 @@ export interface DaemonConfig {
   readonly schedule: string;
   /** IANA time zone, already checked (--timezone, IVS_TIMEZONE or daemon.timezone). */
   readonly timezone: string;
+}
+
+export interface RefreshConfig {
+  /** Non-final sessions younger than this (seconds since creation) are re-checked on every run. */
+  readonly hotSeconds: number;
+  /** Longest back-off of an older non-final session, seconds. */
+  readonly maxIntervalSeconds: number;
+  /** Most requests one sync's refresh spends per account (its resources share it evenly); undefined: a fifth of the bucket's room between two runs. */
+  readonly maxRequestsPerRun: number | undefined;
 }
 
 export interface VerifyConfig {
@@ -114,6 +125,7 @@ export interface Config {
   readonly v2: V2Config;
   readonly webhooks: WebhookConfig;
   readonly daemon: DaemonConfig;
+  readonly refresh: RefreshConfig;
   readonly verify: VerifyConfig;
   /** `debug` with --verbose, whatever the other sources say. */
   readonly logLevel: LogLevel;

@@ -105,12 +105,33 @@ export const DEFAULTS = deepFreeze({
     requestTimeoutMs: 30_000,
     /** Open connections at most; beyond it the oldest idle or slow one is closed. @default 256 */
     maxConnections: 256,
+    /**
+     * The stream counts as healthy while the receiver accepted a delivery this
+     * recently (seconds): sync then leaves delivered sessions to their
+     * back-off instead of polling them as hot.
+     * @default 900
+     */
+    healthySeconds: 900,
   },
   daemon: {
     /** node-cron expression, 5 fields or 6 with seconds first. Flag `--schedule`, env `IVS_SCHEDULE`. @default '*\/5 * * * *' */
     schedule: '*/5 * * * *',
     /** IANA time zone the schedule is read in. Flag `--timezone`, env `IVS_TIMEZONE`. @default 'UTC' */
     timezone: 'UTC',
+  },
+  refresh: {
+    /** Non-final sessions younger than this (seconds since their creation) are re-checked on every sync. @default 86400 */
+    hotSeconds: 86_400,
+    /** Older non-final sessions back off from one run, doubling per unchanged check, up to this many seconds. @default 86400 */
+    maxIntervalSeconds: 86_400,
+    /**
+     * Most requests one sync spends re-checking non-final sessions, per account
+     * (its resources share it evenly). Unset: a fifth of what the bucket allows between two
+     * scheduled runs (rate × schedule gap / 5). Flag `--refresh-budget`, env
+     * `IVS_REFRESH_BUDGET`.
+     * @default undefined
+     */
+    maxRequestsPerRun: undefined as number | undefined,
   },
   verify: {
     /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */

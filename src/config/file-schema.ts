@@ -64,12 +64,20 @@ export const fileSchema = z.strictObject({
       maxBodyBytes: z.number().int().min(1024).optional(),
       requestTimeoutMs: z.number().int().min(100).max(600_000).optional(),
       maxConnections: z.number().int().min(1).max(100_000).optional(),
+      healthySeconds: z.number().int().min(1).optional(),
     })
     .optional(),
   daemon: z
     .strictObject({
       schedule: z.string().min(1).optional(),
       timezone: z.string().min(1).optional(),
+    })
+    .optional(),
+  refresh: z
+    .strictObject({
+      hotSeconds: z.number().int().min(0).optional(),
+      maxIntervalSeconds: z.number().int().min(1).optional(),
+      maxRequestsPerRun: z.number().int().min(1).optional(),
     })
     .optional(),
   verify: z

@@ -30,6 +30,8 @@ export interface ConfigFlags {
   budget?: number | undefined;
   /** daemon --verify-every */
   verifyEvery?: string | undefined;
+  /** sync and daemon --refresh-budget */
+  refreshBudget?: number | undefined;
 }
 
 export interface ConfigSources extends ConfigFileAccess {
@@ -144,6 +146,7 @@ export function loadConfig(sources: ConfigSources): Config {
   const timezone = firstOf(flag('--timezone', flags.timezone), fromEnv('IVS_TIMEZONE'), inFile('daemon.timezone', file.daemon?.timezone));
   const logLevel = firstOf(flag('--log-level', flags.logLevel), fromEnv('IVS_LOG_LEVEL'));
   const budget = firstOf<string | number>(flag('--budget', flags.budget), fromEnv('IVS_VERIFY_BUDGET'));
+  const refreshBudget = firstOf<string | number>(flag('--refresh-budget', flags.refreshBudget), fromEnv('IVS_REFRESH_BUDGET'));
   const verifyEvery = firstOf(flag('--verify-every', flags.verifyEvery), fromEnv('IVS_VERIFY_EVERY'), inFile('verify.every', file.verify?.every));
 
   const secrets: Record<string, Secret> = {};
@@ -187,10 +190,16 @@ export function loadConfig(sources: ConfigSources): Config {
       maxBodyBytes: file.webhooks?.maxBodyBytes ?? DEFAULTS.webhooks.maxBodyBytes,
       requestTimeoutMs: file.webhooks?.requestTimeoutMs ?? DEFAULTS.webhooks.requestTimeoutMs,
       maxConnections: file.webhooks?.maxConnections ?? DEFAULTS.webhooks.maxConnections,
+      healthySeconds: file.webhooks?.healthySeconds ?? DEFAULTS.webhooks.healthySeconds,
     }),
     daemon: Object.freeze({
       schedule: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
       timezone: timezone === undefined ? DEFAULTS.daemon.timezone : checkTimezone(timezone.value, timezone.source),
+    }),
+    refresh: Object.freeze({
+      hotSeconds: file.refresh?.hotSeconds ?? DEFAULTS.refresh.hotSeconds,
+      maxIntervalSeconds: file.refresh?.maxIntervalSeconds ?? DEFAULTS.refresh.maxIntervalSeconds,
+      maxRequestsPerRun: refreshBudget === undefined ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun) : budgetOf(refreshBudget),
     }),
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),

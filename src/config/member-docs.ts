@@ -56,6 +56,15 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'webhooks.maxBodyBytes': { text: 'Largest delivery body accepted, in bytes.' },
   'webhooks.requestTimeoutMs': { text: 'A request not fully arrived by then is answered 408 and its connection closed (milliseconds).' },
   'webhooks.maxConnections': { text: 'Open connections at most; beyond it the oldest idle or slow one is closed.' },
+  'webhooks.healthySeconds': {
+    text: 'The webhook stream is healthy while a delivery was accepted this recently (seconds): sync then leaves\nsessions a delivery updated to their back-off. When it goes quiet, sync polls them again.',
+  },
+  'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are re-checked on every sync.' },
+  'refresh.maxIntervalSeconds': { text: 'Older non-final sessions are re-checked on a back-off doubling from one run up to this (seconds).' },
+  'refresh.maxRequestsPerRun': {
+    text: 'Most requests one sync spends on re-checking non-final sessions, per account (its resources share it),\nmost overdue first. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
+    example: 600,
+  },
   'daemon.schedule': {
     text: "node-cron expression, 5 fields or 6 with seconds first; quote it (YAML reads a leading * as an alias).\nFlag --schedule, env IVS_SCHEDULE.",
   },
@@ -74,5 +83,6 @@ export const SECTION_DOCS: Readonly<Record<SectionName, string>> = Object.freeze
   v2: 'The v2 interface (apiVersion 2).',
   webhooks: 'The webhook receiver (ivsync webhooks serve, ivsync daemon --port).',
   daemon: 'ivsync daemon: when sync runs.',
+  refresh: 'How sync re-checks sessions whose result is not final yet.',
   verify: 'ivsync verify: checking the copy against the service without crawling it all again.',
 });

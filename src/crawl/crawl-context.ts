@@ -5,6 +5,7 @@ import type { CommitQueue } from './commit-queue.js';
 import { Crawler } from './crawler.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import type { BucketRoom } from './room-watch.js';
+import type { RefreshSettings } from './refresh-settings.js';
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */
 export interface CrawlAccount {
@@ -27,6 +28,10 @@ export interface CrawlContext {
   commits: CommitQueue;
   /** The run's own request count: every call of the run adds its attempts here. */
   tally: RequestTally;
+  /** How the refresh of non-final sessions spends the run. @default DEFAULT_REFRESH_SETTINGS */
+  refresh?: RefreshSettings | undefined;
+  /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
+  resourcesInRun?: number | undefined;
 }
 
 /** A crawler of one account for a run, its requests at `priority` in the account's bucket and counted in the run's tally. */

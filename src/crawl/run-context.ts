@@ -18,6 +18,7 @@ export function runContext(deps: RunDeps, run: RunScope, accounts: readonly stri
     sink: deps.sink,
     accounts: pickAccounts(deps, accounts),
     crawl: deps.crawl,
+    refresh: deps.refresh,
     normalize: deps.normalize,
     clock: deps.clock,
     signal: run.signal,

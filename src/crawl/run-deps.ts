@@ -4,6 +4,7 @@ import type { CatalogClient } from './catalog-refresh.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import type { BucketRoom } from './room-watch.js';
+import type { RefreshSettings } from './refresh-settings.js';
 
 /** One account a process can run for: its name and its client (bound to its token and bucket). */
 export interface RunAccount {
@@ -37,6 +38,8 @@ export interface RunDeps {
   /** Every account the process serves; a run picks its own by name. */
   accounts: readonly RunAccount[];
   crawl: CrawlConfig;
+  /** How sync re-checks non-final sessions (budget, tiers, webhooks). @default DEFAULT_REFRESH_SETTINGS */
+  refresh?: RefreshSettings | undefined;
   normalize: Normalize;
   /** Milliseconds since the epoch. */
   clock: () => number;

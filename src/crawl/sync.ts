@@ -1,12 +1,11 @@
-import PQueue from 'p-queue';
 import { PRIORITY } from '../config/constants.js';
 import type { ResourceName } from '../config/config.js';
 import { UserError } from '../errors.js';
-import type { NormalizedBatch } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { CrawlOutcome } from './crawler.js';
-import { planIncremental, planRefresh, planSeal, type PassTask } from './planner.js';
+import { planIncremental, planSeal } from './planner.js';
+import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from './refresh-non-final.js';
 import { checkWindowCount, missingWindows } from './windows.js';
 
 
@@ -23,7 +22,7 @@ export interface SyncOutcome {
   from: number;
   to: number;
   incremental: CrawlOutcome;
-  refresh: { repaged: number; fetched: number; gone: number; cost: number; naiveCost: number };
+  refresh: RefreshOutcome;
   sealed: number;
 }
 
@@ -33,7 +32,8 @@ export interface SyncOutcome {
  * the cheaper way, and seals windows that can no longer change.
  */
 export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
-  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(ctx, account, resource, options)));
+  const shared = { ...ctx, resourcesInRun: options.resources.length };
+  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(shared, account, resource, options)));
   return Promise.all(runs);
 }
 
@@ -50,16 +50,19 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
     );
   }
   // With no checkpoint the run starts at --since; afterwards at the mark minus the overlap,
-  // so that sessions uploaded late with past timestamps are still found.
-  const from = hwm === null ? since! : Math.min(hwm - ctx.crawl.overlapSeconds, since ?? Infinity);
+  // so that sessions uploaded late with past timestamps are still found. `since` is only
+  // where the first sync starts: a daemon holds it in its config for every tick, and
+  // taking it again would page every window not sealed yet on every run.
+  const from = hwm === null ? since! : hwm - ctx.crawl.overlapSeconds;
 
   checkWindowCount(from, now, ctx.crawl);
   const query = { ...scope, from, to: Math.ceil(now) + 1 };
   await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
-  const tasks = planIncremental(await sink.listWindows(query), from, now);
+  // Every window of the scope: one left without a complete pass outside [from, now) is paged too.
+  const tasks = planIncremental(await sink.listWindows(scope), from, now);
   const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
-    return { account: account.name, resource, from, to: now, incremental, refresh: { repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0 }, sealed: 0 };
+    return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };
   }
 
   const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
@@ -75,45 +78,4 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
     }
   }
   return { account: account.name, resource, from, to: now, incremental, refresh, sealed };
-}
-
-async function refreshNonFinal(
-  ctx: CrawlContext,
-  account: CrawlAccount,
-  resource: ResourceName,
-  passed: ReadonlyArray<readonly [number, number]>,
-  now: number,
-): Promise<SyncOutcome['refresh']> {
-  const { sink } = ctx;
-  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
-  const nonFinal = await sink.nonFinalSessions(account.name, resource);
-  const plan = planRefresh(nonFinal, await sink.listWindows(scope), passed, now);
-  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost });
-
-  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
-
-  let gone = 0;
-  const gets = new PQueue({ concurrency: ctx.crawl.concurrency });
-  const fetching = gets.addAll(
-    plan.get.map((serviceId) => async () => {
-      if (ctx.signal.aborted) return;
-      const fetched = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
-      const stamp = toIsoMicros(ctx.clock() / 1000);
-      if (fetched === null) {
-        gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
-        return;
-      }
-      const batch: NormalizedBatch = ctx.normalize(
-        resource,
-        account.client.apiVersion,
-        [fetched.item],
-        { account: account.name, source: 'get', observedAt: stamp, responseWarnings: fetched.warnings },
-        fetched.itemText === undefined ? undefined : [fetched.itemText],
-      );
-      await sink.mergeBatch(batch);
-    }),
-  );
-  await Promise.all([repaging, fetching]);
-  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost };
 }

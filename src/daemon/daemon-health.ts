@@ -8,15 +8,25 @@ export interface HealthFacts {
   backoffUntil: string | null;
   /** The daemon is stopping (a signal came). */
   stopping: boolean;
+  /** What the webhook stream means for the refresh (healthy, or quiet and why sync polls), as of the last tick; null before it. */
+  webhooks?: string | null;
 }
 
-export type Health = { status: 200; body: { status: 'ok'; detail: string } } | { status: 503; body: { status: 'failing'; reason: string } };
+export type Health =
+  | { status: 200; body: { status: 'ok'; detail: string; webhooks?: string } }
+  | { status: 503; body: { status: 'failing'; reason: string; webhooks?: string } };
 
 /**
  * 200 while the last run succeeded or one is in progress, 503 with the reason
  * otherwise: the container's HEALTHCHECK and a load balancer read it.
  */
 export function healthOf(facts: HealthFacts): Health {
+  const health = runHealth(facts);
+  // A quiet webhook stream is not a failure (sync polls instead), but the reader should know why requests went up.
+  return facts.webhooks ? ({ status: health.status, body: { ...health.body, webhooks: facts.webhooks } } as Health) : health;
+}
+
+function runHealth(facts: HealthFacts): Health {
   if (facts.stopping) return { status: 503, body: { status: 'failing', reason: 'stopping' } };
   if (facts.backoffUntil !== null) {
     const last = facts.lastTick && !facts.lastTick.ok ? `: ${facts.lastTick.error}` : '';

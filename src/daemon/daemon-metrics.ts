@@ -40,6 +40,7 @@ export class DaemonMetrics {
   readonly #windowsPending: Gauge<'account' | 'resource'>;
   readonly #verifyFindings: Counter<'account' | 'resource' | 'kind'>;
   readonly #marks = new Map<string, { account: string; resource: string; syncedTo: number }>();
+  #refresh: StatusReport['refresh'] = [];
 
   constructor(options: DaemonMetricsOptions) {
     const registers = [this.registry];
@@ -78,6 +79,28 @@ export class DaemonMetrics {
       collect() {
         const now = options.clock() / 1000;
         for (const m of marks.values()) this.set({ account: m.account, resource: m.resource }, Math.max(0, now - m.syncedTo));
+      },
+    });
+    const tiers = () => this.#refresh;
+    new Gauge({
+      name: 'ivsync_refresh_sessions',
+      help: 'Non-final sessions by refresh tier as of their last check: hot (every run), backoff (doubling back-off), unchecked (never re-checked yet); as of the last run.',
+      labelNames: ['account', 'resource', 'tier'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of tiers()) this.set({ account: t.account, resource: t.resource, tier: t.tier }, t.sessions);
+      },
+    });
+    new Gauge({
+      name: 'ivsync_refresh_oldest_check_age_seconds',
+      help: 'Now minus the oldest refresh check of the non-final sessions of each tier (hot, backoff).',
+      labelNames: ['account', 'resource', 'tier'],
+      registers,
+      collect() {
+        this.reset();
+        const now = options.clock() / 1000;
+        for (const t of tiers()) if (t.oldestCheckAt !== null) this.set({ account: t.account, resource: t.resource, tier: t.tier }, Math.max(0, now - Date.parse(t.oldestCheckAt) / 1000));
       },
     });
     new Gauge({
@@ -145,7 +168,8 @@ export class DaemonMetrics {
   }
 
   /** Takes windows and high-water marks from a status report (after each tick). */
-  observe(report: Pick<StatusReport, 'windows' | 'highWaterMarks'>): void {
+  observe(report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh'>>): void {
+    this.#refresh = report.refresh ?? [];
     this.#windowsPending.reset();
     const pending = new Map<string, number>();
     for (const w of report.windows) {

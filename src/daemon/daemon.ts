@@ -54,6 +54,8 @@ export interface DaemonOptions {
   random: () => number;
   logger: ScheduleLogger;
   observer: DaemonObserver;
+  /** What the webhook stream means for the refresh, from the status after a tick (for /healthz). @default none */
+  webhookStream?: ((report: Awaited<ReturnType<Sink['status']>>) => string) | undefined;
   /** @default threshold 3, base 60 s, cap 30 min */
   backoff?: CrashBackoffOptions;
   /**
@@ -195,7 +197,9 @@ export class Daemon {
       }
       this.#record(outcomes);
       try {
-        observer.observe(await this.#o.sink.status());
+        const report = await this.#o.sink.status();
+        observer.observe(report);
+        if (this.#o.webhookStream) this.#facts = { ...this.#facts, webhooks: this.#o.webhookStream(report) };
       } catch (error) {
         logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
       }

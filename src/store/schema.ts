@@ -8,6 +8,7 @@
  * `timestamp` (see {@link ColumnType}) and `*_epoch` as a real number of seconds.
  */
 
+import { REFRESH_TABLES } from './refresh-tables.js';
 import { VERIFY_TABLES } from './verify-tables.js';
 
 /**
@@ -212,6 +213,7 @@ export const TABLES: readonly TableDef[] = [
     ],
   },
   ...VERIFY_TABLES,
+  ...REFRESH_TABLES,
   {
     name: 'webhook_deliveries',
     description: 'The inbox of verified webhook deliveries, written with their items in one transaction before the 200 is sent.',

@@ -11,7 +11,7 @@ import type { VerifyStore } from './verify-store.js';
  * Every method that writes is one transaction: a page's rows and its window's
  * checkpoint commit together or not at all.
  */
-export interface Sink extends WindowStore, PageStore, SessionStore, DeliveryStore, LeaseStore, RunLog, StatusSource, VerifyStore {
+export interface Sink extends WindowStore, PageStore, SessionStore, RefreshStore, DeliveryStore, LeaseStore, RunLog, StatusSource, VerifyStore {
   readonly dialect: 'sqlite' | 'duckdb' | 'postgres';
 
   /** Applies pending migrations; idempotent. Every opener calls it. */
@@ -102,6 +102,21 @@ export interface SessionStore {
 
   /** Stored sessions of an account whose result is not final and that are not missing. */
   nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]>;
+}
+
+/** `session_refresh`: what the refresh policy reads and writes. */
+export interface RefreshStore {
+  /** The non-final sessions of an account with their refresh state, for the refresh policy. */
+  refreshCandidates(account: string, resource: Resource): Promise<RefreshCandidate[]>;
+
+  /** A digest of each stored session's observation: read before and after a check, a difference is a change. */
+  observedDigests(resource: Resource, serviceIds: readonly string[]): Promise<Map<string, string>>;
+
+  /** Records the checks of a refresh (insert or replace by resource and service_id). */
+  recordRefreshChecks(account: string, resource: Resource, checks: readonly RefreshCheck[], now: string): Promise<void>;
+
+  /** When the receiver last accepted a verified delivery (ISO text); null: never. */
+  lastDeliveryAt(): Promise<string | null>;
 }
 
 /** The tables that mirror the service's own objects, one set per account. */
@@ -238,6 +253,30 @@ export interface NonFinalSession {
   createdEpoch: number | null;
 }
 
+/** How often a non-final session is re-checked: every run (`hot`), or on a doubling back-off. */
+export type RefreshTier = 'hot' | 'backoff';
+
+/** A non-final session as the refresh policy weighs it. */
+export interface RefreshCandidate extends NonFinalSession {
+  /** When the refresh last polled it (epoch seconds); null: never. */
+  checkedAt: number | null;
+  /** When it was last observed in any way (a page, a GET, a delivery; epoch seconds). */
+  seenAt: number | null;
+  /** Its back-off interval after the last poll, seconds; null: never polled. */
+  intervalSeconds: number | null;
+  /** Its stored content came from a verified webhook delivery: no poll since found anything newer. */
+  deliveredSinceCheck: boolean;
+  /** Its tier at the last check; null: never checked. */
+  tier: RefreshTier | null;
+}
+
+/** The outcome of one refresh check, as session_refresh keeps it. */
+export interface RefreshCheck {
+  serviceId: string;
+  tier: RefreshTier;
+  intervalSeconds: number;
+}
+
 export interface RunStart {
   id: string;
   command: string;
@@ -262,6 +301,10 @@ export interface StatusReport {
   nonFinal: Record<Resource, number>;
   missing: Record<Resource, number>;
   rejected: number;
+  /** Non-final sessions per account, resource and refresh tier as of their last check ('unchecked': never re-checked), with the oldest check. */
+  refresh: Array<{ account: string; resource: Resource; tier: RefreshTier | 'unchecked'; sessions: number; oldestCheckAt: string | null }>;
+  /** When the receiver last accepted a verified delivery; null: never. */
+  lastDeliveryAt: string | null;
   lastRuns: Array<{ id: string; command: string; startedAt: string; finishedAt: string | null; status: string; requests: number; itemsWritten: number; error: string | null; holder: string | null }>;
 }
 

@@ -2,6 +2,7 @@ import { isoFromMicros } from '../normalize/time.js';
 import { SqlDeliveryStore } from './delivery-store.js';
 import { SqlLeaseStore } from './lease-store.js';
 import { SqlPageStore } from './page-store.js';
+import { SqlRefreshStore } from './refresh-store.js';
 import { SqlRunLog } from './run-log.js';
 import { SqlSessionStore } from './session-store.js';
 import type { Sink } from './sink.js';
@@ -43,6 +44,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
   const runs = new SqlRunLog(driver);
   const status = new SqlStatusSource(driver);
   const verify = new SqlVerifyStore(driver);
+  const refresh = new SqlRefreshStore(driver);
   return {
     dialect: driver.dialect,
     migrate: async () => {
@@ -60,6 +62,10 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     mergeBatch: (b) => sessions.mergeBatch(b),
     markMissing: (a, r, ids, at) => sessions.markMissing(a, r, ids, at),
     nonFinalSessions: (a, r) => sessions.nonFinalSessions(a, r),
+    refreshCandidates: (a, r) => refresh.refreshCandidates(a, r),
+    observedDigests: (r, ids) => refresh.observedDigests(r, ids),
+    recordRefreshChecks: (a, r, checks, at) => refresh.recordRefreshChecks(a, r, checks, at),
+    lastDeliveryAt: () => refresh.lastDeliveryAt(),
     applyDelivery: (d, b) => deliveries.applyDelivery(d, b),
     replaceMirror: (t, a, rows) => deliveries.replaceMirror(t, a, rows),
     upsertMirror: (t, a, rows) => deliveries.upsertMirror(t, a, rows),

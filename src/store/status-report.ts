@@ -2,10 +2,33 @@ import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { readRow, readValue } from './row-reader.js';
 import { table, TABLES } from './schema.js';
 import { RESOURCES, sessionTable } from './session-table.js';
-import type { StatusReport, StatusSource, WindowStatus } from './sink.js';
-import type { SqlDriver } from './sql-driver.js';
+import type { RefreshTier, StatusReport, StatusSource, WindowStatus } from './sink.js';
+import type { SqlDriver, SqlExecutor } from './sql-driver.js';
+import { refreshStateFrom } from './views.js';
 
 const COUNT = { type: 'integer' } as const;
+const TIME = { type: 'timestamp' } as const;
+
+/** Non-final sessions per account and refresh tier, with the oldest check of each (the same counts as v_sync_health). */
+async function refreshTiers(tx: SqlExecutor): Promise<StatusReport['refresh']> {
+  const out: StatusReport['refresh'] = [];
+  for (const resource of RESOURCES) {
+    const rows = await tx.all(
+      `SELECT s.account AS account, COALESCE(r.tier, 'unchecked') AS tier, COUNT(*) AS n, MIN(r.checked_at) AS oldest
+       ${refreshStateFrom(resource)} GROUP BY s.account, COALESCE(r.tier, 'unchecked') ORDER BY s.account, COALESCE(r.tier, 'unchecked')`,
+    );
+    for (const row of rows) {
+      out.push({
+        account: row.account as string,
+        resource,
+        tier: row.tier as RefreshTier | 'unchecked',
+        sessions: Number(readValue(COUNT, row.n)),
+        oldestCheckAt: readValue(TIME, row.oldest) as string | null,
+      });
+    }
+  }
+  return out;
+}
 
 /** The account, resource and interface a row of sync_windows (or a grouping of them) belongs to. */
 function scopeOf(r: Record<string, unknown>): { account: string; resource: Resource; apiVersion: ApiVersion } {
@@ -46,6 +69,8 @@ export class SqlStatusSource implements StatusSource {
         nonFinal[resource] = Number(readValue(COUNT, row?.non_final) ?? 0);
         missing[resource] = Number(readValue(COUNT, row?.missing) ?? 0);
       }
+      const refresh = await refreshTiers(tx);
+      const [delivery] = await tx.all('SELECT MAX(received_at) AS received_at FROM webhook_deliveries');
       const runs = await tx.all(
         `SELECT id, command, started_at, finished_at, status, requests, items_written, error, holder FROM sync_runs
          ORDER BY started_at DESC, id DESC LIMIT 10`,
@@ -67,6 +92,8 @@ export class SqlStatusSource implements StatusSource {
         nonFinal,
         missing,
         rejected: tables.rejected_items ?? 0,
+        refresh,
+        lastDeliveryAt: readValue(TIME, delivery?.received_at) as string | null,
         lastRuns: runs.map((run) => {
           const r = readRow(runDef, run);
           return {

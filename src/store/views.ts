@@ -51,6 +51,58 @@ const lastRun = (column: string): string =>
 const lease = (kind: string, column: string): string =>
   `(SELECT l.${column} FROM sync_leases l WHERE l.name = '${kind}:' || w.account)`;
 
+/**
+ * The non-final sessions of `resource` of the row's account with their
+ * refresh state; `tier` is 'unchecked' for a session never re-checked.
+ * Shared by v_sync_health and `ivsync status` (status-report.ts).
+ */
+export const refreshStateFrom = (resource: string): string =>
+  `FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
+   WHERE NOT s.result_final AND s.missing_since IS NULL`;
+
+const tierSessions = (resource: string, tier: string): string =>
+  `(SELECT COUNT(*) ${refreshStateFrom(resource)} AND s.account = w.account AND COALESCE(r.tier, 'unchecked') = '${tier}')`;
+
+const oldestCheck = (resource: string, tier: string): string =>
+  `(SELECT MIN(r.checked_at) ${refreshStateFrom(resource)} AND s.account = w.account AND r.tier = '${tier}')`;
+
+const perResource = (sql: (resource: string) => string): string =>
+  `CASE w.resource WHEN 'authentications' THEN ${sql('authentications')} WHEN 'fingerprints' THEN ${sql('fingerprints')} END`;
+
+/** v_sync_health's SQL; without `refresh`, as targets had it before session_refresh existed. */
+function syncHealthSql(refresh: boolean): string {
+  const refreshColumns = refresh ? `,
+  ${perResource((r) => tierSessions(r, 'hot'))} AS hot_sessions,
+  ${perResource((r) => tierSessions(r, 'backoff'))} AS backoff_sessions,
+  ${perResource((r) => tierSessions(r, 'unchecked'))} AS unchecked_sessions,
+  ${perResource((r) => oldestCheck(r, 'hot'))} AS oldest_hot_check_at,
+  ${perResource((r) => oldestCheck(r, 'backoff'))} AS oldest_backoff_check_at,
+  (SELECT MAX(d.received_at) FROM webhook_deliveries d) AS last_delivery_at` : '';
+  return `SELECT w.account, w.resource, w.api_version,
+  w.high_water_mark,
+  {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
+  CASE w.resource WHEN 'authentications' THEN ${finalShare('authentications')}
+                  WHEN 'fingerprints' THEN ${finalShare('fingerprints')} END AS final_share,
+  w.pending_windows,
+  ${lastRun('id')} AS last_run_id,
+  ${lastRun('status')} AS last_run_status,
+  ${lastRun('finished_at')} AS last_run_finished_at,
+  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items,
+  ${lease('account', 'holder')} AS lease_holder,
+  ${lease('account', 'acquired_at')} AS lease_acquired_at,
+  ${lease('account', 'heartbeat_at')} AS lease_heartbeat_at,
+  ${lease('tick', 'heartbeat_at')} AS last_tick_at${refreshColumns}
+FROM (
+  SELECT account, resource, api_version, MAX(synced_to) AS high_water_mark,
+    SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
+  FROM sync_windows
+  GROUP BY account, resource, api_version
+) w`;
+}
+
+const SYNC_HEALTH_DESCRIPTION =
+  'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync (last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), and when the webhook receiver last accepted a delivery (last_delivery_at).';
+
 /** The analyst views, created in every target after the tables. */
 export const VIEWS: readonly DialectViewDef[] = [
   {
@@ -98,28 +150,11 @@ GROUP BY {{utc_day}}, result_id, brand_id`,
   },
   {
     name: 'v_sync_health',
-    description:
-      'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it) and when a daemon last claimed its scheduled sync (last_tick_at).',
-    sql: `SELECT w.account, w.resource, w.api_version,
-  w.high_water_mark,
-  {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
-  CASE w.resource WHEN 'authentications' THEN ${finalShare('authentications')}
-                  WHEN 'fingerprints' THEN ${finalShare('fingerprints')} END AS final_share,
-  w.pending_windows,
-  ${lastRun('id')} AS last_run_id,
-  ${lastRun('status')} AS last_run_status,
-  ${lastRun('finished_at')} AS last_run_finished_at,
-  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items,
-  ${lease('account', 'holder')} AS lease_holder,
-  ${lease('account', 'acquired_at')} AS lease_acquired_at,
-  ${lease('account', 'heartbeat_at')} AS lease_heartbeat_at,
-  ${lease('tick', 'heartbeat_at')} AS last_tick_at
-FROM (
-  SELECT account, resource, api_version, MAX(synced_to) AS high_water_mark,
-    SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
-  FROM sync_windows
-  GROUP BY account, resource, api_version
-) w`,
+    description: SYNC_HEALTH_DESCRIPTION,
+    sql: syncHealthSql(true),
     fragments: { now_epoch: NOW_EPOCH },
   },
 ];
+
+/** The views as the migrations written before session_refresh re-create them on an older target. */
+export const VIEWS_BEFORE_REFRESH: readonly DialectViewDef[] = VIEWS.map((v) => (v.name === 'v_sync_health' ? { ...v, sql: syncHealthSql(false) } : v));

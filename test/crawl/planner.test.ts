@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
-import { planBackfill, planIncremental, planRefresh, planSeal } from '../../src/crawl/planner.js';
+import { planBackfill, planIncremental, planSeal } from '../../src/crawl/planner.js';
 
 function w(windowStart: number, windowEnd: number, patch: Partial<WindowState> = {}): WindowState {
   return {
@@ -61,32 +61,25 @@ describe('planIncremental', () => {
     const fresh = w(300, 400, { status: 'running', cursor: 'c', passFrom: 300, passTo: 400 });
     expect(planIncremental([stale, fresh], 200, 500).map((t) => t.resume)).toEqual([false, true]);
   });
-});
-
-describe('planRefresh', () => {
-  const windows = [w(0, 100, { items: 100 }), w(100, 200, { items: 2000 }), w(200, 300, { items: 30 })];
-  const nonFinal = (n: number, epoch: number) => Array.from({ length: n }, (_, i) => ({ serviceId: `s${epoch}-${i}`, createdEpoch: epoch }));
-
-  it.each([
-    // [non-final in window 0 (100 items = 4 pages), expect repage?]
-    [3, false],
-    [4, false],
-    [5, true],
-  ])('%s non-final sessions in a 4-page window: repage = %s', (n, repage) => {
-    const plan = planRefresh(nonFinal(n, 50), windows, [], 1000);
-    expect(plan.repage.length > 0).toBe(repage);
-    expect(plan.cost).toBe(repage ? 4 : n);
-    expect(plan.naiveCost).toBe(n);
-  });
-  it('GETs sessions outside any window and skips those this run already passed', () => {
-    const plan = planRefresh([...nonFinal(2, 5000), ...nonFinal(3, 250)], windows, [[200, 300]], 1000);
-    expect(plan.get).toEqual(['s5000-0', 's5000-1']);
-    expect(plan.naiveCost).toBe(2);
-  });
-  it('prefers GETs in a dense window', () => {
-    const plan = planRefresh(nonFinal(10, 150), windows, [], 1000);
-    expect(plan.repage).toEqual([]);
-    expect(plan.get).toHaveLength(10);
+  it('pages in full the windows outside [from, now) that have no complete pass: reopened, failed or left running', () => {
+    const tasks = planIncremental(
+      [
+        w(0, 100, { status: 'pending', passFrom: null, passTo: null }),
+        w(100, 200),
+        w(200, 300, { status: 'failed' }),
+        w(300, 400, { status: 'running', cursor: 'c', passFrom: 300, passTo: 400 }),
+        w(400, 500, { status: 'sealed' }),
+        w(500, 600),
+      ],
+      550,
+      580,
+    );
+    expect(tasks.map((t) => [t.window.windowStart, t.passFrom, t.passTo, t.resume])).toEqual([
+      [0, 0, 100, false],
+      [200, 200, 300, false],
+      [300, 300, 400, true],
+      [500, 550, 580, false],
+    ]);
   });
 });
 

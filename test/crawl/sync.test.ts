@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { cliError, runIvsync } from '../helpers/run-cli.js';
-import { query } from '../helpers/sqlite-target.js';
+import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { useSimulators } from '../helpers/simulators.js';
@@ -45,7 +45,8 @@ describe('sync', () => {
     const gone = nonFinal[2]!;
     sim.world.removeAccess(gone);
 
-    const result = await runIvsync(['sync'], env);
+    // Ten minutes on: the old non-final sessions the backfill saw are due again one run (five minutes) after it.
+    const result = await runIvsync(['sync'], env, undefined, () => Date.now() + 600_000);
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
@@ -53,6 +54,16 @@ describe('sync', () => {
     expect(ids).toContain(fresh.serviceId);
     expect(ids).toContain(late.serviceId);
     expect(nonFinalIds(db, 'authentications')).not.toContain(nonFinal[0]);
+    // Each check is kept for the sessions still not final; a final one needs none.
+    expect(query(db, 'SELECT COUNT(*) AS n FROM session_refresh WHERE service_id = ?', nonFinal[0])).toEqual([{ n: 0 }]);
+    expect(query(db, "SELECT tier, interval_seconds FROM session_refresh WHERE service_id = ?", nonFinal[3])).toEqual([{ tier: 'backoff', interval_seconds: 300 }]);
+    // The view and status show the tiers: old sessions on back-off, none hot, none left unchecked.
+    const stillNonFinal = query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM authentications WHERE result_final = 0 AND missing_since IS NULL')[0]!.n;
+    expect(query(db, "SELECT hot_sessions, backoff_sessions, unchecked_sessions, oldest_backoff_check_at IS NOT NULL AS checked FROM v_sync_health WHERE resource = 'authentications'")).toEqual([
+      { hot_sessions: 0, backoff_sessions: stillNonFinal, unchecked_sessions: 0, checked: 1 },
+    ]);
+    const status = JSON.parse((await runIvsync(['status', '--json'], env, undefined, () => Date.now() + 900_000)).stdout) as { refresh: Array<{ resource: string; tier: string; sessions: number; oldestCheckAgeSeconds: number }> };
+    expect(status.refresh.find((r) => r.resource === 'authentications')).toEqual(expect.objectContaining({ tier: 'backoff', sessions: stillNonFinal, oldestCheckAgeSeconds: 300 }));
     // Not deleted, not kept as current: marked.
     expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone)).toEqual([{ missing: 1 }]);
   });
@@ -78,5 +89,32 @@ describe('sync', () => {
     // Far fewer than paging the history again (300 sessions → 12+ pages per resource and 13 windows each).
     const nonFinal = nonFinalIds(db, 'authentications').length + nonFinalIds(db, 'fingerprints').length;
     expect(spent).toBeLessThanOrEqual(nonFinal + 6);
+  });
+
+  it('pages a window reopened outside its overlap in full, and marks what it no longer returns', async () => {
+    const { sim, db, env } = await backfilled();
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    // A final session of the oldest sealed window: only a complete pass over it can see it gone.
+    const [session] = query<{ service_id: string; created_epoch: number }>(
+      db,
+      `SELECT a.service_id, a.created_epoch FROM authentications a JOIN sync_windows w
+         ON w.resource = 'authentications' AND a.created_epoch >= w.window_start AND a.created_epoch < w.window_end
+       WHERE a.result_final = 1 AND w.status = 'sealed' ORDER BY a.created_epoch LIMIT 1`,
+    );
+    expect(session).toBeDefined();
+    // As verify --repair reopens a window that drifted.
+    const reopened = execute(
+      db,
+      "UPDATE sync_windows SET status = 'pending' WHERE resource = 'authentications' AND window_start <= ? AND window_end > ?",
+      session!.created_epoch,
+      session!.created_epoch,
+    );
+    expect(reopened).toBe(1);
+    sim.world.removeAccess(session!.service_id);
+
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', session!.service_id)).toEqual([{ missing: 1 }]);
+    expect(query(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status NOT IN ('done', 'sealed')")).toEqual([{ n: 0 }]);
+    expectTargetEqualsTruth(db, sim);
   });
 });

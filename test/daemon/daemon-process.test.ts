@@ -136,7 +136,8 @@ describe('the daemon process', () => {
     const text = await until(async () => {
       try {
         const body = await (await fetch(`${base}/metrics`)).text();
-        return /ivsync_runs_total\{command="sync",status="succeeded"\} [1-9]/.test(body) ? body : undefined;
+        // The refresh tiers come from the status read after the run.
+        return /ivsync_runs_total\{command="sync",status="succeeded"\} [1-9]/.test(body) && /ivsync_refresh_sessions\{/.test(body) ? body : undefined;
       } catch {
         return undefined;
       }
@@ -154,12 +155,18 @@ describe('the daemon process', () => {
     expect(family('ivsync_bucket_pending')?.samples[0]?.labels).toEqual({ account: 'default' });
     expect(family('ivsync_bucket_in_flight')?.type).toBe('gauge');
     expect(family('ivsync_webhook_deliveries_total')?.samples).toEqual([{ name: 'ivsync_webhook_deliveries_total', labels: { outcome: 'refused', reason: 'signature-missing' }, value: 1 }]);
+    // The history is old: its non-final sessions are not re-checked yet, or on back-off after a later run; none is hot.
+    const tiers = family('ivsync_refresh_sessions')?.samples ?? [];
+    expect(new Set(tiers.map((x) => x.labels.resource))).toEqual(new Set(['authentications', 'fingerprints']));
+    expect(tiers.filter((x) => x.labels.tier !== 'unchecked' && x.labels.tier !== 'backoff')).toEqual([]);
+    expect(family('ivsync_refresh_oldest_check_age_seconds')?.type).toBe('gauge');
     expect(family('ivsync_process_resident_memory_bytes')?.samples[0]?.value).toBeGreaterThan(0);
     expect(text).not.toMatch(/test-token|hook-secret/);
 
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok' });
+    // A secret is configured but nothing was delivered: /healthz says why sync polls.
+    expect(await health.json()).toMatchObject({ status: 'ok', webhooks: expect.stringMatching(/^no delivery received yet; sync polls the \d+ non-final sessions by age instead$/) });
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
     child.kill('SIGTERM');

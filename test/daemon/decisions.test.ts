@@ -41,6 +41,12 @@ describe('health', () => {
     ['last failed, a new one in progress', { ...base, lastTick: failed, running: true }, 200, /in progress/],
     ['crash loop', { ...base, lastTick: failed, backoffUntil: 'T9' }, 503, /crash loop: backing off until T9: default: token rejected/],
     ['stopping', { ...base, lastTick: { ok: true, finishedAt: 'T0' }, stopping: true }, 503, /stopping/],
+    [
+      'a quiet webhook stream: still ok, and says why sync polls',
+      { ...base, lastTick: { ok: true, finishedAt: 'T0' }, webhooks: 'quiet: last delivery 1200 s ago (over 900 s); sync polls the 7 non-final sessions by age instead' },
+      200,
+      /"detail":"last run succeeded at T0","webhooks":"quiet: last delivery 1200 s ago \(over 900 s\); sync polls the 7 non-final sessions/,
+    ],
   ])('%s', (_name, facts, status, text) => {
     const health = healthOf(facts);
     expect(health.status).toBe(status);

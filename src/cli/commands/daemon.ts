@@ -3,6 +3,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/run-backfill.js';
+import { webhookStreamState } from '../../crawl/refresh-settings.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { checkWindowCount } from '../../crawl/windows.js';
@@ -96,6 +97,10 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         type: 'string',
         describe: "also verify each account after its sync this often: a period (6h, 1d) since the last verify or a cron expression, at the lowest priority [env IVS_VERIFY_EVERY] (default: verify.every, else never)",
       })
+      .option('refresh-budget', {
+        type: 'number',
+        describe: 'most requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+      })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
@@ -158,6 +163,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         random: Math.random,
         logger,
         observer: metrics,
+        webhookStream: (report) =>
+          webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
         runSync: async (account) => logged(await runSync(deps, { accounts: [account], resources, wait: false })),
         runBackfill:
           backfill === undefined

@@ -1,8 +1,9 @@
+import { webhookStreamState, type WebhookStreamState } from '../../crawl/refresh-settings.js';
 import { nextRuns } from '../../daemon/schedule.js';
 import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
-import { openTarget } from '../runtime.js';
+import { openTarget, refreshSettingsOf } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 
 function iso(epoch: number | null): string {
@@ -26,6 +27,13 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
       `Rejected items: ${report.rejected}\n`,
   );
   parts.push(
+    'Refresh of non-final sessions (tier as of the last check)\n' +
+      renderTable(
+        ['account', 'resource', 'tier', 'sessions', 'oldest check age (s)'],
+        refreshRows(report, nowEpoch).map((r) => [r.account, r.resource, r.tier, r.sessions, r.oldestCheckAgeSeconds ?? '-']),
+      ),
+  );
+  parts.push(
     'Last runs\n' +
       renderTable(
         ['run', 'command', 'started', 'finished', 'status', 'requests', 'items', 'error'],
@@ -33,6 +41,11 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
       ),
   );
   return parts.join('\n');
+}
+
+/** The refresh tiers with the age of their oldest check, in seconds. */
+export function refreshRows(report: StatusReport, nowEpoch: number): Array<StatusReport['refresh'][number] & { oldestCheckAgeSeconds: number | null }> {
+  return report.refresh.map((r) => ({ ...r, oldestCheckAgeSeconds: r.oldestCheckAt === null ? null : Math.round(nowEpoch - Date.parse(r.oldestCheckAt) / 1000) }));
 }
 
 /** What `status` adds to the target's report: the schedule, the leases and the freshness lag. */
@@ -95,7 +108,13 @@ export const statusCommand: CliCommand = {
       const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };
       const now = io.clock() / 1000;
       const facts = scheduleFacts(report, await sink.leases(), { expression: config.daemon.schedule, timezone: config.daemon.timezone }, now);
-      io.stdout.write(config.json ? `${JSON.stringify({ ...report, ...facts })}\n` : `${renderStatus(report, now)}\n${renderScheduleFacts(facts, now)}`);
+      const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
+      const webhooks: WebhookStreamState = webhookStreamState(refreshSettingsOf(config).webhooks, report.lastDeliveryAt, nonFinal, now);
+      io.stdout.write(
+        config.json
+          ? `${JSON.stringify({ ...report, refresh: refreshRows(report, now), webhookStream: webhooks, ...facts })}\n`
+          : `${renderStatus(report, now)}\nWebhook stream: ${webhooks.detail}\n\n${renderScheduleFacts(facts, now)}`,
+      );
     } finally {
       await sink.close();
     }

@@ -22,10 +22,15 @@ export const syncCommand: CliCommand<SyncArgs> = {
     ['*/5 * * * * ivsync sync --json', 'from cron every five minutes, figures as JSON'],
   ],
   builder: (yargs) =>
-    withLeaseOptions(withResources(yargs)).option('since', {
-      type: 'string',
-      describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
-    }),
+    withLeaseOptions(withResources(yargs))
+      .option('since', {
+        type: 'string',
+        describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
+      })
+      .option('refresh-budget', {
+        type: 'number',
+        describe: 'most requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+      }),
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
@@ -66,6 +71,8 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
       refreshRepaged: o.refresh.repaged,
       refreshFetched: o.refresh.fetched,
       refreshRequests: o.refresh.cost,
+      refreshDue: o.refresh.due,
+      refreshDeferred: o.refresh.deferred,
       gone: o.refresh.gone,
       sealed: o.sealed,
     })),

@@ -1,0 +1,26 @@
+import type { ColumnDef, ColumnType, TableDef } from './schema.js';
+
+const col = (name: string, type: ColumnType, description: string, nullable = true): ColumnDef => ({ name, type, description, nullable });
+
+/**
+ * The refresh state of non-final sessions. Part of TABLES (schema.ts);
+ * declared here so the session tables stay readable there. Only type imports
+ * from schema.ts: schema.ts imports this file at run time.
+ */
+export const REFRESH_TABLES: readonly TableDef[] = [
+  {
+    name: 'session_refresh',
+    description:
+      'When `sync` last re-checked each non-final session (a GET, or its window paged again) and when it is due next: sessions younger than `refresh.hotSeconds` every run, older ones on a back-off that doubles per unchanged check up to `refresh.maxIntervalSeconds`. A session never re-checked has no row.',
+    primaryKey: ['resource', 'service_id'],
+    indexes: [{ columns: ['account', 'resource'] }],
+    columns: [
+      col('resource', 'text', 'authentications or fingerprints.', false),
+      col('service_id', 'text', 'The session (its row in the resource table).', false),
+      col('account', 'text', 'Account whose refresh checked it.', false),
+      col('tier', 'text', "'hot' (younger than refresh.hotSeconds and not delivered by a healthy webhook stream: checked every run) or 'backoff', as of its last check.", false),
+      col('checked_at', 'timestamp', 'When the refresh last checked it.', false),
+      col('interval_seconds', 'integer', 'Back-off after that check: the next check is due this long after checked_at (or after a later observation).', false),
+    ],
+  },
+];

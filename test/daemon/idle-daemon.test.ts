@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { spawnIvsync, runIvsync, type Child } from '../helpers/run-cli.js';
+import { useSimulators } from '../helpers/simulators.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { eachTarget } from '../targets/each-target.js';
+import { readTarget } from '../targets/read-target.js';
+import { until } from './wait-for.js';
+import { afterEach } from 'vitest';
+
+const simulator = useSimulators({ sessions: 150, seed: 81, rate: 10_000, burst: 10_000, nonFinalShare: 0.2 });
+const tempDir = useTempDir();
+const children: Child[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+const DAY = 86_400;
+
+eachTarget((dialect, target) => {
+  describe.skipIf(dialect === 'duckdb')('an idle daemon', () => {
+    it('never spends more requests on a run than on its second, and spends less once sessions back off', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const sim = await simulator({ from: now - 20 * DAY, to: now - 60 });
+      const config = writeConfig(tempDir(), { crawl: { windowSeconds: DAY, concurrency: 1, overlapSeconds: DAY }, refresh: { hotSeconds: 3 * DAY } });
+      // crawl.since stays in the daemon's environment for every tick, as in a deployment.
+      const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target().url, IVS_CONFIG: config, IVS_RATE: '10000', IVS_SINCE: String(now - 21 * DAY) };
+      expect((await runIvsync(['sync'], env)).code).toBe(0);
+
+      const daemon = spawnIvsync(['daemon', '--schedule', '* * * * * *'], env);
+      children.push(daemon);
+      await until(() => ((daemon.stderr().match(/"msg":"sync finished"/g)?.length ?? 0) >= 10 ? true : undefined), 60_000, 'ten daemon runs');
+      daemon.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+
+      const runs = await readTarget(target().url, "SELECT requests FROM sync_runs WHERE status = 'succeeded' ORDER BY started_at");
+      const idle = runs.slice(1, 11).map((r) => Number(r.requests));
+      expect(idle).toHaveLength(10);
+      const dearer = idle.map((requests, i) => ({ run: i + 1, requests })).filter((r, i) => i >= 2 && r.requests > idle[1]!);
+      expect(dearer, `requests per idle run: ${idle.join(', ')}`).toEqual([]);
+      // Sessions past the hot tier rest on their back-off: some later run spends less.
+      expect(Math.min(...idle.slice(2))).toBeLessThan(idle[1]!);
+    });
+  });
+});
