@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
 import { duckdbType } from './duckdb-ddl.js';
+import { duckdbMemorySettings } from './duckdb-settings.js';
 import type { ExportTarget } from './export-target.js';
 import { exportValue, type ExportValue } from './export-value.js';
 import { keyOf, keysetPage } from './keyset-page.js';
@@ -125,7 +126,7 @@ async function exportParquet(
       for (const def of TABLES) {
         const copied = await copyTable(source, connection, def, chunkRows);
         const file = join(dir, `${def.name}.parquet`);
-        await connection.run(`COPY ${def.name} TO ${quote(file)} (FORMAT parquet)`);
+        await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
         // Written rows are on disk now; dropping the table keeps the staging file small.
         await connection.run(`DROP TABLE ${def.name}`);
         await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
@@ -133,7 +134,7 @@ async function exportParquet(
       }
       for (const view of VIEWS) {
         const file = join(dir, `${view.name}.parquet`);
-        await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} (FORMAT parquet)`);
+        await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
         relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file }, onProgress));
       }
     });
@@ -143,13 +144,21 @@ async function exportParquet(
   return { target, relations };
 }
 
+/**
+ * A Parquet writer holds a whole row group before it writes it out; DuckDB's
+ * default (122,880 rows) is hundreds of MB for the wide tables. Row groups
+ * are cut by bytes as well as rows, so memory is bounded by neither the table
+ * nor its row width.
+ */
+const PARQUET_OPTIONS = `(FORMAT parquet, ROW_GROUP_SIZE 32768, ROW_GROUP_SIZE_BYTES '16MB')`;
+
 function report(relation: ExportedRelation, onProgress: ExportOptions['onProgress']): ExportedRelation {
   onProgress?.(relation);
   return relation;
 }
 
 async function withDuckdb(path: string, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
-  const instance = await DuckDBInstance.create(path);
+  const instance = await DuckDBInstance.create(path, duckdbMemorySettings());
   const connection = await instance.connect();
   try {
     await work(connection);
