@@ -157,8 +157,15 @@ function report(relation: ExportedRelation, onProgress: ExportOptions['onProgres
   return relation;
 }
 
+/**
+ * The export's buffer pool: materializing v_latest_authentications (a window
+ * over every authentication) cannot spill all of its state, and 96 MB ran out
+ * at 1M sessions; 192 MB held it with a peak RSS of 320 MB for that step.
+ */
+const EXPORT_MEMORY_LIMIT_MB = 192;
+
 async function withDuckdb(path: string, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
-  const instance = await DuckDBInstance.create(path, duckdbMemorySettings());
+  const instance = await DuckDBInstance.create(path, duckdbMemorySettings({ memoryLimitMb: EXPORT_MEMORY_LIMIT_MB }));
   const connection = await instance.connect();
   try {
     await work(connection);
