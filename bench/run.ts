@@ -61,6 +61,31 @@ if (sections.includes('soak')) {
   console.log(`\n${renderSoak(await soakRun({ minutes: at > 0 ? Number(process.argv[at + 1]) : 30 }))}`);
 }
 
+// Only when named (`npm run bench -- scale [--sessions 100000,1000000] [--targets sqlite,duckdb]`):
+// a 1M-session run takes minutes per target.
+if (sections.includes('scale')) {
+  const { scaleRun, backfillTable, steadyTable, commandsTable } = await import('./scale-bench.js');
+  const listFlag = (name: string, fallback: string) => {
+    const at = process.argv.indexOf(name);
+    return (at > 0 ? (process.argv[at + 1] ?? fallback) : fallback).split(',');
+  };
+  const url = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
+  const runs = [];
+  for (const sessions of listFlag('--sessions', '100000,1000000').map(Number)) {
+    for (const target of listFlag('--targets', 'sqlite,duckdb') as Array<'sqlite' | 'duckdb' | 'postgres'>) {
+      runs.push(await scaleRun({ sessions, target, ...(url ? { postgresUrl: url } : {}) }));
+    }
+  }
+  console.log('\nBackfill at scale (simulator limit 100,000 rps, no latency: the process sets the pace). requests/min: requests over');
+  console.log('the sum over resources of ceil(items / 25); bytes/session: the stored file (or Postgres relations) over the sessions.\n');
+  console.log(backfillTable(runs));
+  console.log('\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,');
+  console.log('budget share/h = requests × 12 runs an hour / 36,000 tokens an hour.\n');
+  console.log(steadyTable(runs));
+  console.log('\nRead commands on the filled target\n');
+  console.log(commandsTable(runs));
+}
+
 // Postgres figures need a server: IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL);
 // without one, the postgres rows are left out.
 const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;

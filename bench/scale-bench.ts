@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { PAGE_LIMIT } from '../src/api/route-book.js';
+import { startSimulator } from '../src/simulator/index.js';
+import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
+import { openSink } from '../src/store/open-sink.js';
+import { markdownTable } from './markdown-table.js';
+import { dropSchema } from './target-backfill.js';
+
+/**
+ * The scale benchmark: a backfill of the simulator's whole history at a
+ * request rate high enough that the process, not the limit, sets the pace;
+ * then one idle `sync`, `status`, `status --json`, `export --to parquet:` and
+ * `verify --budget 100` against the filled target. Every command runs in its
+ * own child process, so its peak RSS and CPU time are its own.
+ */
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
+
+/** The service's real limit and the daemon's default schedule, for what a sync costs in production. */
+const REAL_RATE = 10;
+const RUNS_PER_HOUR = 12;
+
+export type ScaleTarget = 'sqlite' | 'duckdb' | 'postgres';
+
+export interface ScaleOptions {
+  sessions: number;
+  target: ScaleTarget;
+  /** Needed for the postgres target: a throw-away schema of it is used. */
+  postgresUrl?: string;
+  /** Requests per second the simulator allows and the client spends. @default 100000 */
+  rate?: number;
+}
+
+export interface CommandFigure {
+  command: string;
+  seconds: number;
+  peakRssMb: number;
+  cpuMs: number;
+  requests: number;
+  exitCode: number;
+}
+
+export interface ScaleRun {
+  target: ScaleTarget;
+  sessions: number;
+  items: number;
+  backfill: CommandFigure;
+  storedBytes: number;
+  minRequests: number;
+  sync: CommandFigure;
+  /** `tier: age` of the oldest check per refresh tier, when `status --json` tells it. */
+  oldestCheckByTier: string;
+  commands: CommandFigure[];
+}
+
+interface Usage {
+  maxRssKb: number;
+  userMs: number;
+  systemMs: number;
+}
+
+/** Runs the CLI in a child process with the usage reporter preloaded. */
+async function runCli(label: string, args: readonly string[], env: Record<string, string>, dir: string, requestsServed: () => number): Promise<CommandFigure & { stdout: string }> {
+  const usageFile = join(dir, `usage-${randomBytes(4).toString('hex')}.json`);
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  const before = requestsServed();
+  const started = Date.now();
+  const code = await new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', REPORTER, MAIN, ...args], {
+      env: { PATH: process.env.PATH, ...env, IVS_BENCH_USAGE_FILE: usageFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    // Log lines would interleave with the tables; they are shown only when the command fails.
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c ?? -1));
+  });
+  const seconds = (Date.now() - started) / 1000;
+  // verify exits 4 when it found drift: a finding, not a failure of the command.
+  if (code !== 0 && !(args[0] === 'verify' && code === 4)) {
+    throw new Error(`${label} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+  }
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as Usage;
+  return {
+    command: label,
+    seconds,
+    peakRssMb: usage.maxRssKb / 1024,
+    cpuMs: usage.userMs + usage.systemMs,
+    requests: requestsServed() - before,
+    exitCode: code,
+    stdout: Buffer.concat(stdout).toString('utf8'),
+  };
+}
+
+function fileBytes(path: string): number {
+  let total = 0;
+  for (const file of [path, `${path}-wal`, `${path}.wal`]) if (existsSync(file)) total += statSync(file).size;
+  return total;
+}
+
+async function postgresBytes(url: string, schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string | null }>(
+      `SELECT sum(pg_total_relation_size(c.oid)) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = 'r'`,
+      [schema],
+    );
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * `tier: age s` for each object of `status --json` that names a `tier` and an
+ * oldest check: the shape of the refresh report is not fixed here, so it is
+ * looked for rather than read from one place.
+ */
+export function oldestCheckByTier(json: unknown): string {
+  const found: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    const record = value as Record<string, unknown>;
+    const oldestKey = Object.keys(record).find((k) => /oldest/i.test(k));
+    if (typeof record.tier === 'string' && oldestKey !== undefined) found.push(`${record.tier}: ${String(record[oldestKey])}`);
+    Object.values(record).forEach(visit);
+  };
+  visit(json);
+  return found.length > 0 ? found.join(', ') : '-';
+}
+
+/** One full scale run on a fresh target; the simulator and the target are removed afterwards. */
+export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
+  const rate = options.rate ?? 100_000;
+  const sim = await startSimulator({ sessions: options.sessions, seed: 42, rate, burst: rate, latencyMs: 0, otherOwnerSessions: 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-scale-'));
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  let db: string;
+  if (options.target === 'postgres') {
+    if (!options.postgresUrl) throw new Error('the postgres target needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
+    const url = new URL(options.postgresUrl);
+    url.searchParams.set('schema', schema);
+    db = url.toString();
+  } else db = `${options.target}:${join(dir, `scale.${options.target}`)}`;
+  try {
+    const config = join(dir, 'ivsync.json');
+    writeFileSync(config, JSON.stringify({ crawl: { concurrency: 24 } }));
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: config, IVS_RATE: String(rate) };
+    const served = () => sim.stats.requests;
+    const run = (label: string, args: readonly string[]) => runCli(label, args, env, dir, served);
+    const backfill = await run('backfill', ['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json']);
+    const sync = await run('sync (idle)', ['sync', '--json']);
+    const status = await run('status', ['status']);
+    const statusJson = await run('status --json', ['status', '--json']);
+    const exported = await run('export --to parquet:', ['export', '--to', `parquet:${join(dir, 'parquet')}`]);
+    const verify = await run('verify --budget 100', ['verify', '--budget', '100', '--json']);
+    const sink = await openSink(db);
+    let items = 0;
+    try {
+      const [row] = await sink.query('SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n');
+      items = Number(row?.n ?? 0);
+    } finally {
+      await sink.close();
+    }
+    let minRequests = 0;
+    for (const resource of ['authentications', 'fingerprints'] as const) minRequests += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
+    const storedBytes = options.target === 'postgres' ? await postgresBytes(options.postgresUrl ?? '', schema) : fileBytes(join(dir, `scale.${options.target}`));
+    return {
+      target: options.target,
+      sessions: options.sessions,
+      items,
+      backfill,
+      storedBytes,
+      minRequests,
+      sync,
+      oldestCheckByTier: oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown),
+      commands: [status, statusJson, exported, verify],
+    };
+  } finally {
+    await sim.close();
+    if (options.target === 'postgres') await dropSchema(options.postgresUrl ?? '', schema);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function backfillTable(runs: readonly ScaleRun[]): string {
+  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session', 'requests', 'min requests', 'requests/min'];
+  return markdownTable(
+    header,
+    runs.map((r) => [
+      r.target,
+      r.sessions,
+      r.items,
+      r.backfill.seconds.toFixed(1),
+      (r.items / r.backfill.seconds).toFixed(0),
+      ((r.backfill.cpuMs / r.items) * 1000).toFixed(0),
+      r.backfill.peakRssMb.toFixed(0),
+      (r.storedBytes / r.items).toFixed(0),
+      r.backfill.requests,
+      r.minRequests,
+      (r.backfill.requests / r.minRequests).toFixed(3),
+    ]),
+  );
+}
+
+export function steadyTable(runs: readonly ScaleRun[]): string {
+  const header = ['target', 'sessions', 'sync requests', 'sync wall s', 'peak RSS MB', `s/run at ${REAL_RATE} rps`, 'budget share/h', 'oldest check per tier'];
+  return markdownTable(
+    header,
+    runs.map((r) => [
+      r.target,
+      r.sessions,
+      r.sync.requests,
+      r.sync.seconds.toFixed(1),
+      r.sync.peakRssMb.toFixed(0),
+      (r.sync.requests / REAL_RATE).toFixed(0),
+      `${(((r.sync.requests * RUNS_PER_HOUR) / (REAL_RATE * 3600)) * 100).toFixed(1)}%`,
+      r.oldestCheckByTier,
+    ]),
+  );
+}
+
+export function commandsTable(runs: readonly ScaleRun[]): string {
+  const header = ['target', 'sessions', 'command', 'wall s', 'peak RSS MB', 'requests'];
+  return markdownTable(
+    header,
+    runs.flatMap((r) => r.commands.map((c) => [r.target, r.sessions, c.command, c.seconds.toFixed(1), c.peakRssMb.toFixed(0), c.requests])),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * What a DuckDB instance opened by ivsync may take: without these, DuckDB
+ * sizes its buffer pool at 80% of the machine's memory and keeps every block
+ * it read or wrote cached there, so a process's RSS follows the size of the
+ * table rather than the work in hand.
+ */
+export interface DuckdbMemoryOptions {
+  /**
+   * DuckDB's buffer pool (`memory_limit`): blocks beyond it are evicted, or
+   * spilled to the temp directory (`<file>.tmp` beside a database file).
+   * @default 96
+   */
+  memoryLimitMb?: number;
+  /**
+   * DuckDB's worker threads: each holds its own buffers while it works, and
+   * the writes of one ivsync process are one statement at a time anyway.
+   * @default 1
+   */
+  threads?: number;
+}
+
+/** The settings to pass to `DuckDBInstance.create`, DuckDB's own names and text values. */
+export function duckdbMemorySettings(options: DuckdbMemoryOptions = {}): Record<string, string> {
+  const memoryLimitMb = Math.max(64, Math.round(options.memoryLimitMb ?? 96));
+  const threads = Math.max(1, Math.round(options.threads ?? 1));
+  return {
+    memory_limit: `${memoryLimitMb}MB`,
+    threads: String(threads),
+    // Order is kept by ORDER BY where it matters; without the promise, COPY and INSERT … SELECT need not buffer rows to restore it.
+    preserve_insertion_order: 'false',
+    // DuckDB's allocator keeps freed memory for reuse: most of a process's RSS above the pool was
+    // memory a checkpoint had freed. Handing it back after each task keeps RSS near the pool.
+    allocator_flush_threshold: '8MB',
+    allocator_bulk_deallocation_flush_threshold: '16MB',
+    allocator_background_threads: 'true',
+  };
+}
