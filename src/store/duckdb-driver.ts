@@ -210,13 +210,12 @@ export class DuckdbDriver implements SqlDriver {
     await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
     await this.#append(table, stage, 'temp', rows);
     const columns = table.columns.map((c) => c.name).join(', ');
-    try {
-      await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
-    } finally {
-      // Dropped, not emptied: the temp catalog is never checkpointed, so the
-      // row groups of deleted rows would stay in memory for the whole process.
-      await this.#connection.run(`DROP TABLE ${stage}`);
-    }
+    // A refused row aborts the transaction: its ROLLBACK drops the staging
+    // table created in it, and a DROP here would fail and hide why.
+    await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
+    // Dropped, not emptied: the temp catalog is never checkpointed, so the
+    // row groups of deleted rows would stay in memory for the whole process.
+    await this.#connection.run(`DROP TABLE ${stage}`);
   }
 
   /** `catalog` undefined is the database file (its catalog is named after the file). */
