@@ -25,6 +25,8 @@ const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
 
 /** The service's real limit and the daemon's default schedule, for what a sync costs in production. */
 const REAL_RATE = 10;
+/** The refresh budget a sync gets by default at the real limit and the 5-minute schedule (rate × gap / 5): the bench lifts the rate, which would lift the budget with it. */
+const REAL_REFRESH_BUDGET = (REAL_RATE * 300) / 5;
 const RUNS_PER_HOUR = 12;
 
 export type ScaleTarget = 'sqlite' | 'duckdb' | 'postgres';
@@ -160,7 +162,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const served = () => sim.stats.requests;
     const run = (label: string, args: readonly string[]) => runCli(label, args, env, dir, served);
     const backfill = await run('backfill', ['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json']);
-    const sync = await run('sync (idle)', ['sync', '--json']);
+    const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
     const status = await run('status', ['status']);
     const statusJson = await run('status --json', ['status', '--json']);
     const exported = await run('export --to parquet:', ['export', '--to', `parquet:${join(dir, 'parquet')}`]);
