@@ -1,27 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
 import { planBackfill, planIncremental, planSeal } from '../../src/crawl/planner.js';
+import { windowState } from './window-state.js';
 
+/** A window with one complete pass over it, unless `patch` says otherwise. */
 function w(windowStart: number, windowEnd: number, patch: Partial<WindowState> = {}): WindowState {
-  return {
-    account: 'default',
-    resource: 'authentications',
-    apiVersion: '1.4',
-    windowStart,
-    windowEnd,
+  return windowState(windowStart, windowEnd, {
     status: 'done',
-    cursor: null,
     pages: 1,
     items: 10,
     attempts: 1,
-    error: null,
-    updatedAt: 'x',
     passFrom: windowStart,
     passTo: windowEnd,
     passStartedAt: 'x',
     syncedTo: windowEnd,
     ...patch,
-  };
+  });
 }
 
 describe('planBackfill', () => {
