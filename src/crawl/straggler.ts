@@ -6,8 +6,11 @@
  * alone, one page per round trip, with the bucket idle. Such a stream is cut
  * even while the bucket is full, so that at any latency the streams end
  * together: near the end, a rest of two pages at one second a round trip
- * becomes two requests at once.
+ * becomes two requests at once. A rest is as many round trips as the
+ * requests it takes: 1.1 pages are two requests, one after the other, and
+ * cut in two they are still two requests, sent at once.
  */
 export function outlasts(restPages: number, roundTripMs: number, pagesLeft: number, spacingMs: number): boolean {
-  return restPages > 1 && restPages * roundTripMs > pagesLeft * spacingMs;
+  const requests = Math.ceil(restPages);
+  return requests > 1 && requests * roundTripMs > pagesLeft * spacingMs;
 }
