@@ -85,11 +85,10 @@ export async function refreshNonFinal(
   const asGet = new Set(plan.get);
   const done = checkedIds.filter((id) => fetched.has(id) || (repageDone && !asGet.has(id)));
   const after = await sink.observedDigests(resource, done);
-  const previous = new Map(candidates.map((c) => [c.serviceId, c.intervalSeconds]));
   const checks: RefreshCheck[] = done.map((serviceId) => {
-    const tier = plan.checked.get(serviceId)!;
+    const { tier, interval } = plan.checked.get(serviceId)!;
     const changed = before.get(serviceId) !== after.get(serviceId);
-    return { serviceId, tier, intervalSeconds: nextInterval(previous.get(serviceId) ?? null, tier, changed, policy) };
+    return { serviceId, tier, intervalSeconds: nextInterval(interval, tier, changed, policy) };
   });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));

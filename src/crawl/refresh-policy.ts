@@ -24,8 +24,8 @@ export interface RefreshPlan {
   repage: PassTask[];
   /** Sessions to GET one by one. */
   get: string[];
-  /** Every session the plan observes (the GETs and the non-final sessions of repaged windows), with its tier. */
-  checked: Map<string, RefreshTier>;
+  /** Every session the plan observes (the GETs and the non-final sessions of repaged windows), with its tier and the back-off interval it is on. */
+  checked: Map<string, { tier: RefreshTier; interval: number }>;
   /** Requests the plan costs, and what GETting every due session would have cost. */
   cost: number;
   naiveCost: number;
@@ -46,11 +46,56 @@ export function tierOf(candidate: RefreshCandidate, now: number, policy: Pick<Re
   return policy.webhooksHealthy && (candidate.deliveredSinceCheck || candidate.tier === 'backoff') ? 'backoff' : 'hot';
 }
 
-/** The interval after a check: one run while hot or after a change, else doubled up to the longest. */
+/** The interval after a check: one run while hot or after a change, else the one it was on (see `intervalInEffect`) doubled, up to the longest. */
 export function nextInterval(previous: number | null, tier: RefreshTier, changed: boolean, policy: Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds'>): number {
   const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
-  if (tier === 'hot' || changed || previous === null) return base;
+  if (tier === 'hot' || changed || previous === null || previous <= 0) return base;
   return Math.min(policy.maxIntervalSeconds, Math.max(base, previous * 2));
+}
+
+/** The created times the stored windows span, [from, to): where in the history a session lies. */
+export interface HistorySpan {
+  from: number;
+  to: number;
+}
+
+/**
+ * The back-off interval a session is on now: none while hot; the one its
+ * last check set; for one never polled that is no longer young (a backfill or
+ * a late pass stored it), the longest. The pass that stored it observed it
+ * as a check does, and its age says it has been stable for a while: doubling
+ * from one run would spend the first days after a backfill re-reading a
+ * history that does not change.
+ */
+export function intervalInEffect(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy): number {
+  const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
+  if (tier === 'hot') return 0;
+  if (candidate.intervalSeconds !== null) return Math.min(policy.maxIntervalSeconds, Math.max(candidate.intervalSeconds, base));
+  return firstSeenOld(candidate, now, policy) ? policy.maxIntervalSeconds : base;
+}
+
+/** What the back-off of a session depends on. */
+type IntervalPolicy = Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds' | 'hotSeconds'>;
+
+/** Never polled, and past the hot tier's age: stored by a backfill or a late pass, not seen young. */
+function firstSeenOld(candidate: RefreshCandidate, now: number, policy: IntervalPolicy): boolean {
+  return candidate.checkedAt === null && candidate.createdEpoch !== null && now - candidate.createdEpoch >= policy.hotSeconds;
+}
+
+/**
+ * How long after the pass that stored it a session never polled gets its
+ * first check: a young one (hot, or on back-off behind a healthy webhook
+ * stream), or one whose place is unknown, one run on; an older one between one run and the longest interval by its place in the
+ * history, the youngest soonest. So the sessions a backfill stored come due
+ * a slice of the history at a time (paged, not fetched one by one), about the
+ * same number every run, and each once within the longest interval.
+ */
+export function firstCheckDelay(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy, history: HistorySpan | null): number {
+  const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
+  if (tier === 'hot') return 0;
+  if (!firstSeenOld(candidate, now, policy) || history === null || !(history.to > history.from)) return base;
+  const place = Math.min(1, Math.max(0, (history.to - candidate.createdEpoch!) / (history.to - history.from)));
+  return base + place * (policy.maxIntervalSeconds - base);
 }
 
 /**
@@ -61,11 +106,17 @@ export function nextInterval(previous: number | null, tier: RefreshTier, changed
  * exactly one interval apart, so a check half a run early counts as due:
  * otherwise a session on a one-run interval would skip every other run.
  */
-export function overdueSeconds(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds'>): number | null {
+export function overdueSeconds(
+  candidate: RefreshCandidate,
+  tier: RefreshTier,
+  now: number,
+  policy: IntervalPolicy,
+  history: HistorySpan | null = null,
+): number | null {
   const seen = candidate.checkedAt ?? candidate.seenAt;
   if (seen === null) return Infinity;
-  const interval = tier === 'hot' ? 0 : Math.min(policy.maxIntervalSeconds, Math.max(candidate.intervalSeconds ?? 0, Math.min(policy.runSeconds, policy.maxIntervalSeconds)));
-  const late = now - seen - interval;
+  const wait = candidate.checkedAt === null ? firstCheckDelay(candidate, tier, now, policy, history) : intervalInEffect(candidate, tier, now, policy);
+  const late = now - seen - wait;
   return late + policy.runSeconds / 2 >= 0 ? Math.max(0, late) : null;
 }
 
@@ -86,12 +137,18 @@ function windowOf(sorted: readonly WindowState[], epoch: number): WindowState | 
 interface Due {
   candidate: RefreshCandidate;
   tier: RefreshTier;
+  interval: number;
   overdue: number;
   window: WindowState | undefined;
 }
 
-/** Most overdue first; among equals (never seen, hot of one run) the youngest. */
+/**
+ * Hot sessions first (every run re-checks them: that is the tier's promise,
+ * and what a tight budget must keep), then the most overdue; among equals
+ * (never seen, hot of one run) the youngest.
+ */
 function byUrgency(a: Due, b: Due): number {
+  if (a.tier !== b.tier) return a.tier === 'hot' ? -1 : 1;
   if (a.overdue !== b.overdue) return a.overdue === Infinity ? -1 : b.overdue === Infinity ? 1 : b.overdue - a.overdue;
   return (b.candidate.createdEpoch ?? -Infinity) - (a.candidate.createdEpoch ?? -Infinity) || (a.candidate.serviceId < b.candidate.serviceId ? -1 : 1);
 }
@@ -112,21 +169,23 @@ export function planRefresh(
   policy: RefreshPolicy,
 ): RefreshPlan {
   const sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
+  const history = sorted.length === 0 ? null : { from: sorted[0]!.windowStart, to: Math.max(...sorted.map((w) => w.windowEnd)) };
   const passed = (epoch: number) => alreadyPassed.some(([a, b]) => epoch >= a && epoch < b);
-  const inWindow = new Map<WindowState, Array<{ serviceId: string; tier: RefreshTier }>>();
+  const inWindow = new Map<WindowState, Array<{ serviceId: string; tier: RefreshTier; interval: number }>>();
   const due: Due[] = [];
   for (const candidate of candidates) {
     const epoch = candidate.createdEpoch;
     if (epoch !== null && passed(epoch)) continue;
     const window = epoch === null ? undefined : windowOf(sorted, epoch);
     const tier = tierOf(candidate, now, policy);
+    const interval = intervalInEffect(candidate, tier, now, policy);
     if (window) {
       let list = inWindow.get(window);
       if (!list) inWindow.set(window, (list = []));
-      list.push({ serviceId: candidate.serviceId, tier });
+      list.push({ serviceId: candidate.serviceId, tier, interval });
     }
-    const overdue = overdueSeconds(candidate, tier, now, policy);
-    if (overdue !== null) due.push({ candidate, tier, overdue, window });
+    const overdue = overdueSeconds(candidate, tier, now, policy, history);
+    if (overdue !== null) due.push({ candidate, tier, interval, overdue, window });
   }
   due.sort(byUrgency);
 
@@ -152,18 +211,18 @@ export function planRefresh(
     }
   }
 
-  const checked = new Map<string, RefreshTier>();
+  const checked = new Map<string, { tier: RefreshTier; interval: number }>();
   const get: string[] = [];
   for (const list of gets.values()) {
     for (const d of list) {
       get.push(d.candidate.serviceId);
-      checked.set(d.candidate.serviceId, d.tier);
+      checked.set(d.candidate.serviceId, { tier: d.tier, interval: d.interval });
     }
   }
   const repage: PassTask[] = [];
   for (const w of repaged) {
     repage.push({ window: w, passFrom: w.windowStart, passTo: Math.min(w.windowEnd, Math.ceil(now)), resume: false });
-    for (const s of inWindow.get(w) ?? []) checked.set(s.serviceId, s.tier);
+    for (const s of inWindow.get(w) ?? []) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
   }
   const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
   return { repage, get, checked, cost, naiveCost: due.length, due: due.length, deferred };

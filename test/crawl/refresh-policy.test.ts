@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextInterval, overdueSeconds, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
+import { firstCheckDelay, intervalInEffect, nextInterval, overdueSeconds, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
 import { defaultRefreshBudget, webhookStreamState } from '../../src/crawl/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
@@ -40,6 +40,34 @@ describe('overdueSeconds', () => {
     { name: 'never polled but paged: one run after that', candidate: c('a', 0, { seenAt: NOW - 100 }), tier: 'backoff' as const, overdue: 0 },
   ])('$name', ({ candidate, tier, overdue }) => {
     expect(overdueSeconds(candidate, tier, NOW, POLICY)).toBe(overdue);
+  });
+});
+
+describe('intervalInEffect', () => {
+  it.each([
+    { name: 'hot: none', candidate: c('a', NOW - 10, { seenAt: NOW }), tier: 'hot' as const, interval: 0 },
+    { name: 'polled: the interval its check set', candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 400 }), tier: 'backoff' as const, interval: 400 },
+    { name: 'polled: at least one run', candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 10 }), tier: 'backoff' as const, interval: 100 },
+    { name: 'never polled, no longer young: the longest (so a check doubles nothing)', candidate: c('a', 5000, { seenAt: NOW }), tier: 'backoff' as const, interval: 800 },
+    { name: 'never polled, no creation time: one run', candidate: c('a', null, { seenAt: NOW }), tier: 'backoff' as const, interval: 100 },
+    { name: 'never polled, young, on back-off behind the webhook stream: one run', candidate: c('a', NOW - 10, { seenAt: NOW, deliveredSinceCheck: true }), tier: 'backoff' as const, interval: 100 },
+  ])('$name', ({ candidate, tier, interval }) => {
+    expect(intervalInEffect(candidate, tier, NOW, POLICY)).toBe(interval);
+  });
+});
+
+describe('firstCheckDelay', () => {
+  const history = { from: 0, to: 10_000 };
+  it.each([
+    { name: 'hot: none', candidate: c('a', NOW - 10), tier: 'hot' as const, history, delay: 0 },
+    { name: 'newest of the history: one run', candidate: c('a', 10_000), tier: 'backoff' as const, history, delay: 100 },
+    { name: 'middle of the history: halfway to the longest', candidate: c('a', 5000), tier: 'backoff' as const, history, delay: 450 },
+    { name: 'oldest of the history: the longest', candidate: c('a', 0), tier: 'backoff' as const, history, delay: 800 },
+    { name: 'no creation time: one run', candidate: c('a', null), tier: 'backoff' as const, history, delay: 100 },
+    { name: 'no history: one run', candidate: c('a', 0), tier: 'backoff' as const, history: null, delay: 100 },
+    { name: 'young, on back-off behind the webhook stream: one run', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), tier: 'backoff' as const, history, delay: 100 },
+  ])('$name', ({ candidate, tier, history, delay }) => {
+    expect(firstCheckDelay(candidate, tier, NOW, POLICY, history)).toBe(delay);
   });
 });
 
@@ -88,7 +116,7 @@ describe('planRefresh', () => {
     expect(plan.get).toEqual(['due']);
     expect(plan.due).toBe(1);
   });
-  it('spends at most the budget, most overdue first, the youngest first among equals', () => {
+  it('spends at most the budget: hot sessions first, then the most overdue, the youngest first among equals', () => {
     const sparse = Array.from({ length: 10 }, (_, i) => done(i * 1000, (i + 1) * 1000, 1000));
     const candidates = [
       c('hot-late', NOW - 20, { checkedAt: NOW - 300 }),
@@ -98,14 +126,31 @@ describe('planRefresh', () => {
       c('backoff-due', 3500, { checkedAt: NOW - 450, intervalSeconds: 400 }),
     ];
     const plan = planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 3 });
-    expect(plan.get).toEqual(['never-young', 'never-old', 'hot-late']);
+    expect(plan.get).toEqual(['hot-late', 'hot', 'never-young']);
     expect(plan.cost).toBe(3);
     expect([plan.due, plan.deferred]).toEqual([5, 2]);
+    expect(planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 4 }).get).toEqual(['hot-late', 'hot', 'never-young', 'never-old']);
   });
   it('pages a window again within the budget when that checks more than GETs could', () => {
     const plan = planRefresh(old(6, 50), windows, [], NOW, { ...POLICY, maxRequests: 4 });
     expect(plan.repage.map((t) => t.window.windowStart)).toEqual([0]);
     expect([plan.cost, plan.deferred, plan.checked.size]).toEqual([4, 0, 6]);
+  });
+  it('a freshly stored history comes due a slice at a time, youngest first, each session once within the longest interval', () => {
+    // (Checked once, a session first seen old stays on the longest interval: see intervalInEffect.)
+    // 80 old sessions stored by one pass at NOW, evenly over a history of ten windows.
+    const history = Array.from({ length: 10 }, (_, i) => done(i * 100, (i + 1) * 100, 50));
+    const stored = Array.from({ length: 80 }, (_, i) => c(`s${i}`, i * 12.5, { seenAt: NOW }));
+    const young = { ...POLICY, hotSeconds: 1 };
+    const dueAt: number[] = [];
+    for (let run = 1; run <= 8; run++) dueAt.push(planRefresh(stored, history, [], NOW + run * 100, young).due);
+    // Due counts grow by about a tenth of the history a run, the newest first.
+    expect(dueAt.at(-1)).toBe(80);
+    for (let i = 1; i < dueAt.length; i++) expect(dueAt[i]! - dueAt[i - 1]!).toBeLessThanOrEqual(16);
+    const first = planRefresh(stored, history, [], NOW + 100, young);
+    expect(first.due).toBeGreaterThan(0);
+    expect(first.due).toBeLessThan(20);
+    expect(Math.min(...[...first.checked.keys()].map((id) => Number(id.slice(1))))).toBeGreaterThan(60);
   });
   it('a young session the healthy webhook stream delivered waits for its back-off', () => {
     const delivered = c('d', NOW - 10, { checkedAt: NOW - 100, seenAt: NOW - 20, intervalSeconds: 400, deliveredSinceCheck: true });

@@ -45,8 +45,10 @@ describe('sync', () => {
     const gone = nonFinal[2]!;
     sim.world.removeAccess(gone);
 
-    // Ten minutes on: the old non-final sessions the backfill saw are due again one run (five minutes) after it.
-    const result = await runIvsync(['sync'], env, undefined, () => Date.now() + 600_000);
+    // A day and ten minutes on: every old non-final session the backfill saw is due by then (their first checks
+    // are spread over the longest interval, a day, by their place in the history).
+    const later = Date.now() + 86_400_000;
+    const result = await runIvsync(['sync'], env, undefined, () => later + 600_000);
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
@@ -56,13 +58,16 @@ describe('sync', () => {
     expect(nonFinalIds(db, 'authentications')).not.toContain(nonFinal[0]);
     // Each check is kept for the sessions still not final; a final one needs none.
     expect(query(db, 'SELECT COUNT(*) AS n FROM session_refresh WHERE service_id = ?', nonFinal[0])).toEqual([{ n: 0 }]);
-    expect(query(db, "SELECT tier, interval_seconds FROM session_refresh WHERE service_id = ?", nonFinal[3])).toEqual([{ tier: 'backoff', interval_seconds: 300 }]);
+    const [check] = query<{ tier: string; interval_seconds: number }>(db, 'SELECT tier, interval_seconds FROM session_refresh WHERE service_id = ?', nonFinal[3]);
+    expect(check?.tier).toBe('backoff');
+    // First seen old, by the backfill: on the longest interval from the start.
+    expect(check?.interval_seconds).toBe(86_400);
     // The view and status show the tiers: old sessions on back-off, none hot, none left unchecked.
     const stillNonFinal = query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM authentications WHERE result_final = 0 AND missing_since IS NULL')[0]!.n;
     expect(query(db, "SELECT hot_sessions, backoff_sessions, unchecked_sessions, oldest_backoff_check_at IS NOT NULL AS checked FROM v_sync_health WHERE resource = 'authentications'")).toEqual([
       { hot_sessions: 0, backoff_sessions: stillNonFinal, unchecked_sessions: 0, checked: 1 },
     ]);
-    const status = JSON.parse((await runIvsync(['status', '--json'], env, undefined, () => Date.now() + 900_000)).stdout) as { refresh: Array<{ resource: string; tier: string; sessions: number; oldestCheckAgeSeconds: number }> };
+    const status = JSON.parse((await runIvsync(['status', '--json'], env, undefined, () => later + 900_000)).stdout) as { refresh: Array<{ resource: string; tier: string; sessions: number; oldestCheckAgeSeconds: number }> };
     expect(status.refresh.find((r) => r.resource === 'authentications')).toEqual(expect.objectContaining({ tier: 'backoff', sessions: stillNonFinal, oldestCheckAgeSeconds: 300 }));
     // Not deleted, not kept as current: marked.
     expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone)).toEqual([{ missing: 1 }]);

@@ -81,8 +81,8 @@ describe('the crawl over API version 2', () => {
     const gone = picked[1]!;
     sim.world.removeAccess(gone);
 
-    // Ten minutes on: the old non-final sessions the backfill saw are due again one run (five minutes) after it.
-    const result = await runIvsync(['sync'], env, undefined, () => Date.now() + 600_000);
+    // A day and ten minutes on: every old non-final session the backfill saw is due by then.
+    const result = await runIvsync(['sync'], env, undefined, () => Date.now() + 86_400_000 + 600_000);
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     await expectEqualsTruthV2(db, sim);
