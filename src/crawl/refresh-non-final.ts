@@ -90,6 +90,7 @@ export async function refreshNonFinal(
     const changed = before.get(serviceId) !== after.get(serviceId);
     return { serviceId, tier, intervalSeconds: nextInterval(interval, tier, changed, policy) };
   });
+  for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
   return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };

@@ -26,6 +26,8 @@ export interface RefreshPlan {
   get: string[];
   /** Every session the plan observes (the GETs and the non-final sessions of repaged windows), with its tier and the back-off interval it is on. */
   checked: Map<string, { tier: RefreshTier; interval: number }>;
+  /** Hot sessions inside `alreadyPassed`: the run's pass observed them, which counts as their check. */
+  seenByPass: string[];
   /** Requests the plan costs, and what GETting every due session would have cost. */
   cost: number;
   naiveCost: number;
@@ -173,11 +175,16 @@ export function planRefresh(
   const passed = (epoch: number) => alreadyPassed.some(([a, b]) => epoch >= a && epoch < b);
   const inWindow = new Map<WindowState, Array<{ serviceId: string; tier: RefreshTier; interval: number }>>();
   const due: Due[] = [];
+  const seenByPass: string[] = [];
   for (const candidate of candidates) {
     const epoch = candidate.createdEpoch;
-    if (epoch !== null && passed(epoch)) continue;
-    const window = epoch === null ? undefined : windowOf(sorted, epoch);
     const tier = tierOf(candidate, now, policy);
+    if (epoch !== null && passed(epoch)) {
+      // Paged by this run's pass: a hot session is checked by that as by a refresh.
+      if (tier === 'hot') seenByPass.push(candidate.serviceId);
+      continue;
+    }
+    const window = epoch === null ? undefined : windowOf(sorted, epoch);
     const interval = intervalInEffect(candidate, tier, now, policy);
     if (window) {
       let list = inWindow.get(window);
@@ -225,5 +232,5 @@ export function planRefresh(
     for (const s of inWindow.get(w) ?? []) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
   }
   const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
-  return { repage, get, checked, cost, naiveCost: due.length, due: due.length, deferred };
+  return { repage, get, checked, seenByPass, cost, naiveCost: due.length, due: due.length, deferred };
 }

@@ -103,6 +103,12 @@ describe('planRefresh', () => {
     const plan = planRefresh([...old(2, 5000), ...old(3, 250)], windows, [[200, 300]], NOW, POLICY);
     expect(plan.get).toEqual(['s5000-0', 's5000-1']);
     expect(plan.naiveCost).toBe(2);
+    expect(plan.seenByPass).toEqual([]);
+  });
+  it('counts a hot session the run already passed as checked by that pass', () => {
+    const young = c('young', NOW - 10, { seenAt: NOW });
+    const plan = planRefresh([young, ...old(1, 250)], windows, [[200, 300], [NOW - 100, NOW]], NOW, POLICY);
+    expect([plan.seenByPass, plan.get, plan.due]).toEqual([['young'], [], 0]);
   });
   it('prefers GETs in a dense window', () => {
     const plan = planRefresh(old(10, 150), windows, [], NOW, POLICY);
