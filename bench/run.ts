@@ -136,3 +136,15 @@ if (want('refresh')) {
   console.log('\nIdle syncs five minutes apart over a year of history, 10% of sessions not final and none changing (requests per run)\n');
   console.log(idleRefreshTable(rows));
 }
+
+// Only when named: a day of scheduled runs at 100k takes minutes, at 1M most of an hour.
+if (sections.includes('steady')) {
+  const { steadyState, steadyStateTable } = await import('./steady-state.js');
+  const flag = (name: string) => sections[sections.indexOf(name) + 1];
+  const sizes = (flag('--sessions') ?? '100000').split(',').map(Number);
+  const runs = Number(flag('--runs') ?? 288);
+  const rows = [];
+  for (const sessions of sizes) rows.push(await steadyState(sessions, runs));
+  console.log(`\nScheduled syncs five minutes apart at the real limit's refresh budget: new sessions arriving, one young session changed before each run\n`);
+  console.log(steadyStateTable(rows));
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
+import { runCli } from '../src/cli/cli.js';
+import { startSimulator } from '../src/simulator/index.js';
+import { markdownTable } from './markdown-table.js';
+import { isEntryPoint, numberFlag } from './script-args.js';
+
+const DAY = 86_400;
+/** The daemon's default schedule, and the service's limit: a run's budget and the hour's. */
+const RUN_SECONDS = 300;
+const REAL_RATE = 10;
+const RUNS_PER_HOUR = 3600 / RUN_SECONDS;
+/** The default refresh budget at the real limit: rate × gap / 5. */
+const REAL_REFRESH_BUDGET = (REAL_RATE * RUN_SECONDS) / 5;
+
+export interface SteadyStateRun {
+  sessions: number;
+  nonFinal: number;
+  runs: number;
+  /** Requests of each scheduled run after the first sync. */
+  requests: number[];
+  /** Largest share of the token's hourly budget any 12 consecutive runs used. */
+  peakHourShare: number;
+  meanHourShare: number;
+  /** Non-final sessions per tier after the last run, and the age of the oldest check of each (`status --json`), seconds. */
+  tiers: Record<string, { sessions: number; oldestCheck: number | null }>;
+  /** Young sessions changed at the service just before a run, and those whose row showed the change after it. */
+  changes: number;
+  changesSeenNextRun: number;
+  newSessions: number;
+}
+
+async function cli(args: readonly string[], env: Record<string, string>, clock: () => number): Promise<string> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await runCli(args, { stdout, stderr, env, signal: new AbortController().signal, clock });
+  if (code !== 0) throw new Error(`ivsync ${args.join(' ')} exited ${code}: ${err}`);
+  return out;
+}
+
+/**
+ * The steady state of a scheduled sync: a year of history (10% of sessions
+ * not final) stored by a first sync, then `runs` syncs five minutes apart on
+ * an injected clock, with three new sessions a minute arriving (a tenth of
+ * them not final) and, before each run, one young non-final session changed
+ * at the service (its flag). The bucket is lifted so the bench is quick; the
+ * refresh budget is the default of the real limit (600 a run). Prints the
+ * requests a run costs, the share of the token's budget they are per hour,
+ * the oldest check per tier, and whether each change reached its row in the
+ * run that followed it (within one schedule period).
+ */
+export async function steadyState(sessions: number, runs: number): Promise<SteadyStateRun> {
+  const now = Math.floor(Date.now() / 1000);
+  const sim = await startSimulator({ sessions, seed: 7, rate: 100_000, burst: 100_000, nonFinalShare: 0.1, otherOwnerSessions: 0, from: now - 365 * DAY, to: now - 60 });
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-steady-'));
+  const db = join(dir, 'ivsync.sqlite');
+  try {
+    writeFileSync(join(dir, 'ivsync.json'), JSON.stringify({ refresh: { maxRequestsPerRun: REAL_REFRESH_BUDGET } }));
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: join(dir, 'ivsync.json'), IVS_RATE: '100000' };
+    let t = now * 1000;
+    await cli(['sync', '--since', String(now - 366 * DAY)], env, () => t);
+    const target = new Database(db, { readonly: true });
+    const flagOf = target.prepare('SELECT flag FROM authentications WHERE service_id = ?').pluck();
+    const requests: number[] = [];
+    let changes = 0;
+    let seen = 0;
+    let newSessions = 0;
+    let arrivals = 0;
+    try {
+      for (let run = 1; run <= runs; run++) {
+        const from = t / 1000;
+        t += RUN_SECONDS * 1000;
+        // Three new sessions a minute over the gap, a tenth of them not final.
+        for (let i = 0; i < (3 * RUN_SECONDS) / 60; i++, arrivals++) {
+          sim.world.addSession({ epoch: from + ((i + 0.5) * RUN_SECONDS) / 15 - 30, final: arrivals % 10 !== 0 });
+          newSessions++;
+        }
+        // One young non-final session changed at the service (one stored by an earlier run).
+        const young = target
+          .prepare("SELECT service_id FROM authentications WHERE result_final = 0 AND created_epoch > ? AND created_epoch < ? AND (flag IS NULL OR flag <> 'review') ORDER BY created_epoch LIMIT 1")
+          .pluck()
+          .get(t / 1000 - DAY, from - 60) as string | undefined;
+        if (young) {
+          sim.world.setFlag(young, 'review');
+          changes++;
+        }
+        requests.push((JSON.parse(await cli(['sync', '--json'], env, () => t)) as { requests: number }).requests);
+        if (young && flagOf.get(young) === 'review') seen++;
+      }
+    } finally {
+      target.close();
+    }
+    const status = JSON.parse(await cli(['status', '--json'], env, () => t)) as {
+      nonFinal: Record<string, number>;
+      refresh: Array<{ tier: string; sessions: number; oldestCheckAgeSeconds: number | null }>;
+    };
+    const tiers: SteadyStateRun['tiers'] = {};
+    for (const r of status.refresh) {
+      const tier = (tiers[r.tier] ??= { sessions: 0, oldestCheck: null });
+      tier.sessions += r.sessions;
+      if (r.oldestCheckAgeSeconds !== null) tier.oldestCheck = Math.max(tier.oldestCheck ?? 0, r.oldestCheckAgeSeconds);
+    }
+    const hourly: number[] = [];
+    for (let i = 0; i + RUNS_PER_HOUR <= requests.length; i++) hourly.push(requests.slice(i, i + RUNS_PER_HOUR).reduce((a, b) => a + b, 0) / (REAL_RATE * 3600));
+    const total = requests.reduce((a, b) => a + b, 0);
+    return {
+      sessions,
+      nonFinal: Object.values(status.nonFinal).reduce((a, b) => a + b, 0),
+      runs,
+      requests,
+      peakHourShare: Math.max(...hourly),
+      meanHourShare: total / (requests.length * RUN_SECONDS * REAL_RATE),
+      tiers,
+      changes,
+      changesSeenNextRun: seen,
+      newSessions,
+    };
+  } finally {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const sorted = (r: SteadyStateRun) => [...r.requests].sort((a, b) => a - b);
+  return markdownTable(
+    ['sessions', 'non-final', 'runs (5 min)', 'requests/run median', 'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'per tier: sessions (oldest check, s)', 'changes seen next run'],
+    rows.map((r) => [
+      r.sessions,
+      r.nonFinal,
+      r.runs,
+      sorted(r)[Math.floor(r.requests.length / 2)],
+      Math.max(...r.requests),
+      pct(r.meanHourShare),
+      pct(r.peakHourShare),
+      Object.entries(r.tiers).map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`).join(', '),
+      `${r.changesSeenNextRun} of ${r.changes}`,
+    ]),
+  );
+}
+
+// `node dist/bench/steady-state.js --sessions 100000 --runs 300`
+if (isEntryPoint(import.meta.url)) {
+  const sessions = numberFlag(process.argv, '--sessions') ?? 3000;
+  const runs = numberFlag(process.argv, '--runs') ?? 36;
+  process.stdout.write(`${steadyStateTable([await steadyState(sessions, runs)])}\n`);
+}
