@@ -82,7 +82,7 @@ if (sections.includes('scale')) {
   console.log('\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,');
   console.log('budget share/h = requests × 12 runs an hour / 36,000 tokens an hour.\n');
   console.log(steadyTable(runs));
-  console.log('\nRead commands on the filled target\n');
+  console.log('\nThe daemon (two scheduled idle syncs) and the read commands on the filled target\n');
   console.log(commandsTable(runs));
 }
 

@@ -68,8 +68,19 @@ interface Usage {
   systemMs: number;
 }
 
-/** Runs the CLI in a child process with the usage reporter preloaded. */
-async function runCli(label: string, args: readonly string[], env: Record<string, string>, dir: string, requestsServed: () => number): Promise<CommandFigure & { stdout: string }> {
+/**
+ * Runs the CLI in a child process with the usage reporter preloaded. With
+ * `stopWhen`, a long-running command (the daemon) is sent SIGTERM once its log
+ * so far satisfies it, and must then exit 0.
+ */
+async function runCli(
+  label: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  dir: string,
+  requestsServed: () => number,
+  stopWhen?: (log: string) => boolean,
+): Promise<CommandFigure & { stdout: string }> {
   const usageFile = join(dir, `usage-${randomBytes(4).toString('hex')}.json`);
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
@@ -82,7 +93,14 @@ async function runCli(label: string, args: readonly string[], env: Record<string
     });
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     // Log lines would interleave with the tables; they are shown only when the command fails.
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let stopping = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      if (stopWhen && !stopping && stopWhen(Buffer.concat(stderr).toString('utf8'))) {
+        stopping = true;
+        child.kill('SIGTERM');
+      }
+    });
     child.on('error', reject);
     child.on('close', (c) => resolve(c ?? -1));
   });
@@ -160,9 +178,12 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     writeFileSync(config, JSON.stringify({ crawl: { concurrency: 24 } }));
     const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: config, IVS_RATE: String(rate) };
     const served = () => sim.stats.requests;
-    const run = (label: string, args: readonly string[]) => runCli(label, args, env, dir, served);
+    const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) => runCli(label, args, env, dir, served, stopWhen);
     const backfill = await run('backfill', ['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json']);
     const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
+    // The daemon: its receiver and metrics served, two scheduled idle syncs, then SIGTERM.
+    const ticks = (log: string) => (log.match(/"msg":"sync (finished|succeeded|failed|interrupted)"/g) ?? []).length >= 2;
+    const daemon = await run('daemon (2 idle ticks)', ['daemon', '--schedule', '*/20 * * * * *', '--port', '0', '--refresh-budget', String(REAL_REFRESH_BUDGET)], ticks);
     const status = await run('status', ['status']);
     const statusJson = await run('status --json', ['status', '--json']);
     const exported = await run('export --to parquet:', ['export', '--to', `parquet:${join(dir, 'parquet')}`]);
@@ -187,7 +208,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       minRequests,
       sync,
       oldestCheckByTier: oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown),
-      commands: [status, statusJson, exported, verify],
+      commands: [daemon, status, statusJson, exported, verify],
     };
   } finally {
     await sim.close();
