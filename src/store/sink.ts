@@ -301,7 +301,11 @@ export interface StatusReport {
   nonFinal: Record<Resource, number>;
   missing: Record<Resource, number>;
   rejected: number;
-  /** Non-final sessions per account, resource and refresh tier as of their last check ('unchecked': never re-checked), with the oldest check. */
+  /**
+   * Non-final sessions per account, resource and refresh tier as of their last
+   * check ('unchecked': never re-checked), with the oldest check; for
+   * 'unchecked', the oldest observation (the pass or delivery that stored it).
+   */
   refresh: Array<{ account: string; resource: Resource; tier: RefreshTier | 'unchecked'; sessions: number; oldestCheckAt: string | null }>;
   /** When the receiver last accepted a verified delivery; null: never. */
   lastDeliveryAt: string | null;

@@ -9,12 +9,17 @@ import { refreshStateFrom } from './views.js';
 const COUNT = { type: 'integer' } as const;
 const TIME = { type: 'timestamp' } as const;
 
-/** Non-final sessions per account and refresh tier, with the oldest check of each (the same counts as v_sync_health). */
+/**
+ * Non-final sessions per account and refresh tier, with the oldest check of
+ * each (the same counts as v_sync_health). A session never re-checked counts
+ * from when it was last observed: the pass that stored it saw it as a check
+ * would, and that is what its first check is scheduled from.
+ */
 async function refreshTiers(tx: SqlExecutor): Promise<StatusReport['refresh']> {
   const out: StatusReport['refresh'] = [];
   for (const resource of RESOURCES) {
     const rows = await tx.all(
-      `SELECT s.account AS account, COALESCE(r.tier, 'unchecked') AS tier, COUNT(*) AS n, MIN(r.checked_at) AS oldest
+      `SELECT s.account AS account, COALESCE(r.tier, 'unchecked') AS tier, COUNT(*) AS n, MIN(COALESCE(r.checked_at, s.last_synced_at)) AS oldest
        ${refreshStateFrom(resource)} GROUP BY s.account, COALESCE(r.tier, 'unchecked') ORDER BY s.account, COALESCE(r.tier, 'unchecked')`,
     );
     for (const row of rows) {

@@ -45,6 +45,13 @@ describe('sync', () => {
     const gone = nonFinal[2]!;
     sim.world.removeAccess(gone);
 
+    // Before any check, status counts the backfill's observation: none of them waits for its first check unseen.
+    type RefreshRow = { resource: string; tier: string; sessions: number; oldestCheckAgeSeconds: number | null };
+    const fresh10 = JSON.parse((await runIvsync(['status', '--json'], env, undefined, () => Date.now() + 600_000)).stdout) as { refresh: RefreshRow[] };
+    const unchecked = fresh10.refresh.find((r) => r.resource === 'authentications' && r.tier === 'unchecked');
+    expect(unchecked?.sessions).toBe(nonFinal.length);
+    expect(unchecked?.oldestCheckAgeSeconds).toBeGreaterThanOrEqual(590);
+    expect(unchecked?.oldestCheckAgeSeconds).toBeLessThan(900);
     // A day and ten minutes on: every old non-final session the backfill saw is due by then (their first checks
     // are spread over the longest interval, a day, by their place in the history).
     const later = Date.now() + 86_400_000;
