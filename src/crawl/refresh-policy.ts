@@ -1,6 +1,6 @@
-import { PAGE_SIZE } from '../config/constants.js';
 import type { RefreshCandidate, RefreshTier, WindowState } from '../store/sink.js';
 import type { PassTask } from './planner.js';
+import { pagesInPart, partPages, partRange } from './repage-range.js';
 
 /** How the refresh of non-final sessions spends a run's requests. */
 export interface RefreshPolicy {
@@ -159,8 +159,9 @@ function byUrgency(a: Due, b: Due): number {
  * The refresh of one run: the non-final sessions that are due (hot ones every
  * run, the others when their back-off ran out), the most overdue first, until
  * `maxRequests` are spent. Per window it takes the cheaper way, counting
- * requests: GET each due session (1 a request), or page the window again (25
- * sessions a request, its item count from the last pass) once that costs no
+ * requests: GET each due session (1 a request), or page again the part of
+ * the window from its first due session to its last (25 sessions a request,
+ * sized from the window's last pass; see repage-range.ts) once that costs no
  * more than the GETs. Sessions inside `alreadyPassed` were just seen by this run.
  */
 export function planRefresh(
@@ -173,7 +174,7 @@ export function planRefresh(
   const sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
   const history = sorted.length === 0 ? null : { from: sorted[0]!.windowStart, to: Math.max(...sorted.map((w) => w.windowEnd)) };
   const passed = (epoch: number) => alreadyPassed.some(([a, b]) => epoch >= a && epoch < b);
-  const inWindow = new Map<WindowState, Array<{ serviceId: string; tier: RefreshTier; interval: number }>>();
+  const inWindow = new Map<WindowState, Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>>();
   const due: Due[] = [];
   const seenByPass: string[] = [];
   for (const candidate of candidates) {
@@ -189,30 +190,38 @@ export function planRefresh(
     if (window) {
       let list = inWindow.get(window);
       if (!list) inWindow.set(window, (list = []));
-      list.push({ serviceId: candidate.serviceId, tier, interval });
+      list.push({ serviceId: candidate.serviceId, epoch: epoch!, tier, interval });
     }
     const overdue = overdueSeconds(candidate, tier, now, policy, history);
     if (overdue !== null) due.push({ candidate, tier, interval, overdue, window });
   }
   due.sort(byUrgency);
 
+  // Per window: the due sessions to GET, or the part of it to page again once that costs no more.
   const gets = new Map<WindowState | undefined, Due[]>();
-  const repaged = new Set<WindowState>();
+  const chosen = new Map<WindowState, { lo: number; hi: number; pages: number | null }>();
   let cost = 0;
   for (const d of due) {
     const w = d.window;
-    if (w && repaged.has(w)) continue;
     const ids = gets.get(w) ?? [];
-    const pageCost = w ? Math.max(1, Math.ceil(w.items / PAGE_SIZE)) : Infinity;
-    // Paging the window again replaces its GETs once they would cost more than its pages.
-    const repage = ids.length + 1 > pageCost;
-    const extra = repage ? pageCost - ids.length : 1;
+    let extra = 1;
+    let grown: { lo: number; hi: number; pages: number | null } | undefined;
+    if (w) {
+      const epoch = d.candidate.createdEpoch!;
+      const before = chosen.get(w) ?? { lo: epoch, hi: epoch, pages: null };
+      const lo = Math.min(before.lo, epoch);
+      const hi = Math.max(before.hi, epoch);
+      const pages = partPages(w, lo, hi, now);
+      // Paging the part again replaces its GETs once they would cost more than its pages.
+      if (before.pages !== null) extra = pages - before.pages;
+      else if (ids.length + 1 > pages) extra = pages - ids.length;
+      grown = { lo, hi, pages: before.pages !== null || ids.length + 1 > pages ? pages : null };
+    }
     if (cost + extra > policy.maxRequests) continue;
     cost += extra;
-    if (repage) {
-      repaged.add(w!);
-      gets.delete(w);
-    } else {
+    if (grown) chosen.set(w!, grown);
+    if (grown?.pages !== null && grown !== undefined) gets.delete(w);
+    else {
       ids.push(d);
       gets.set(w, ids);
     }
@@ -227,9 +236,11 @@ export function planRefresh(
     }
   }
   const repage: PassTask[] = [];
-  for (const w of repaged) {
-    repage.push({ window: w, passFrom: w.windowStart, passTo: Math.min(w.windowEnd, Math.ceil(now)), resume: false });
-    for (const s of inWindow.get(w) ?? []) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
+  for (const [w, part] of chosen) {
+    if (part.pages === null) continue;
+    const [passFrom, passTo] = pagesInPart(w) ? partRange(w, part.lo, part.hi, now) : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
+    repage.push({ window: w, passFrom, passTo, resume: false });
+    for (const s of inWindow.get(w) ?? []) if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
   }
   const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
   return { repage, get, checked, seenByPass, cost, naiveCost: due.length, due: due.length, deferred };

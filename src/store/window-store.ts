@@ -164,10 +164,14 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
   // A pass over several windows requests a wider range: only this window's part of it is done.
   const passFrom = Math.max(window.passFrom ?? window.windowStart, window.windowStart);
   const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
+  // The window is covered from its start up to synced_to. A pass that starts inside that coverage extends it to
+  // its end (never back: a refresh pages a part of a window); one that starts above it leaves a gap, so nothing.
+  const covered = window.syncedTo ?? window.windowStart;
+  const syncedTo = passFrom <= covered ? Math.max(window.syncedTo ?? passTo, passTo) : window.syncedTo;
   await tx.run(
     `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, updated_at = ?
      WHERE ${KEY_WHERE}`,
-    [advance.pages, advance.items, passTo, advance.now, ...keyParams(advance.key)],
+    [advance.pages, advance.items, syncedTo, advance.now, ...keyParams(advance.key)],
   );
   // Without a recorded pass start nothing tells seen from unseen; mark nothing.
   if (window.passStartedAt === null) return 0;

@@ -86,14 +86,16 @@ describe('nextInterval', () => {
 describe('planRefresh', () => {
   const windows = [done(0, 100, 100), done(100, 200, 2000), done(200, 300, 30)];
   const old = (n: number, epoch: number) => Array.from({ length: n }, (_, i) => c(`s${epoch}-${i}`, epoch));
+  /** n sessions spread evenly over [from, to]. */
+  const spread = (n: number, from: number, to: number) => Array.from({ length: n }, (_, i) => c(`s${i}`, from + ((to - from) * i) / Math.max(1, n - 1)));
 
   it.each([
     // [due sessions in window 0 (100 items = 4 pages), expect repage?]
     [3, false],
     [4, false],
     [5, true],
-  ])('%s due sessions in a 4-page window: repage = %s', (n, repage) => {
-    const plan = planRefresh(old(n, 50), windows, [], NOW, POLICY);
+  ])('%s due sessions spread over a 4-page window: repage = %s', (n, repage) => {
+    const plan = planRefresh(spread(n, 0, 99), windows, [], NOW, POLICY);
     expect(plan.repage.length > 0).toBe(repage);
     expect(plan.cost).toBe(repage ? 4 : n);
     expect(plan.naiveCost).toBe(n);
@@ -111,9 +113,26 @@ describe('planRefresh', () => {
     expect([plan.seenByPass, plan.get, plan.due]).toEqual([['young'], [], 0]);
   });
   it('prefers GETs in a dense window', () => {
-    const plan = planRefresh(old(10, 150), windows, [], NOW, POLICY);
+    const plan = planRefresh(spread(10, 100, 199), windows, [], NOW, POLICY);
     expect(plan.repage).toEqual([]);
     expect(plan.get).toHaveLength(10);
+  });
+  it('pages again only the part of a window its due sessions lie in', () => {
+    // 2,000 items over 100 s: 20 a second. Six due sessions within 3 s of each other: 60 items, 3 pages, not 80.
+    const plan = planRefresh(spread(6, 150, 152), windows, [], NOW, POLICY);
+    expect(plan.repage.map((t) => [t.window.windowStart, t.passFrom, t.passTo])).toEqual([[100, 150, 153]]);
+    expect([plan.cost, plan.get, plan.checked.size]).toEqual([3, [], 6]);
+    // Only the non-final sessions inside the part count as checked by it.
+    const outside = c('outside', 190, { checkedAt: NOW - 10, intervalSeconds: 400 });
+    expect(planRefresh([...spread(6, 150, 152), outside], windows, [], NOW, POLICY).checked.has('outside')).toBe(false);
+    // Window bounds are whole seconds (an integer column on Postgres): so is the part's range.
+    expect(planRefresh(spread(6, 150.4, 152.7), windows, [], NOW, POLICY).repage.map((t) => [t.passFrom, t.passTo])).toEqual([[150, 153]]);
+  });
+  it('pages a window whose last pass did not complete in full', () => {
+    const running = [windowState(100, 200, { status: 'running', items: 2000, pages: 80 })];
+    const plan = planRefresh(old(100, 150), running, [], NOW, POLICY);
+    expect(plan.repage.map((t) => [t.passFrom, t.passTo])).toEqual([[100, 200]]);
+    expect(plan.cost).toBe(80);
   });
   it('leaves sessions inside their back-off alone', () => {
     const resting = c('rest', 50, { checkedAt: NOW - 100, intervalSeconds: 400 });
@@ -123,7 +142,8 @@ describe('planRefresh', () => {
     expect(plan.due).toBe(1);
   });
   it('spends at most the budget: hot sessions first, then the most overdue, the youngest first among equals', () => {
-    const sparse = Array.from({ length: 10 }, (_, i) => done(i * 1000, (i + 1) * 1000, 1000));
+    // Dense windows (25 items a second): a GET each is cheaper than paging the seconds between two of them.
+    const sparse = Array.from({ length: 10 }, (_, i) => done(i * 1000, (i + 1) * 1000, 25_000));
     const candidates = [
       c('hot-late', NOW - 20, { checkedAt: NOW - 300 }),
       c('hot', NOW - 10, { checkedAt: NOW - 100 }),
@@ -138,7 +158,7 @@ describe('planRefresh', () => {
     expect(planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 4 }).get).toEqual(['hot-late', 'hot', 'never-young', 'never-old']);
   });
   it('pages a window again within the budget when that checks more than GETs could', () => {
-    const plan = planRefresh(old(6, 50), windows, [], NOW, { ...POLICY, maxRequests: 4 });
+    const plan = planRefresh(spread(6, 0, 99), windows, [], NOW, { ...POLICY, maxRequests: 4 });
     expect(plan.repage.map((t) => t.window.windowStart)).toEqual([0]);
     expect([plan.cost, plan.deferred, plan.checked.size]).toEqual([4, 0, 6]);
   });

@@ -44,6 +44,38 @@ forEachTarget((_dialect, ctx) => {
     expect((await sink.status()).tables).toMatchObject({ authentications: 3, session_text_fields: 1, rejected_items: 1 });
   });
 
+  it('a pass over part of a covered window keeps its coverage and marks missing only inside the part', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(
+      batch([
+        auth('below', { created_epoch: 200, last_synced_at: t(0) }),
+        auth('inside-gone', { created_epoch: 550, last_synced_at: t(0) }),
+        auth('inside-seen', { created_epoch: 600, last_synced_at: t(0) }),
+        auth('above', { created_epoch: 900, last_synced_at: t(0) }),
+      ]),
+    );
+    await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 1_000, startedAt: t(1) });
+    const all = ['below', 'inside-gone', 'inside-seen', 'above'].map((id, i) => auth(id, { created_epoch: [200, 550, 600, 900][i], last_synced_at: t(1) }));
+    await sink.commitPage({ key: authWindow, batch: batch(all), nextCursor: null, done: true, now: t(1) });
+    expect((await sink.listWindows(query))[0]?.syncedTo).toBe(1_000);
+
+    // A refresh pages [500, 700) again: the window stays covered to 1,000, and only 'inside-gone' is missing.
+    await sink.startPass(authWindow, { passFrom: 500, passTo: 700, startedAt: t(2) });
+    await sink.commitPage({ key: authWindow, batch: batch([auth('inside-seen', { created_epoch: 600, last_synced_at: t(3) })]), nextCursor: null, done: true, now: t(3) });
+    expect((await sink.listWindows(query))[0]).toMatchObject({ status: 'done', syncedTo: 1_000, passFrom: 500, passTo: 700, items: 1 });
+    const missing = await sink.query("SELECT service_id FROM authentications WHERE missing_since IS NOT NULL ORDER BY service_id");
+    expect(missing.map((r) => r.service_id)).toEqual(['inside-gone']);
+  });
+
+  it('a pass that starts above a window\'s coverage leaves a gap: the coverage does not move', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
+    await sink.startPass(authWindow, { passFrom: 500, passTo: 700, startedAt: t(1) });
+    await sink.commitPage({ key: authWindow, batch: batch([]), nextCursor: null, done: true, now: t(1) });
+    expect((await sink.listWindows(query))[0]?.syncedTo).toBeNull();
+  });
+
   it('a complete pass marks the sessions of its range it did not see as missing; seeing them again clears it', async () => {
     const sink = await ctx.open();
     await sink.mergeBatch(
