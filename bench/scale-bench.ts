@@ -152,7 +152,9 @@ export function oldestCheckByTier(json: unknown): string {
     if (Array.isArray(value)) return value.forEach(visit);
     if (value === null || typeof value !== 'object') return;
     const record = value as Record<string, unknown>;
-    const oldestKey = Object.keys(record).find((k) => /oldest/i.test(k));
+    // The age in seconds when the report gives it, else whatever names the oldest check.
+    const keys = Object.keys(record);
+    const oldestKey = keys.find((k) => /oldest.*age/i.test(k)) ?? keys.find((k) => /oldest/i.test(k));
     if (typeof record.tier === 'string' && oldestKey !== undefined) found.push(`${record.tier}: ${String(record[oldestKey])}`);
     Object.values(record).forEach(visit);
   };
