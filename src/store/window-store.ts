@@ -164,10 +164,8 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
   // A pass over several windows requests a wider range: only this window's part of it is done.
   const passFrom = Math.max(window.passFrom ?? window.windowStart, window.windowStart);
   const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
-  // The window is covered from its start up to synced_to. A pass that starts inside that coverage extends it to
-  // its end (never back: a refresh pages a part of a window); one that starts above it leaves a gap, so nothing.
-  const covered = window.syncedTo ?? window.windowStart;
-  const syncedTo = passFrom <= covered ? Math.max(window.syncedTo ?? passTo, passTo) : window.syncedTo;
+  // The pass's end, and never back: a refresh pages a part of a window whose earlier passes went further.
+  const syncedTo = window.syncedTo === null ? passTo : Math.max(window.syncedTo, passTo);
   await tx.run(
     `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, updated_at = ?
      WHERE ${KEY_WHERE}`,

@@ -68,12 +68,12 @@ forEachTarget((_dialect, ctx) => {
     expect(missing.map((r) => r.service_id)).toEqual(['inside-gone']);
   });
 
-  it('a pass that starts above a window\'s coverage leaves a gap: the coverage does not move', async () => {
+  it('the first pass of a window, from --since inside it, sets its mark at the pass\'s end', async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
     await sink.startPass(authWindow, { passFrom: 500, passTo: 700, startedAt: t(1) });
     await sink.commitPage({ key: authWindow, batch: batch([]), nextCursor: null, done: true, now: t(1) });
-    expect((await sink.listWindows(query))[0]?.syncedTo).toBeNull();
+    expect((await sink.listWindows(query))[0]?.syncedTo).toBe(700);
   });
 
   it('a complete pass marks the sessions of its range it did not see as missing; seeing them again clears it', async () => {
