@@ -56,7 +56,7 @@ async function expectMicroseconds(query: (sql: string) => Promise<Array<Record<s
   expect(Number(row!.exact)).toBe(Number(row!.n));
 }
 
-const sources: Dialect[] = ['sqlite', 'postgres'];
+const sources: Dialect[] = ['sqlite', 'duckdb', 'postgres'];
 
 describe.each(sources)('export from a %s target', (dialect) => {
   const unavailable = dialect === 'postgres' && !postgresUp;
