@@ -189,9 +189,9 @@ function report(relation: ExportedRelation, onProgress: ExportOptions['onProgres
 
 /**
  * The export's buffer pool while it copies tables: the pool fills whatever
- * its size, and at 1M sessions 192 MB took a copy from SQLite to a peak RSS
- * of 490 MB, 96 MB to 390 MB. 64 MB ran out (a Parquet row group of
- * authentications could not be pinned).
+ * its size. At 1M sessions, copying authentications from SQLite to Parquet
+ * (a commit per chunk) peaked at 489 MB with 192 MB and at 410 MB with 96 MB;
+ * 64 MB ran out (a block of 256 KB could not be pinned).
  */
 const TABLE_MEMORY_LIMIT_MB = 96;
 
