@@ -41,7 +41,8 @@ export interface ExportOptions {
    */
   force?: boolean;
   /**
-   * Rows read from the source per query: memory holds one chunk, whatever
+   * Rows read from an ExportSource per query (a DuckdbFileSource is not
+   * read in chunks): memory holds one chunk, whatever
    * the size of the table. 5,000 rows of authentications raised the peak RSS
    * of an export by about 150 MB over 1,000, for no gain in speed.
    * @default 1000
