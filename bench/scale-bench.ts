@@ -15,8 +15,8 @@ import { dropSchema } from './target-backfill.js';
 /**
  * The scale benchmark: a backfill of the simulator's whole history at a
  * request rate high enough that the process, not the limit, sets the pace;
- * then one idle `sync`, `status`, `status --json`, `export --to parquet:` and
- * `verify --budget 100` against the filled target. Every command runs in its
+ * then one idle `sync`, `status`, `status --json`, `export --to parquet:`,
+ * `export --to duckdb:` and `verify --budget 100` against the filled target. Every command runs in its
  * own child process, so its peak RSS and CPU time are its own.
  */
 
@@ -189,6 +189,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const status = await run('status', ['status']);
     const statusJson = await run('status --json', ['status', '--json']);
     const exported = await run('export --to parquet:', ['export', '--to', `parquet:${join(dir, 'parquet')}`]);
+    const exportedDuckdb = await run('export --to duckdb:', ['export', '--to', `duckdb:${join(dir, 'export.duckdb')}`]);
     const verify = await run('verify --budget 100', ['verify', '--budget', '100', '--json']);
     const sink = await openSink(db);
     let items = 0;
@@ -210,7 +211,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       minRequests,
       sync,
       oldestCheckByTier: oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown),
-      commands: [daemon, status, statusJson, exported, verify],
+      commands: [daemon, status, statusJson, exported, exportedDuckdb, verify],
     };
   } finally {
     await sim.close();

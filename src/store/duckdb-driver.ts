@@ -85,8 +85,8 @@ const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in
 /** Longest pause between two attempts to open a locked file. */
 const LOCK_POLL_MAX_MS = 1000;
 
-/** The holder named by a lock conflict, or null when `error` is another failure. */
-function lockHolder(error: unknown): string | null {
+/** The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure. */
+export function lockHolder(error: unknown): string | null {
   const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
   return match === null ? null : match[1]!.trim();
 }

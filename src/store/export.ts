@@ -9,7 +9,9 @@ import { duckdbMemorySettings } from './duckdb-settings.js';
 import type { ExportTarget } from './export-target.js';
 import { exportValue, type ExportValue } from './export-value.js';
 import { keyOf, keysetPage } from './keyset-page.js';
+import { lockHolder } from './duckdb-driver.js';
 import { TABLES, type TableDef } from './schema.js';
+import { TargetLockedError } from './target-locked-error.js';
 import { VIEWS, viewSql } from './views.js';
 
 /**
@@ -20,6 +22,18 @@ export interface ExportSource {
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
 }
 
+/**
+ * A DuckDB target read in place: the export's own DuckDB attaches the file
+ * read-only and copies each table with one statement, so no row passes
+ * through JavaScript and one DuckDB instance, one buffer pool, does the work.
+ * Read with keyset chunks instead, DuckDB answered every `ORDER BY key LIMIT`
+ * by scanning the table: 620 MB and 50 s at 100k sessions, growing with it.
+ * The file must not be open in another process (DuckDB's lock).
+ */
+export interface DuckdbFileSource {
+  readonly duckdbFile: string;
+}
+
 export interface ExportOptions {
   /**
    * Replace an export that exists already (the DuckDB file, or any of the Parquet files).
@@ -27,7 +41,8 @@ export interface ExportOptions {
    */
   force?: boolean;
   /**
-   * Rows read from the source per query: memory holds one chunk, whatever
+   * Rows read from an ExportSource per query (a DuckdbFileSource is not
+   * read in chunks): memory holds one chunk, whatever
    * the size of the table. 5,000 rows of authentications raised the peak RSS
    * of an export by about 150 MB over 1,000, for no gain in speed.
    * @default 1000
@@ -63,12 +78,13 @@ export interface ExportReport {
  *   materialized at export time); times are UTC timestamps in microseconds
  *   (isAdjustedToUTC).
  *
- * Rows travel in chunks read in primary key order and are appended with
- * DuckDB's Appender, so memory stays flat for tables of any size. Each chunk
- * is its own read: an export taken while a sync writes may mix rows from
- * before and after a commit of that sync.
+ * From SQLite and PostgreSQL, rows travel in chunks read in primary key order
+ * and are appended with DuckDB's Appender, so memory stays flat for tables of
+ * any size. Each chunk is its own read: an export taken while a sync writes
+ * may mix rows from before and after a commit of that sync. A DuckDB target
+ * is read by DuckDB itself (see DuckdbFileSource).
  */
-export async function exportTarget(source: ExportSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportReport> {
+export async function exportTarget(source: ExportSource | DuckdbFileSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportReport> {
   const chunkRows = options.chunkRows ?? 1000;
   if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
   return target.kind === 'duckdb'
@@ -77,7 +93,7 @@ export async function exportTarget(source: ExportSource, target: ExportTarget, o
 }
 
 async function exportDuckdb(
-  source: ExportSource,
+  source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   path: string,
   force: boolean,
@@ -91,8 +107,13 @@ async function exportDuckdb(
   const building = `${path}.${randomBytes(4).toString('hex')}.partial`;
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(building, async (connection) => {
-      for (const def of TABLES) relations.push(report(await copyTable(source, connection, def, chunkRows), onProgress));
+    await withDuckdb(building, source, async (connection) => {
+      for (const def of TABLES) {
+        await connection.run(createTableSql(def));
+        const rows = isDuckdbFile(source) ? await insertAttached(connection, def) : await appendTable(source, connection, def, chunkRows);
+        relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
+      }
+      await poolForViews(connection);
       for (const view of VIEWS) {
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
         relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress));
@@ -107,7 +128,7 @@ async function exportDuckdb(
 }
 
 async function exportParquet(
-  source: ExportSource,
+  source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   dir: string,
   force: boolean,
@@ -124,16 +145,24 @@ async function exportParquet(
   const staging = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}.duckdb`);
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(staging, async (connection) => {
+    await withDuckdb(staging, source, async (connection) => {
       for (const def of TABLES) {
-        const copied = await copyTable(source, connection, def, chunkRows);
         const file = join(dir, `${def.name}.parquet`);
-        await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
-        // Written rows are on disk now; dropping the table keeps the staging file small.
-        await connection.run(`DROP TABLE ${def.name}`);
+        if (isDuckdbFile(source)) {
+          // Straight from the attached file into Parquet: nothing is staged.
+          await connection.run(`COPY (${attachedSelect(def)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+        } else {
+          await connection.run(createTableSql(def));
+          await appendTable(source, connection, def, chunkRows);
+          await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
+          // Written rows are on disk now; dropping the table keeps the staging file small.
+          await connection.run(`DROP TABLE ${def.name}`);
+        }
+        // The views below read the tables as written.
         await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
-        relations.push(report({ ...copied, file }, onProgress));
+        relations.push(report({ name: def.name, kind: 'table', rows: await countRows(connection, def.name), file }, onProgress));
       }
+      await poolForViews(connection);
       for (const view of VIEWS) {
         const file = join(dir, `${view.name}.parquet`);
         await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
@@ -160,17 +189,39 @@ function report(relation: ExportedRelation, onProgress: ExportOptions['onProgres
 }
 
 /**
- * The export's buffer pool: materializing v_latest_authentications (a window
- * over every authentication) cannot spill all of its state, and 96 MB ran out
- * at 1M sessions; 192 MB held it with a peak RSS of 320 MB for that step.
+ * The export's buffer pool while it copies tables: the pool fills whatever
+ * its size. At 1M sessions, copying authentications from SQLite to Parquet
+ * (a commit per chunk) peaked at 489 MB with 192 MB and at 410 MB with 96 MB;
+ * 64 MB ran out (a block of 256 KB could not be pinned).
  */
-const EXPORT_MEMORY_LIMIT_MB = 192;
+const TABLE_MEMORY_LIMIT_MB = 96;
 
-async function withDuckdb(path: string, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
-  const instance = await DuckDBInstance.create(path, duckdbMemorySettings({ memoryLimitMb: EXPORT_MEMORY_LIMIT_MB }));
+/**
+ * The pool raised to this for the views: materializing
+ * v_latest_authentications (a window over every authentication) cannot
+ * spill all of its state, and 96 MB ran out at 1M sessions; 192 MB held it
+ * with a peak RSS of 320–350 MB for that step.
+ */
+const VIEW_MEMORY_LIMIT_MB = 192;
+
+async function poolForViews(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`SET memory_limit = '${VIEW_MEMORY_LIMIT_MB}MB'`);
+}
+
+function isDuckdbFile(source: ExportSource | DuckdbFileSource): source is DuckdbFileSource {
+  return 'duckdbFile' in source;
+}
+
+/** The catalog a DuckDB source file is attached as. */
+const SOURCE_CATALOG = 'ivsync_source';
+
+async function withDuckdb(path: string, source: ExportSource | DuckdbFileSource, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
+  const instance = await DuckDBInstance.create(path, duckdbMemorySettings({ memoryLimitMb: TABLE_MEMORY_LIMIT_MB }));
   const connection = await instance.connect();
   try {
+    if (isDuckdbFile(source)) await attachSource(connection, source.duckdbFile);
     await work(connection);
+    if (isDuckdbFile(source)) await connection.run(`DETACH ${SOURCE_CATALOG}`);
     // Fold the WAL into the file, so it opens anywhere as one file.
     await connection.run('CHECKPOINT');
   } finally {
@@ -192,8 +243,53 @@ function createTableSql(def: TableDef): string {
   return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
 }
 
-async function copyTable(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<ExportedRelation> {
-  await connection.run(createTableSql(def));
+/** The source file, read-only; another process holding it is TargetLockedError, as for any DuckDB target. */
+async function attachSource(connection: DuckDBConnection, file: string): Promise<void> {
+  try {
+    await connection.run(`ATTACH ${quote(file)} AS ${SOURCE_CATALOG} (READ_ONLY)`);
+  } catch (error) {
+    const holder = lockHolder(error);
+    if (holder !== null) throw new TargetLockedError(`duckdb:${file}`, holder);
+    throw error;
+  }
+}
+
+/**
+ * A table of the attached source with the export's column types: the
+ * source was created with the same types (duckdb-ddl.ts), and the casts keep
+ * the copy's types the export's whatever an older file holds.
+ */
+function attachedSelect(def: TableDef): string {
+  const columns = def.columns.map((c) => `CAST(${c.name} AS ${duckdbType(c.type)}) AS ${c.name}`);
+  return `SELECT ${columns.join(', ')} FROM ${SOURCE_CATALOG}.main.${def.name}`;
+}
+
+async function insertAttached(connection: DuckDBConnection, def: TableDef): Promise<number> {
+  const result = await connection.run(`INSERT INTO ${def.name} ${attachedSelect(def)}`);
+  return Number(result.rowsChanged);
+}
+
+/**
+ * Appends the rows of a table read in keyset chunks to the export's table of
+ * that name; the rows appended. One transaction for the whole table: DuckDB
+ * then writes each row group to the file as it fills, and the commit logs
+ * only where they are. A commit per chunk sent every row through the WAL and
+ * kept it in memory until a checkpoint: 1M sessions' fingerprints to Parquet
+ * peaked at 464 MB that way, 400 MB in one transaction (192 MB pool).
+ */
+async function appendTable(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<number> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const rows = await appendChunks(source, connection, def, chunkRows);
+    await connection.run('COMMIT');
+    return rows;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+async function appendChunks(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<number> {
   const appender = await connection.createAppender(def.name);
   let rows = 0;
   try {
@@ -213,7 +309,7 @@ async function copyTable(source: ExportSource, connection: DuckDBConnection, def
   } finally {
     appender.closeSync();
   }
-  return { name: def.name, kind: 'table', rows };
+  return rows;
 }
 
 function append(appender: DuckDBAppender, value: ExportValue): void {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { exportTarget } from '../../src/store/export.js';
@@ -7,7 +8,8 @@ import { openSink } from '../../src/store/open-sink.js';
 import { TABLES } from '../../src/store/schema.js';
 import { VIEWS } from '../../src/store/views.js';
 import type { Dialect } from '../../src/store/dialect.js';
-import { cliError, runIvsync } from '../helpers/run-cli.js';
+import { TargetLockedError } from '../../src/store/target-locked-error.js';
+import { cliError, runIvsync, spawnChild } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { freshTarget, postgresUp, type FreshTarget } from '../targets/each-target.js';
@@ -56,7 +58,7 @@ async function expectMicroseconds(query: (sql: string) => Promise<Array<Record<s
   expect(Number(row!.exact)).toBe(Number(row!.n));
 }
 
-const sources: Dialect[] = ['sqlite', 'postgres'];
+const sources: Dialect[] = ['sqlite', 'duckdb', 'postgres'];
 
 describe.each(sources)('export from a %s target', (dialect) => {
   const unavailable = dialect === 'postgres' && !postgresUp;
@@ -167,6 +169,33 @@ describe('export safety', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/expected duckdb:PATH or parquet:DIR/);
     expect(existsSync(join(dir, 'csv'))).toBe(false);
+  });
+
+  it('a DuckDB source another process holds is TargetLockedError naming it, and no export is left', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'held.duckdb');
+    expect((await runIvsync(['migrate', '--db', `duckdb:${path}`])).code).toBe(0);
+    // Another process (an analyst's DuckDB session) holds the file until SIGTERM.
+    const holderCode = `import { DuckDBInstance } from '@duckdb/node-api';
+const instance = await DuckDBInstance.create(process.argv[1]);
+const keepAlive = setInterval(() => undefined, 60_000);
+process.on('SIGTERM', () => { instance.closeSync(); clearInterval(keepAlive); });
+process.stdout.write('held\\n');`;
+    const holder = spawnChild(process.execPath, ['--input-type=module', '-e', holderCode, path], { PATH: process.env.PATH }, fileURLToPath(new URL('../../', import.meta.url)));
+    try {
+      while (!holder.stdout().includes('held')) {
+        const ended = await Promise.race([holder.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10))]);
+        if (ended) throw new Error(`the holder ended: ${holder.stderr()}`);
+      }
+      const out = join(dir, 'pq');
+      const refused = exportTarget({ duckdbFile: path }, { kind: 'parquet', dir: out });
+      await expect(refused).rejects.toBeInstanceOf(TargetLockedError);
+      await expect(refused).rejects.toThrow(`duckdb:${path} is open in another process`);
+      expect(readdirSync(out)).toEqual([]);
+    } finally {
+      holder.kill('SIGTERM');
+      await holder.exited;
+    }
   });
 
   it('pages through composite primary keys in small chunks without losing or repeating a row', async () => {

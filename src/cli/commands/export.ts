@@ -38,17 +38,20 @@ export const exportCommand: CliCommand<ExportArgs> = {
     }
     const logger = loggerFor(config, io, runId());
     const sink = await openSink(config.db, { existing: true });
+    // A DuckDB target is read by the export's own DuckDB, which opens the file itself: the sink,
+    // opened to check the target (its close folds the WAL into the file), lets go of it first.
+    if (from.kind === 'duckdb') await sink.close();
     let relations: ExportedRelation[];
     try {
       // DuckDB's native library loads only for an export, not for every command.
       const { exportTarget } = await import('../../store/export.js');
-      const report = await exportTarget(sink, to, {
+      const report = await exportTarget(from.kind === 'duckdb' ? { duckdbFile: from.path } : sink, to, {
         force: args.force === true,
         onProgress: (r) => logger.info({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
       });
       relations = report.relations;
     } finally {
-      await sink.close();
+      if (from.kind !== 'duckdb') await sink.close();
     }
     const where = to.kind === 'duckdb' ? to.path : to.dir;
     if (config.json) {
