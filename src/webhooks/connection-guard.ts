@@ -218,6 +218,8 @@ export class ConnectionGuard {
     const answered = this.#open.get(socket)?.res?.headersSent === true;
     // A reset peer reads nothing; a started answer cannot be followed by another.
     if (socket.writable && !answered && error.code !== 'ECONNRESET') socket.write(rawResponse(CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400));
+    // Done with now, not at its 'close' event: a connection arriving meanwhile must not shed it, and count it, again.
+    this.#open.delete(socket);
     socket.destroy(error);
   }
 }
