@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { runCli } from '../src/cli/cli.js';
 import { startSimulator } from '../src/simulator/index.js';
+import { cliInProcess as cli } from './in-process-cli.js';
 import { markdownTable } from './markdown-table.js';
 import { isEntryPoint, numberFlag } from './script-args.js';
 
@@ -16,18 +15,6 @@ export interface IdleRefreshRun {
   nonFinal: number;
   /** Requests of each idle run after the first sync. */
   requests: number[];
-}
-
-async function cli(args: readonly string[], env: Record<string, string>, clock: () => number): Promise<string> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdout, stderr, env, signal: new AbortController().signal, clock });
-  if (code !== 0) throw new Error(`ivsync ${args.join(' ')} exited ${code}: ${err}`);
-  return out;
 }
 
 /**

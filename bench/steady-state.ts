@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
-import { runCli } from '../src/cli/cli.js';
 import { startSimulator } from '../src/simulator/index.js';
+import { cliInProcess as cli } from './in-process-cli.js';
 import { markdownTable } from './markdown-table.js';
 import { isEntryPoint, numberFlag } from './script-args.js';
 
@@ -22,8 +21,8 @@ export interface SteadyStateRun {
   runs: number;
   /** Requests of each scheduled run after the first sync. */
   requests: number[];
-  /** Largest share of the token's hourly budget any 12 consecutive runs used. */
-  peakHourShare: number;
+  /** Largest share of the token's hourly budget any 12 consecutive runs used; null with fewer runs than an hour. */
+  peakHourShare: number | null;
   meanHourShare: number;
   /** Non-final sessions per tier after the last run, and the age of the oldest check of each (`status --json`), seconds. */
   tiers: Record<string, { sessions: number; oldestCheck: number | null }>;
@@ -32,18 +31,6 @@ export interface SteadyStateRun {
   changesSeenNextRun: number;
   /** Sessions added at the service over the runs. */
   newSessions: number;
-}
-
-async function cli(args: readonly string[], env: Record<string, string>, clock: () => number): Promise<string> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdout, stderr, env, signal: new AbortController().signal, clock });
-  if (code !== 0) throw new Error(`ivsync ${args.join(' ')} exited ${code}: ${err}`);
-  return out;
 }
 
 /**
@@ -118,7 +105,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       nonFinal: Object.values(status.nonFinal).reduce((a, b) => a + b, 0),
       runs,
       requests,
-      peakHourShare: Math.max(...hourly),
+      peakHourShare: hourly.length === 0 ? null : Math.max(...hourly),
       meanHourShare: total / (requests.length * RUN_SECONDS * REAL_RATE),
       tiers,
       changes,
@@ -144,7 +131,7 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       sorted(r)[Math.floor(r.requests.length / 2)],
       Math.max(...r.requests),
       pct(r.meanHourShare),
-      pct(r.peakHourShare),
+      r.peakHourShare === null ? '-' : pct(r.peakHourShare),
       Object.entries(r.tiers).map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`).join(', '),
       `${r.changesSeenNextRun} of ${r.changes}`,
     ]),

@@ -60,9 +60,11 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text: 'The webhook stream is healthy while a delivery was accepted this recently (seconds): sync then leaves\nsessions a delivery updated to their back-off. When it goes quiet, sync polls them again.',
   },
   'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are re-checked on every sync.' },
-  'refresh.maxIntervalSeconds': { text: 'Older non-final sessions are re-checked on a back-off doubling from one run up to this (seconds).' },
+  'refresh.maxIntervalSeconds': {
+    text: 'Older non-final sessions are re-checked on a back-off doubling from one run up to this (seconds);\none first stored already older (a backfill) starts here, its first check spread over it.',
+  },
   'refresh.maxRequestsPerRun': {
-    text: 'Most requests one sync spends on re-checking non-final sessions, per account (its resources share it),\nmost overdue first. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
+    text: 'Most requests one sync spends on re-checking non-final sessions, per account (its resources share it),\nhot ones first, then the most overdue. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
     example: 600,
   },
   'daemon.schedule': {

@@ -197,15 +197,15 @@ export function planRefresh(
   }
   due.sort(byUrgency);
 
-  // Per window: the due sessions to GET, or the part of it to page again once that costs no more.
+  // Per window: the due sessions to GET, or (`pages` set) the part of it to page again once that costs no more.
   const gets = new Map<WindowState | undefined, Due[]>();
   const chosen = new Map<WindowState, { lo: number; hi: number; pages: number | null }>();
   let cost = 0;
   for (const d of due) {
     const w = d.window;
     const ids = gets.get(w) ?? [];
+    let next: { lo: number; hi: number; pages: number | null } | undefined;
     let extra = 1;
-    let grown: { lo: number; hi: number; pages: number | null } | undefined;
     if (w) {
       const epoch = d.candidate.createdEpoch!;
       const before = chosen.get(w) ?? { lo: epoch, hi: epoch, pages: null };
@@ -213,15 +213,16 @@ export function planRefresh(
       const hi = Math.max(before.hi, epoch);
       const pages = partPages(w, lo, hi, now);
       // Paging the part again replaces its GETs once they would cost more than its pages.
-      if (before.pages !== null) extra = pages - before.pages;
-      else if (ids.length + 1 > pages) extra = pages - ids.length;
-      grown = { lo, hi, pages: before.pages !== null || ids.length + 1 > pages ? pages : null };
+      const paged = before.pages !== null || ids.length + 1 > pages;
+      if (paged) extra = pages - (before.pages ?? ids.length);
+      next = { lo, hi, pages: paged ? pages : null };
     }
     if (cost + extra > policy.maxRequests) continue;
     cost += extra;
-    if (grown) chosen.set(w!, grown);
-    if (grown?.pages !== null && grown !== undefined) gets.delete(w);
-    else {
+    if (w && next) chosen.set(w, next);
+    if (next !== undefined && next.pages !== null) {
+      gets.delete(w);
+    } else {
       ids.push(d);
       gets.set(w, ids);
     }
