@@ -1,4 +1,4 @@
-import PQueue from 'p-queue';
+import { StartSchedule } from './start-schedule.js';
 
 export interface RateLimiterOptions {
   /**
@@ -7,7 +7,7 @@ export interface RateLimiterOptions {
    */
   rate: number;
   /**
-   * Clock for the pause bookkeeping in `stats`.
+   * Clock for the schedule and the bookkeeping in `stats`.
    * @default Date.now
    */
   now?: () => number;
@@ -32,25 +32,35 @@ export interface ScheduleOptions {
   signal?: AbortSignal;
 }
 
+/** A task waiting for its token. */
+interface Waiting {
+  readonly run: () => void;
+  readonly priority: number;
+  /** When it began waiting. */
+  readonly since: number;
+  readonly detach: () => void;
+}
+
 /**
  * The token bucket of one API token. Every request of every worker that uses
  * the token passes through the same instance, so the budget holds whatever
  * runs at once (design.md, "Rules the whole program keeps").
  *
- * Built on p-queue with `strict: true`: p-queue then records the start time
- * of every task and starts another only while fewer than `intervalCap` starts
- * lie in the last `interval` ms (a sliding window: no burst at window edges).
- * Concurrency is unlimited: what is in flight is bounded by the crawl, the
- * bucket only spaces the starts.
+ * Starts follow `StartSchedule`: evenly spaced on an absolute grid, never
+ * more than the rate in any rolling second. Waiting tasks start by priority,
+ * then in the order they came. One timer is armed for the next free slot
+ * while anything waits. Concurrency is unlimited: what is in flight is bounded
+ * by the crawl, the bucket only spaces the starts.
  */
 export class RateLimiter {
-  readonly #queue: PQueue;
   readonly #now: () => number;
+  readonly #schedule: StartSchedule;
   readonly #stats: RateLimiterStats = { started: 0, pausedMs: 0, pauses: 0 };
+  /** Highest priority first; among equals, first come first. */
+  readonly #waiting: Waiting[] = [];
+  #inFlight = 0;
   #pausedUntil = 0;
-  #resumeTimer: NodeJS.Timeout | undefined;
-  /** When the last token was taken; the next one is free `spacingMs` later. */
-  #lastStart: number;
+  #timer: NodeJS.Timeout | undefined;
   /** Unused capacity up to the last schedule (see `idleMs`). */
   #idleMs = 0;
 
@@ -70,23 +80,51 @@ export class RateLimiter {
     // spacing adds at most one.
     // Measured in bench/rate-limiter-check.ts.
     this.spacingMs = 1000 / rate;
-    this.#queue = new PQueue({ intervalCap: 1, interval: this.spacingMs, strict: true });
     this.#now = options.now ?? Date.now;
     // Counted from construction: the bucket is full and unused until the first task.
-    this.#lastStart = this.#now() - this.spacingMs;
+    this.#schedule = new StartSchedule(rate, this.#now());
   }
 
   /** Runs `fn` once a token is free; the token is taken when `fn` starts. */
   schedule<T>(fn: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
-    this.#idleMs += this.#currentIdle(this.#now());
-    return this.#queue.add(
-      () => {
-        this.#stats.started += 1;
-        this.#lastStart = this.#now();
-        return fn();
-      },
-      { priority: options.priority ?? 0, ...(options.signal !== undefined ? { signal: options.signal } : {}) },
-    );
+    const { signal } = options;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    const now = this.#now();
+    this.#idleMs += this.#currentIdle(now);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.#waiting.indexOf(task);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        if (this.#waiting.length === 0) this.#disarm();
+        reject(signal?.reason);
+      };
+      const task: Waiting = {
+        priority: options.priority ?? 0,
+        since: now,
+        detach: () => signal?.removeEventListener('abort', onAbort),
+        run: () => {
+          this.#inFlight += 1;
+          const settle = () => (this.#inFlight -= 1);
+          let result: Promise<T>;
+          try {
+            result = fn();
+          } catch (error) {
+            settle();
+            reject(error);
+            return;
+          }
+          result.then(
+            (value) => (settle(), resolve(value)),
+            (error: unknown) => (settle(), reject(error)),
+          );
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let at = this.#waiting.length;
+      while (at > 0 && (this.#waiting[at - 1]?.priority ?? 0) < task.priority) at -= 1;
+      this.#waiting.splice(at, 0, task);
+      this.#startDue();
+    });
   }
 
   /**
@@ -104,14 +142,45 @@ export class RateLimiter {
     this.#stats.pausedMs += until - Math.max(now, this.#pausedUntil);
     this.#stats.pauses += 1;
     this.#pausedUntil = until;
-    this.#queue.pause();
-    clearTimeout(this.#resumeTimer);
-    // Kept referenced: tasks waiting in a paused queue hold no timer of their
-    // own, so this one is what keeps the process alive until they run.
-    this.#resumeTimer = setTimeout(() => {
-      this.#resumeTimer = undefined;
-      this.#queue.start();
-    }, ms);
+    this.#arm();
+  }
+
+  /** Starts the head task if its token is free, then arms the timer for the next. */
+  #startDue(): void {
+    const now = this.#now();
+    const head = this.#waiting[0];
+    if (head !== undefined && now >= this.#freeAt) {
+      this.#waiting.shift();
+      head.detach();
+      this.#schedule.take(now, Math.max(head.since, this.#pausedUntil));
+      this.#stats.started += 1;
+      head.run();
+    }
+    this.#arm();
+  }
+
+  /**
+   * One timer for the next free slot while anything waits. It stays
+   * referenced: waiting tasks hold no timer of their own, so this one is what
+   * keeps the process alive until they run.
+   */
+  #arm(): void {
+    this.#disarm();
+    if (this.#waiting.length === 0) return;
+    const delay = Math.max(0, Math.ceil(this.#freeAt - this.#now()));
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#startDue();
+    }, delay);
+  }
+
+  #disarm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  get #freeAt(): number {
+    return Math.max(this.#schedule.freeAt, this.#pausedUntil);
   }
 
   /**
@@ -130,15 +199,13 @@ export class RateLimiter {
    * aside). Lets a caller tell the service's latency from the bucket's wait.
    */
   get waitMs(): number {
-    const freeAt = Math.max(this.#lastStart + this.spacingMs, this.#pausedUntil);
-    return Math.max(0, freeAt - this.#now()) + this.#queue.size * this.spacingMs;
+    return Math.max(0, this.#freeAt - this.#now()) + this.#waiting.length * this.spacingMs;
   }
 
   /** The gap, up to `now`, since the token became free, while nothing waits. */
   #currentIdle(now: number): number {
-    if (this.#queue.size > 0) return 0;
-    const freeSince = Math.max(this.#lastStart + this.spacingMs, this.#pausedUntil);
-    return Math.max(0, now - freeSince);
+    if (this.#waiting.length > 0) return 0;
+    return Math.max(0, now - this.#freeAt);
   }
 
   get stats(): Readonly<RateLimiterStats> {
@@ -147,11 +214,11 @@ export class RateLimiter {
 
   /** Tasks waiting for a token. */
   get pending(): number {
-    return this.#queue.size;
+    return this.#waiting.length;
   }
 
   /** Tasks that got a token and have not settled yet. */
   get inFlight(): number {
-    return this.#queue.pending;
+    return this.#inFlight;
   }
 }

@@ -75,6 +75,34 @@ describe('RateLimiter', () => {
     expect(limiter.idleMs).toBe(350);
   });
 
+  it('an aborted task leaves the queue unstarted and its token goes to the next', async () => {
+    const limiter = new RateLimiter({ rate: 20 });
+    const order: string[] = [];
+    const first = limiter.schedule(async () => order.push('first'));
+    const abort = new AbortController();
+    const dropped = limiter.schedule(async () => order.push('dropped'), { signal: abort.signal });
+    const last = limiter.schedule(async () => order.push('last'));
+    abort.abort(new Error('tripped'));
+    await expect(dropped).rejects.toThrow('tripped');
+    expect(limiter.pending).toBe(1);
+    await Promise.all([first, last]);
+    expect(order).toEqual(['first', 'last']);
+    expect(limiter.stats.started).toBe(2);
+    const already = limiter.schedule(async () => order.push('never'), { signal: abort.signal });
+    await expect(already).rejects.toThrow('tripped');
+    expect(limiter.stats.started).toBe(2);
+  });
+
+  it('a task that throws at once rejects and leaves nothing in flight', async () => {
+    const limiter = new RateLimiter({ rate: 20 });
+    await expect(
+      limiter.schedule(() => {
+        throw new Error('sync throw');
+      }),
+    ).rejects.toThrow('sync throw');
+    expect(limiter.inFlight).toBe(0);
+  });
+
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses rate %s', (rate) => {
     expect(() => new RateLimiter({ rate })).toThrow(RangeError);
   });
