@@ -7,8 +7,10 @@ export interface RateLimiterOptions {
    */
   rate: number;
   /**
-   * Clock for the schedule and the bookkeeping in `stats`.
-   * @default Date.now
+   * Clock for the schedule and the bookkeeping in `stats`, in epoch milliseconds.
+   * @default the epoch time in fractions of a millisecond (`performance`): with
+   * whole milliseconds, a start at 0.9 recorded as 0 would let the start one
+   * window later go at 1000.0, 999.1 ms after it.
    */
   now?: () => number;
 }
@@ -31,6 +33,8 @@ export interface ScheduleOptions {
   /** Aborting it takes a task that is still waiting out of the queue, unstarted (its token not taken), rejecting with the reason. */
   signal?: AbortSignal;
 }
+
+const preciseNow = (): number => performance.timeOrigin + performance.now();
 
 /** A task waiting for its token. */
 interface Waiting {
@@ -80,7 +84,7 @@ export class RateLimiter {
     // spacing adds at most one.
     // Measured in bench/rate-limiter-check.ts.
     this.spacingMs = 1000 / rate;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? preciseNow;
     // Counted from construction: the bucket is full and unused until the first task.
     this.#schedule = new StartSchedule(rate, this.#now());
   }
@@ -152,8 +156,9 @@ export class RateLimiter {
     if (head !== undefined && now >= this.#freeAt) {
       this.#waiting.shift();
       head.detach();
-      this.#schedule.take(now, Math.max(head.since, this.#pausedUntil));
       this.#stats.started += 1;
+      // Read again at the last moment: a start recorded earlier than it happened would let the next window's start come too soon.
+      this.#schedule.take(this.#now(), Math.max(head.since, this.#pausedUntil));
       head.run();
     }
     this.#arm();
