@@ -1,4 +1,4 @@
-import type { NonFinalSession, WindowState } from '../store/sink.js';
+import type { WindowState } from '../store/sink.js';
 
 /** One pass to run over (part of) a window. */
 export interface PassTask {
@@ -61,15 +61,12 @@ export function planIncremental(windows: readonly WindowState[], from: number, n
  */
 export function planSeal(
   windows: readonly WindowState[],
-  nonFinal: readonly NonFinalSession[],
+  /** Created times of the non-final sessions, ascending. */
+  epochs: ArrayLike<number>,
   now: number,
   overlapSeconds: number,
 ): WindowState[] {
   const cutoff = now - overlapSeconds;
-  const epochs = nonFinal
-    .map((s) => s.createdEpoch)
-    .filter((e): e is number => e !== null)
-    .sort((a, b) => a - b);
   // Whether any non-final epoch lies in [a, b): the first epoch >= a, by binary search.
   const holdsNonFinal = (a: number, b: number) => {
     let lo = 0;

@@ -6,7 +6,7 @@ import { toIsoMicros } from '../normalize/time.js';
 import type { RefreshCheck } from '../store/sink.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { PassTask } from './planner.js';
-import { nextInterval, planRefresh, type RefreshPolicy } from './refresh-policy.js';
+import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
 import { DEFAULT_REFRESH_SETTINGS, webhooksHealthy } from './refresh-settings.js';
 
 export interface RefreshOutcome {
@@ -37,7 +37,6 @@ export async function refreshNonFinal(
   const { sink } = ctx;
   const settings = ctx.refresh ?? DEFAULT_REFRESH_SETTINGS;
   const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
-  const candidates = await sink.refreshCandidates(account.name, resource);
   const lastDelivery = await sink.lastDeliveryAt();
   const policy: RefreshPolicy = {
     hotSeconds: settings.hotSeconds,
@@ -47,7 +46,9 @@ export async function refreshNonFinal(
     maxRequests: Math.max(1, Math.floor(settings.maxRequests / Math.max(1, ctx.resourcesInRun ?? 1))),
     webhooksHealthy: webhooksHealthy(settings.webhooks, lastDelivery === null ? null : Date.parse(lastDelivery) / 1000, now),
   };
-  const plan = planRefresh(candidates, await sink.listWindows(scope), passed, now, policy);
+  const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
+  await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
+  const plan = planner.plan();
   ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred });
   const checkedIds = [...plan.checked.keys()];
   const before = await sink.observedDigests(resource, checkedIds);

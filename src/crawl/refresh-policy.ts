@@ -163,86 +163,114 @@ function byUrgency(a: Due, b: Due): number {
  * the window from its first due session to its last (25 sessions a request,
  * sized from the window's last pass; see repage-range.ts) once that costs no
  * more than the GETs. Sessions inside `alreadyPassed` were just seen by this run.
+ *
+ * Candidates are added one at a time (`add`), so a caller can read them in
+ * chunks: what the planner keeps of a session that is not due is its id, its
+ * place and its back-off, in case a repaged part covers it.
  */
+export class RefreshPlanner {
+  readonly #now: number;
+  readonly #policy: RefreshPolicy;
+  readonly #alreadyPassed: ReadonlyArray<readonly [number, number]>;
+  readonly #sorted: WindowState[];
+  readonly #history: HistorySpan | null;
+  readonly #inWindow = new Map<WindowState, Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>>();
+  readonly #due: Due[] = [];
+  readonly #seenByPass: string[] = [];
+
+  constructor(windows: readonly WindowState[], alreadyPassed: ReadonlyArray<readonly [number, number]>, now: number, policy: RefreshPolicy) {
+    this.#sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
+    this.#history = this.#sorted.length === 0 ? null : { from: this.#sorted[0]!.windowStart, to: Math.max(...this.#sorted.map((w) => w.windowEnd)) };
+    this.#alreadyPassed = alreadyPassed;
+    this.#now = now;
+    this.#policy = policy;
+  }
+
+  add(candidate: RefreshCandidate): void {
+    const now = this.#now;
+    const policy = this.#policy;
+    const epoch = candidate.createdEpoch;
+    const tier = tierOf(candidate, now, policy);
+    if (epoch !== null && this.#alreadyPassed.some(([a, b]) => epoch >= a && epoch < b)) {
+      // Paged by this run's pass: a hot session is checked by that as by a refresh.
+      if (tier === 'hot') this.#seenByPass.push(candidate.serviceId);
+      return;
+    }
+    const window = epoch === null ? undefined : windowOf(this.#sorted, epoch);
+    const interval = intervalInEffect(candidate, tier, now, policy);
+    const overdue = overdueSeconds(candidate, tier, now, policy, this.#history);
+    if (overdue !== null) this.#due.push({ candidate, tier, interval, overdue, window });
+    if (window) {
+      let list = this.#inWindow.get(window);
+      if (!list) this.#inWindow.set(window, (list = []));
+      list.push({ serviceId: candidate.serviceId, epoch: epoch!, tier, interval });
+    }
+  }
+
+  plan(): RefreshPlan {
+    const { maxRequests } = this.#policy;
+    const now = this.#now;
+    const due = this.#due.sort(byUrgency);
+    // Per window: the due sessions to GET, or (`pages` set) the part of it to page again once that costs no more.
+    const gets = new Map<WindowState | undefined, Due[]>();
+    const chosen = new Map<WindowState, { lo: number; hi: number; pages: number | null }>();
+    let cost = 0;
+    for (const d of due) {
+      const w = d.window;
+      const ids = gets.get(w) ?? [];
+      let next: { lo: number; hi: number; pages: number | null } | undefined;
+      let extra = 1;
+      if (w) {
+        const epoch = d.candidate.createdEpoch!;
+        const before = chosen.get(w) ?? { lo: epoch, hi: epoch, pages: null };
+        const lo = Math.min(before.lo, epoch);
+        const hi = Math.max(before.hi, epoch);
+        const pages = partPages(w, lo, hi, now);
+        // Paging the part again replaces its GETs once they would cost more than its pages.
+        const paged = before.pages !== null || ids.length + 1 > pages;
+        if (paged) extra = pages - (before.pages ?? ids.length);
+        next = { lo, hi, pages: paged ? pages : null };
+      }
+      if (cost + extra > maxRequests) continue;
+      cost += extra;
+      if (w && next) chosen.set(w, next);
+      if (next !== undefined && next.pages !== null) {
+        gets.delete(w);
+      } else {
+        ids.push(d);
+        gets.set(w, ids);
+      }
+    }
+
+    const checked = new Map<string, { tier: RefreshTier; interval: number }>();
+    const get: string[] = [];
+    for (const list of gets.values()) {
+      for (const d of list) {
+        get.push(d.candidate.serviceId);
+        checked.set(d.candidate.serviceId, { tier: d.tier, interval: d.interval });
+      }
+    }
+    const repage: PassTask[] = [];
+    for (const [w, part] of chosen) {
+      if (part.pages === null) continue;
+      const [passFrom, passTo] = pagesInPart(w) ? partRange(w, part.lo, part.hi, now) : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
+      repage.push({ window: w, passFrom, passTo, resume: false });
+      for (const s of this.#inWindow.get(w) ?? []) if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
+    }
+    const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
+    return { repage, get, checked, seenByPass: this.#seenByPass, cost, naiveCost: due.length, due: due.length, deferred };
+  }
+}
+
+/** `RefreshPlanner` over a list of candidates. */
 export function planRefresh(
-  candidates: readonly RefreshCandidate[],
+  candidates: Iterable<RefreshCandidate>,
   windows: readonly WindowState[],
   alreadyPassed: ReadonlyArray<readonly [number, number]>,
   now: number,
   policy: RefreshPolicy,
 ): RefreshPlan {
-  const sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
-  const history = sorted.length === 0 ? null : { from: sorted[0]!.windowStart, to: Math.max(...sorted.map((w) => w.windowEnd)) };
-  const passed = (epoch: number) => alreadyPassed.some(([a, b]) => epoch >= a && epoch < b);
-  const inWindow = new Map<WindowState, Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>>();
-  const due: Due[] = [];
-  const seenByPass: string[] = [];
-  for (const candidate of candidates) {
-    const epoch = candidate.createdEpoch;
-    const tier = tierOf(candidate, now, policy);
-    if (epoch !== null && passed(epoch)) {
-      // Paged by this run's pass: a hot session is checked by that as by a refresh.
-      if (tier === 'hot') seenByPass.push(candidate.serviceId);
-      continue;
-    }
-    const window = epoch === null ? undefined : windowOf(sorted, epoch);
-    const interval = intervalInEffect(candidate, tier, now, policy);
-    if (window) {
-      let list = inWindow.get(window);
-      if (!list) inWindow.set(window, (list = []));
-      list.push({ serviceId: candidate.serviceId, epoch: epoch!, tier, interval });
-    }
-    const overdue = overdueSeconds(candidate, tier, now, policy, history);
-    if (overdue !== null) due.push({ candidate, tier, interval, overdue, window });
-  }
-  due.sort(byUrgency);
-
-  // Per window: the due sessions to GET, or (`pages` set) the part of it to page again once that costs no more.
-  const gets = new Map<WindowState | undefined, Due[]>();
-  const chosen = new Map<WindowState, { lo: number; hi: number; pages: number | null }>();
-  let cost = 0;
-  for (const d of due) {
-    const w = d.window;
-    const ids = gets.get(w) ?? [];
-    let next: { lo: number; hi: number; pages: number | null } | undefined;
-    let extra = 1;
-    if (w) {
-      const epoch = d.candidate.createdEpoch!;
-      const before = chosen.get(w) ?? { lo: epoch, hi: epoch, pages: null };
-      const lo = Math.min(before.lo, epoch);
-      const hi = Math.max(before.hi, epoch);
-      const pages = partPages(w, lo, hi, now);
-      // Paging the part again replaces its GETs once they would cost more than its pages.
-      const paged = before.pages !== null || ids.length + 1 > pages;
-      if (paged) extra = pages - (before.pages ?? ids.length);
-      next = { lo, hi, pages: paged ? pages : null };
-    }
-    if (cost + extra > policy.maxRequests) continue;
-    cost += extra;
-    if (w && next) chosen.set(w, next);
-    if (next !== undefined && next.pages !== null) {
-      gets.delete(w);
-    } else {
-      ids.push(d);
-      gets.set(w, ids);
-    }
-  }
-
-  const checked = new Map<string, { tier: RefreshTier; interval: number }>();
-  const get: string[] = [];
-  for (const list of gets.values()) {
-    for (const d of list) {
-      get.push(d.candidate.serviceId);
-      checked.set(d.candidate.serviceId, { tier: d.tier, interval: d.interval });
-    }
-  }
-  const repage: PassTask[] = [];
-  for (const [w, part] of chosen) {
-    if (part.pages === null) continue;
-    const [passFrom, passTo] = pagesInPart(w) ? partRange(w, part.lo, part.hi, now) : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
-    repage.push({ window: w, passFrom, passTo, resume: false });
-    for (const s of inWindow.get(w) ?? []) if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
-  }
-  const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
-  return { repage, get, checked, seenByPass, cost, naiveCost: due.length, due: due.length, deferred };
+  const planner = new RefreshPlanner(windows, alreadyPassed, now, policy);
+  for (const candidate of candidates) planner.add(candidate);
+  return planner.plan();
 }

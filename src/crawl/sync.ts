@@ -70,7 +70,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
 
   let sealed = 0;
   if (!ctx.signal.aborted) {
-    const nonFinal = await sink.nonFinalSessions(account.name, resource);
+    const nonFinal = await sink.nonFinalEpochs(account.name, resource);
     const stamp = toIsoMicros(ctx.clock() / 1000);
     for (const window of planSeal(await sink.listWindows(scope), nonFinal, now, ctx.crawl.overlapSeconds)) {
       await sink.markWindow(window, 'sealed', null, stamp);

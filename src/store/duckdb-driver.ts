@@ -256,6 +256,11 @@ export class DuckdbDriver implements SqlDriver {
       const reader = await this.#connection.runAndReadAll(sql, params.map(bindable));
       return reader.convertRowObjects(readDuckdbValue);
     },
+    each: async (sql, params, visit) => {
+      // Streamed: DuckDB produces the result a data chunk (2,048 rows) at a time.
+      const result = await this.#connection.stream(sql, params.map(bindable));
+      for await (const rows of result.yieldConvertedRowObjects(readDuckdbValue)) if (rows.length > 0) visit(rows);
+    },
     run: async (sql, params = []) => {
       const result = await this.#connection.run(sql, params.map(bindable));
       return result.rowsChanged;

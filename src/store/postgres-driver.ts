@@ -2,7 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { MIGRATIONS } from '../../migrations/index.js';
 import type { ColumnType, TableDef } from './schema.js';
-import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
 import { normalizeIso } from '../normalize/time.js';
 import { sqlType } from './column-sql-type.js';
@@ -135,6 +135,16 @@ function executor(trx: Knex.Transaction): SqlExecutor {
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<Record<string, unknown>>;
       return result.rows;
+    },
+    each: async (sql, params, visit) => {
+      // A cursor lives in its transaction; one query at a time runs on it.
+      await trx.raw(`DECLARE ivsync_each NO SCROLL CURSOR FOR ${sql}`, params.map(bindable) as Knex.RawBinding[]);
+      for (;;) {
+        const { rows } = (await trx.raw(`FETCH ${EACH_CHUNK} FROM ivsync_each`)) as pg.QueryResult<Record<string, unknown>>;
+        if (rows.length > 0) visit(rows);
+        if (rows.length < EACH_CHUNK) break;
+      }
+      await trx.raw('CLOSE ivsync_each');
     },
     run: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult;

@@ -23,31 +23,26 @@ export class SqlRefreshStore implements RefreshStore {
     this.#driver = driver;
   }
 
-  async refreshCandidates(account: string, resource: Resource): Promise<RefreshCandidate[]> {
+  async refreshCandidates(account: string, resource: Resource, visit: (candidate: RefreshCandidate) => void): Promise<void> {
     const def = sessionTable(resource);
-    const rows = await this.#driver.read((tx) =>
-      tx.all(
-        `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, r.interval_seconds, r.tier
-         FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
-         WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL ORDER BY s.created_epoch, s.service_id`,
-        [resource, account],
-      ),
-    );
-    return rows.map((row) => {
+    // A cursor over the rows: at a million sessions the non-final ones are a hundred thousand rows, which need not all be held at once.
+    const sql = `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, r.interval_seconds, r.tier
+                 FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
+                 WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL`;
+    const each = (row: Record<string, unknown>) => {
       const r = rowReader(def, row);
-      const checkedAt = epochOf(row.checked_at);
-      const seenAt = epochOf(row.last_synced_at);
-      return {
+      visit({
         serviceId: r.text('service_id'),
         createdEpoch: r.numberOrNull('created_epoch'),
-        checkedAt,
-        seenAt,
+        checkedAt: epochOf(row.checked_at),
+        seenAt: epochOf(row.last_synced_at),
         intervalSeconds: readValue(INTEGER, row.interval_seconds) as number | null,
         // A check that saw nothing new only touches last_synced_at: the stored content is still the delivery's.
         deliveredSinceCheck: r.text('source') === 'webhook',
         tier: (row.tier ?? null) as RefreshTier | null,
-      };
-    });
+      });
+    };
+    await this.#driver.read((tx) => tx.each(sql, [resource, account], (rows) => rows.forEach(each)));
   }
 
   async observedDigests(resource: Resource, serviceIds: readonly string[]): Promise<Map<string, string>> {

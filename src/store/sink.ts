@@ -100,14 +100,14 @@ export interface SessionStore {
    */
   markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number>;
 
-  /** Stored sessions of an account whose result is not final and that are not missing. */
-  nonFinalSessions(account: string, resource: Resource): Promise<NonFinalSession[]>;
+  /** The created times (epoch seconds, ascending) of an account's stored sessions whose result is not final and that are not missing. */
+  nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array>;
 }
 
 /** `session_refresh`: what the refresh policy reads and writes. */
 export interface RefreshStore {
   /** The non-final sessions of an account with their refresh state, for the refresh policy. */
-  refreshCandidates(account: string, resource: Resource): Promise<RefreshCandidate[]>;
+  refreshCandidates(account: string, resource: Resource, visit: (candidate: RefreshCandidate) => void): Promise<void>;
 
   /** A digest of each stored session's observation: read before and after a check, a difference is a change. */
   observedDigests(resource: Resource, serviceIds: readonly string[]): Promise<Map<string, string>>;

@@ -22,6 +22,13 @@ export type Row = Readonly<Record<string, unknown>>;
  */
 export interface SqlExecutor {
   all(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * The rows of one query handed to `visit` a chunk at a time, so that memory
+   * holds a chunk and not the whole result (a PostgreSQL cursor,
+   * better-sqlite3's iterator, DuckDB's streamed chunks). `visit` must not use
+   * the executor: the query is still open.
+   */
+  each(sql: string, params: readonly unknown[], visit: (rows: Record<string, unknown>[]) => void): Promise<void>;
   /** Returns the number of rows the statement changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /**
@@ -41,6 +48,9 @@ export interface SqlExecutor {
    */
   inList(values: readonly string[]): { sql: string; params: unknown[] };
 }
+
+/** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */
+export const EACH_CHUNK = 2048;
 
 export interface SqlDriver {
   readonly dialect: Dialect;

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
 import { WAL_FLOOR_BYTES } from './wal-bound.js';
 import type { TableDef } from './schema.js';
-import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
+import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
 import { placeholders } from './placeholders.js';
 import { columnValue } from './column-value.js';
@@ -317,6 +317,18 @@ export class SqliteDriver implements SqlDriver {
       all: (sql, params = []) => {
         const rows = this.#prepare(db, sql).all(...params.map(bindable)) as Record<string, unknown>[];
         return Promise.resolve(rows);
+      },
+      each: (sql, params, visit) => {
+        let chunk: Record<string, unknown>[] = [];
+        for (const row of this.#prepare(db, sql).iterate(...params.map(bindable)) as IterableIterator<Record<string, unknown>>) {
+          chunk.push(row);
+          if (chunk.length === EACH_CHUNK) {
+            visit(chunk);
+            chunk = [];
+          }
+        }
+        if (chunk.length > 0) visit(chunk);
+        return Promise.resolve();
       },
       run: (sql, params = []) => Promise.resolve(this.#prepare(db, sql).run(...params.map(bindable)).changes),
       inList: (values) => ({ sql: '(SELECT value FROM json_each(?))', params: [JSON.stringify(values)] }),

@@ -80,7 +80,7 @@ describe('planIncremental', () => {
 describe('planSeal', () => {
   it('seals complete windows older than the overlap with no non-final session', () => {
     const windows = [w(0, 100), w(100, 200), w(200, 300), w(300, 400, { syncedTo: 350 }), w(400, 500, { status: 'running' })];
-    const sealed = planSeal(windows, [{ serviceId: 'a', createdEpoch: 150 }], 1000, 550);
+    const sealed = planSeal(windows, [150], 1000, 550);
     expect(sealed.map((x) => x.windowStart)).toEqual([0, 200]);
   });
 });

@@ -190,9 +190,26 @@ forEachTarget((_dialect, ctx) => {
     expect(status.lastRuns).toHaveLength(10);
     expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x' });
     expect(status.lastRuns[1]).toMatchObject({ id: 'run-10', status: 'running', finishedAt: null });
-    expect(await sink.nonFinalSessions('default', 'fingerprints')).toEqual([{ serviceId: 'f', createdEpoch: 1_000 }]);
-    expect(await sink.nonFinalSessions('default', 'authentications')).toEqual([{ serviceId: 'a', createdEpoch: 1_000 }]);
-    expect(await sink.nonFinalSessions('second', 'authentications')).toEqual([]);
+    expect([...(await sink.nonFinalEpochs('default', 'fingerprints'))]).toEqual([1_000]);
+    expect([...(await sink.nonFinalEpochs('default', 'authentications'))]).toEqual([1_000]);
+    expect([...(await sink.nonFinalEpochs('second', 'authentications'))]).toEqual([]);
+  });
+
+  it('reads the non-final sessions in chunks, each once, whatever their number', async () => {
+    const sink = await ctx.open();
+    // Several chunks of 2,048, and ids whose order is not their created order.
+    const n = 5_003;
+    const sessions = Array.from({ length: n }, (_, i) => auth(`s-${String((i * 7919) % n).padStart(5, '0')}`, { result_final: false, created_epoch: 10_000 - i }));
+    await sink.mergeBatch(batch([...sessions, auth('final-one'), auth('gone', { result_final: false })]));
+    await sink.markMissing('default', 'authentications', ['gone'], t(6));
+    const epochs = [...(await sink.nonFinalEpochs('default', 'authentications'))];
+    expect(epochs).toHaveLength(n);
+    expect(epochs).toEqual(Array.from({ length: n }, (_, i) => 10_000 - n + 1 + i));
+    const seen: string[] = [];
+    await sink.refreshCandidates('default', 'authentications', (c) => seen.push(c.serviceId));
+    expect(new Set(seen).size).toBe(n);
+    expect(seen).toHaveLength(n);
+    expect(seen).not.toContain('gone');
   });
 
   it('a group of 40 pages commits in one call', async () => {
