@@ -296,6 +296,7 @@ export interface RunEnd {
 
 export interface StatusReport {
   tables: Record<string, number>;
+  /** Windows per status; `items` sums what their latest passes committed (a refresh that pages part of a window counts only that part), not the sessions stored: see `tables` for those. */
   windows: Array<{ account: string; resource: Resource; apiVersion: ApiVersion; status: WindowStatus; count: number; items: number }>;
   highWaterMarks: Array<{ account: string; resource: Resource; apiVersion: ApiVersion; syncedTo: number | null }>;
   nonFinal: Record<Resource, number>;
