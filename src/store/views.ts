@@ -109,8 +109,10 @@ export const VIEWS: readonly DialectViewDef[] = [
     name: 'v_latest_authentications',
     description:
       "One authentication per account and customer_item_id, chosen as the service's lookup does: the first final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.",
-    sql: `SELECT ${authenticationColumns} FROM (
-  SELECT a.*, ROW_NUMBER() OVER (
+    // Ranked by key alone, then the rows fetched: a window over every column (raw JSON included) held
+    // the whole table in the window's state, which would not fit DuckDB's pool at a million sessions.
+    sql: `SELECT ${authenticationColumns} FROM authentications WHERE service_id IN (SELECT service_id FROM (
+  SELECT a.service_id, ROW_NUMBER() OVER (
     PARTITION BY a.account, a.customer_item_id
     ORDER BY CASE WHEN a.result_final THEN 0 ELSE 1 END,
              CASE WHEN a.created_epoch IS NULL THEN 1 ELSE 0 END,
@@ -119,7 +121,7 @@ export const VIEWS: readonly DialectViewDef[] = [
   ) AS lookup_rank
   FROM authentications a
   WHERE a.customer_item_id IS NOT NULL AND a.missing_since IS NULL
-) ranked WHERE lookup_rank = 1`,
+) ranked WHERE lookup_rank = 1)`,
   },
   {
     name: 'v_fingerprint_pairs',
