@@ -9,6 +9,7 @@ import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
+import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -197,7 +198,8 @@ export class DuckdbDriver implements SqlDriver {
    * Rows proven absent (`fail`) are appended straight into the table. Other
    * bulk rows go through the Appender into a TEMP staging table shaped like
    * the target (no constraints), then one `INSERT … SELECT … ON CONFLICT`
-   * moves them: one statement per table per write, never one per row.
+   * moves them (a DELETE and an INSERT for a keyless table, see
+   * duckdb-keyless.ts): a statement or two per table per write, never one per row.
    */
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
@@ -210,9 +212,12 @@ export class DuckdbDriver implements SqlDriver {
     await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
     await this.#append(table, stage, 'temp', rows);
     const columns = table.columns.map((c) => c.name).join(', ');
+    const moves = duckdbKeyless(table.name)
+      ? keylessWriteStatements(table, stage, onConflict)
+      : [`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`];
     // A refused row aborts the transaction: its ROLLBACK drops the staging
     // table created in it, and a DROP here would fail and hide why.
-    await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
+    for (const sql of moves) await this.#connection.run(sql);
     // Dropped, not emptied: the temp catalog is never checkpointed, so the
     // row groups of deleted rows would stay in memory for the whole process.
     await this.#connection.run(`DROP TABLE ${stage}`);
