@@ -60,14 +60,19 @@ function wrongType(table: string, column: ColumnDef, value: unknown): TypeError 
 
 export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
   /**
-   * WAL size at which a commit checkpoints. DuckDB's default (16 MB) makes
-   * every large group commit rewrite table and index blocks, and then makes
-   * the next commit's deletes and updates work on checkpointed storage. Rows
-   * not yet checkpointed are held in memory, and a checkpoint's own memory
-   * grows with them: 1 GB made a backfill's peak RSS follow the history
-   * (1.4 GB at 500k sessions). The WAL is folded into the file at close
-   * either way, and after any commit that leaves it past the WAL bound (wal-bound.ts).
-   * @default 64
+   * WAL size at which a commit checkpoints. Rows not yet checkpointed are
+   * held uncompressed in the buffer pool, and what does not fit is spilled to
+   * the temp directory: 1 GB made a backfill's peak RSS follow the history
+   * (1.4 GB at 500k sessions), and 64 MB, once the WAL bound (wal-bound.ts)
+   * let the WAL reach it late in a 1M-session backfill, spilled up to 240 MB
+   * and took RSS past 500 MB; spilling un-checkpointed rows is also the path
+   * of DuckDB's "Corrupted in-memory column" checkpoint failure
+   * (duckdb/duckdb#16998). DuckDB's own default keeps them a fraction of the
+   * pool; the session tables have no key index to rewrite
+   * (duckdb-keyless.ts), so the more frequent checkpoints cost little. The WAL
+   * is folded into the file at close either way, and after any commit that
+   * leaves it past the WAL bound.
+   * @default 16
    */
   checkpointThresholdMb?: number;
   /**
@@ -135,7 +140,7 @@ export class DuckdbDriver implements SqlDriver {
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 64));
+    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 16));
     const instance = await createInstance(path, { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     const connection = await instance.connect();
     return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);

@@ -22,7 +22,8 @@ describe('DuckDB target settings', () => {
       expect(row?.memory_limit).toMatch(/^9\d(\.\d)? MiB$/);
       expect(Number(row?.threads)).toBe(1);
       expect(row?.ordered).toBe(false);
-      expect(row?.checkpoint).toMatch(/^6\d(\.\d)? MiB$/);
+      // 16 MB: un-checkpointed rows, held uncompressed in the pool, stay a fraction of it.
+      expect(row?.checkpoint).toMatch(/^1[56](\.\d)? MiB$/);
     } finally {
       await sink.close();
     }
