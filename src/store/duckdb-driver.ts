@@ -256,7 +256,10 @@ export class DuckdbDriver implements SqlDriver {
       await this.#connection.run('COMMIT');
       return result;
     } catch (error) {
-      await this.#connection.run('ROLLBACK');
+      // A COMMIT that failed (out of memory, a checkpoint that could not be
+      // written) has ended the transaction already, and DuckDB refuses the
+      // ROLLBACK with "no transaction is active", which would hide why.
+      await this.#connection.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
