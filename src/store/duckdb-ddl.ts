@@ -1,4 +1,5 @@
 import { sqlType, type SqlTypeOverrides } from './column-sql-type.js';
+import { duckdbKeyless } from './duckdb-keyless.js';
 import type { ColumnRetype, MigrationStep } from './migration-step.js';
 import { retypeExpression, sameSqlType } from './retype-column.js';
 import { table as tableDef, type ColumnDef, type ColumnType, type TableDef } from './schema.js';
@@ -16,11 +17,23 @@ function columnSql(column: ColumnDef, notNull: boolean, types?: SqlTypeOverrides
  * CREATE TABLE for DuckDB from the one schema definition. Secondary indexes
  * are left out on purpose: DuckDB refuses `ON CONFLICT DO UPDATE` on a column
  * that an index references, and its zone maps already serve the range scans
- * the indexes exist for in the row stores.
+ * the indexes exist for in the row stores. So is the primary key of a table
+ * that grows with the history (duckdb-keyless.ts); its columns stay NOT NULL.
  */
 export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides): string {
   const columns = def.columns.map((c) => columnSql(c, c.nullable === false || def.primaryKey.includes(c.name), types));
-  return `CREATE TABLE ${def.name} (${[...columns, `PRIMARY KEY (${def.primaryKey.join(', ')})`].join(', ')})`;
+  const key = duckdbKeyless(def.name) ? [] : [`PRIMARY KEY (${def.primaryKey.join(', ')})`];
+  return `CREATE TABLE ${def.name} (${[...columns, ...key].join(', ')})`;
+}
+
+/**
+ * A table created with its primary key, rebuilt without it: DuckDB cannot
+ * drop a constraint, and views read tables by name, so they need no change.
+ */
+function rebuildSql(def: TableDef, create: string): string[] {
+  const columns = def.columns.map((c) => c.name).join(', ');
+  const former = `${def.name}__keyed`;
+  return [`ALTER TABLE ${def.name} RENAME TO ${former}`, create, `INSERT INTO ${def.name} (${columns}) SELECT ${columns} FROM ${former}`, `DROP TABLE ${former}`];
 }
 
 /** What the DuckDB renderer needs to know about the current catalog. */
@@ -29,6 +42,8 @@ export interface DuckdbCatalog {
   hasColumn(table: string, column: string): Promise<boolean>;
   /** The column's type as the catalog names it; null when there is no such column. */
   columnType(table: string, column: string): Promise<string | null>;
+  /** Whether the table has a PRIMARY KEY constraint. */
+  hasPrimaryKey(table: string): Promise<boolean>;
 }
 
 function alterSql(column: ColumnRetype, from: string, to: string): string {
@@ -77,6 +92,12 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
       case 'retypeColumns':
         out.push(...(await retypeStatements(step.columns, step.views, catalog)));
         break;
+      case 'duckdbKeyless':
+        for (const name of step.tables) {
+          const def = tableDef(name);
+          if (await catalog.hasPrimaryKey(name)) out.push(...rebuildSql(def, duckdbCreateTable(def)));
+        }
+        break;
     }
   }
   return out;
@@ -104,6 +125,11 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
         ];
       case 'sql':
         return [step.down.duckdb];
+      case 'duckdbKeyless':
+        return step.tables.flatMap((name) => {
+          const def = tableDef(name);
+          return rebuildSql(def, duckdbCreateTable(def).replace(/\)$/, `, PRIMARY KEY (${def.primaryKey.join(', ')}))`));
+        });
     }
   });
 }

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
@@ -9,6 +9,7 @@ import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
+import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from './schema.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -59,14 +60,19 @@ function wrongType(table: string, column: ColumnDef, value: unknown): TypeError 
 
 export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
   /**
-   * WAL size at which a commit checkpoints. DuckDB's default (16 MB) makes
-   * every large group commit rewrite table and index blocks, and then makes
-   * the next commit's deletes and updates work on checkpointed storage. Rows
-   * not yet checkpointed are held in memory, and a checkpoint's own memory
-   * grows with them: 1 GB made a backfill's peak RSS follow the history
-   * (1.4 GB at 500k sessions). The WAL is folded into the file at close
-   * either way, and after any commit that leaves it past the WAL bound (wal-bound.ts).
-   * @default 64
+   * WAL size at which a commit checkpoints. Rows not yet checkpointed are
+   * held uncompressed in the buffer pool, and what does not fit is spilled to
+   * the temp directory: 1 GB made a backfill's peak RSS follow the history
+   * (1.4 GB at 500k sessions), and 64 MB, once the WAL bound (wal-bound.ts)
+   * let the WAL reach it late in a 1M-session backfill, spilled up to 240 MB
+   * and took RSS past 500 MB; spilling un-checkpointed rows is also the path
+   * of DuckDB's "Corrupted in-memory column" checkpoint failure
+   * (duckdb/duckdb#16998). DuckDB's own default keeps them a fraction of the
+   * pool; the session tables have no key index to rewrite
+   * (duckdb-keyless.ts), so the more frequent checkpoints cost little. The WAL
+   * is folded into the file at close either way, and after any commit that
+   * leaves it past the WAL bound.
+   * @default 16
    */
   checkpointThresholdMb?: number;
   /**
@@ -91,22 +97,62 @@ export function lockHolder(error: unknown): string | null {
   return match === null ? null : match[1]!.trim();
 }
 
-/** Creates the instance, waiting while another process holds the file when asked to (see DuckdbDriverOptions.wait). */
-async function createInstance(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<DuckDBInstance> {
+/**
+ * Rows per row group of a target's tables, instead of DuckDB's 122,880. A
+ * checkpoint rewrites every row group that took rows since the last one, and
+ * the compressed blocks of each table it rewrites wait in the buffer pool
+ * until it ends: with whole 122,880-row groups of sessions (each with its raw
+ * item) that was more than the pool, spilled to the temp directory (a
+ * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). Smaller
+ * groups cost a little compression; the file was about the same size.
+ */
+export const ROW_GROUP_ROWS = 16_384;
+
+/** The catalog a file is attached as: its name, as DuckDB would name it, unless that is one of DuckDB's own. */
+function catalogName(path: string): string {
+  const stem = basename(path).replace(/\.[^.]*$/, '');
+  return ['memory', 'temp', 'system', 'main', ''].includes(stem.toLowerCase()) ? 'ivsync' : stem;
+}
+
+const quoted = (name: string, quote: string): string => `${quote}${name.replaceAll(quote, quote + quote)}${quote}`;
+
+/**
+ * Opens the database: in memory as is, a file attached with ROW_GROUP_SIZE
+ * (an option of ATTACH only, which a database opened by path cannot take) and
+ * made the default catalog. Waits while another process holds the file when
+ * asked to (see DuckdbDriverOptions.wait).
+ */
+async function openDatabase(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  if (path === ':memory:') {
+    const instance = await DuckDBInstance.create(path, config);
+    return { instance, connection: await instance.connect() };
+  }
+  // Spilled blocks go beside the file, where a database opened by path puts them.
+  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: `${path}.tmp` });
+  const connection = await instance.connect();
+  const catalog = catalogName(path);
   let announced = false;
-  for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
-    try {
-      return await DuckDBInstance.create(path, config);
-    } catch (error) {
-      const holder = lockHolder(error);
-      if (holder === null) throw error;
-      if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
-      if (!announced) wait.onWait?.(holder);
-      announced = true;
+  try {
+    for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
+      try {
+        await connection.run(`ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+        await connection.run(`USE ${quoted(catalog, '"')}`);
+        return { instance, connection };
+      } catch (error) {
+        const holder = lockHolder(error);
+        if (holder === null) throw error;
+        if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
+        if (!announced) wait.onWait?.(holder);
+        announced = true;
+      }
+      // An abort ends the pause at once; the check below turns it into InterruptedError.
+      await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
+      if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
     }
-    // An abort ends the pause at once; the check below turns it into InterruptedError.
-    await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
-    if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
   }
 }
 
@@ -134,9 +180,8 @@ export class DuckdbDriver implements SqlDriver {
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 64));
-    const instance = await createInstance(path, { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
-    const connection = await instance.connect();
+    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 16));
+    const { instance, connection } = await openDatabase(path, { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
   }
 
@@ -197,7 +242,8 @@ export class DuckdbDriver implements SqlDriver {
    * Rows proven absent (`fail`) are appended straight into the table. Other
    * bulk rows go through the Appender into a TEMP staging table shaped like
    * the target (no constraints), then one `INSERT … SELECT … ON CONFLICT`
-   * moves them: one statement per table per write, never one per row.
+   * moves them (a DELETE and an INSERT for a keyless table, see
+   * duckdb-keyless.ts): a statement or two per table per write, never one per row.
    */
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
@@ -210,15 +256,18 @@ export class DuckdbDriver implements SqlDriver {
     await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
     await this.#append(table, stage, 'temp', rows);
     const columns = table.columns.map((c) => c.name).join(', ');
+    const moves = duckdbKeyless(table.name)
+      ? keylessWriteStatements(table, stage, onConflict)
+      : [`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`];
     // A refused row aborts the transaction: its ROLLBACK drops the staging
     // table created in it, and a DROP here would fail and hide why.
-    await this.#connection.run(`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`);
+    for (const sql of moves) await this.#connection.run(sql);
     // Dropped, not emptied: the temp catalog is never checkpointed, so the
     // row groups of deleted rows would stay in memory for the whole process.
     await this.#connection.run(`DROP TABLE ${stage}`);
   }
 
-  /** `catalog` undefined is the database file (its catalog is named after the file). */
+  /** `catalog` undefined is the database file (the default catalog, named after the file). */
   async #append(table: TableDef, into: string, catalog: 'temp' | undefined, rows: readonly Row[]): Promise<void> {
     const appender = await this.#connection.createAppender(into, 'main', catalog);
     try {
@@ -246,7 +295,10 @@ export class DuckdbDriver implements SqlDriver {
       await this.#connection.run('COMMIT');
       return result;
     } catch (error) {
-      await this.#connection.run('ROLLBACK');
+      // A COMMIT that failed (out of memory, a checkpoint that could not be
+      // written) has ended the transaction already, and DuckDB refuses the
+      // ROLLBACK with "no transaction is active", which would hide why.
+      await this.#connection.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }

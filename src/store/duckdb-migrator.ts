@@ -31,6 +31,13 @@ export async function migrateDuckdb(db: DuckdbExecutor, migrations: readonly Mig
           column,
         ])
       ).length > 0,
+    hasPrimaryKey: async (tableName: string) =>
+      (
+        await db.all(
+          "SELECT 1 FROM duckdb_constraints() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? AND constraint_type = 'PRIMARY KEY'",
+          [tableName],
+        )
+      ).length > 0,
   };
   const applied: string[] = [];
   for (const migration of migrations) {

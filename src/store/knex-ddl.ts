@@ -102,6 +102,8 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
       case 'retypeColumns':
         await retypeColumns(knex, dialect, step.columns, step.views);
         break;
+      case 'duckdbKeyless':
+        break;
     }
   }
 }
@@ -125,6 +127,8 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         break;
       case 'retypeColumns':
         await retypeColumns(knex, dialect, step.columns.map((r) => ({ ...r, from: r.to, to: r.from })), step.views);
+        break;
+      case 'duckdbKeyless':
         break;
     }
   }

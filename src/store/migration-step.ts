@@ -36,7 +36,13 @@ export type MigrationStep =
    * view reads, and a view's SQL may depend on the type. Reverting converts
    * back. SQLite cannot retype a column in place: its `from` and `to` agree.
    */
-  | { readonly kind: 'retypeColumns'; readonly columns: readonly ColumnRetype[]; readonly views: readonly DialectViewDef[] };
+  | { readonly kind: 'retypeColumns'; readonly columns: readonly ColumnRetype[]; readonly views: readonly DialectViewDef[] }
+  /**
+   * In DuckDB, rebuilds each table that still has its primary key without it
+   * (duckdb-keyless.ts), rows kept; reverting rebuilds them with the key.
+   * SQLite and PostgreSQL keep their keys: nothing happens there.
+   */
+  | { readonly kind: 'duckdbKeyless'; readonly tables: readonly string[] };
 
 /** One column's change of SQL type, in every target. */
 export interface ColumnRetype {

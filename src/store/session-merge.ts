@@ -87,9 +87,16 @@ async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonl
   }
   const stored = new Map<string, StoredSession>();
   if (ids.size === 0) return stored;
+  // Which ids are stored first, then the columns of those only: a DuckDB
+  // target has no index on service_id (duckdb-keyless.ts), and a scan that
+  // reads `raw` for every stored row to keep a few cost most of a backfill's
+  // commit, for sessions that are mostly not stored at all.
+  const found = tx.inList([...ids]);
+  const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE service_id IN ${found.sql}`, found.params);
+  if (present.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  const list = tx.inList([...ids]);
+  const list = tx.inList(present.map((r) => String(r.service_id)));
   const rows = await tx.all(`SELECT ${[...DECIDING, ...extra].join(', ')} FROM ${def.name} WHERE service_id IN ${list.sql}`, list.params);
   for (const raw of rows) {
     const r = readRow(def, raw);

@@ -5,6 +5,7 @@ import knexFactory from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/duckdb-ddl.js';
+import { DUCKDB_KEYLESS_TABLES } from '../../src/store/duckdb-keyless.js';
 import { applyStepsWithKnex } from '../../src/store/knex-ddl.js';
 import type { MigrationStep } from '../../src/store/migration-step.js';
 import { table, TABLES } from '../../src/store/schema.js';
@@ -23,7 +24,7 @@ describe('DuckDB DDL from the schema definition', () => {
   });
 
   it('the initial migration creates every table of TABLES and every view', async () => {
-    const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null) };
+    const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null), hasPrimaryKey: () => Promise.resolve(false) };
     const statements = await duckdbUpStatements(MIGRATIONS[0]!.steps, none);
     expect(statements).toHaveLength(TABLES.length + VIEWS.length);
     for (const t of TABLES) expect(statements).toContain(duckdbCreateTable(t));
@@ -37,6 +38,7 @@ describe('DuckDB DDL from the schema definition', () => {
       hasTable: () => Promise.resolve(true),
       hasColumn: () => Promise.resolve(true),
       columnType: (t: string, c: string) => Promise.resolve(table(t).columns.find((x) => x.name === c)?.type === 'json' ? 'JSON' : time),
+      hasPrimaryKey: () => Promise.resolve(true),
     });
     const fromText = await duckdbUpStatements(typedTime.steps, catalog('VARCHAR'));
     const times = TABLES.flatMap((t) => t.columns.filter((c) => c.type === 'timestamp'));
@@ -53,14 +55,42 @@ describe('DuckDB DDL from the schema definition', () => {
     );
   });
 
+  it('leaves the primary key out of the tables that grow with the history, never their NOT NULL', () => {
+    const sql = duckdbCreateTable(table('session_text_fields'));
+    expect(sql).toBe('CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR)');
+    for (const name of DUCKDB_KEYLESS_TABLES) expect(duckdbCreateTable(table(name))).not.toContain('PRIMARY KEY');
+    expect(duckdbCreateTable(table('session_refresh'))).toContain('PRIMARY KEY (resource, service_id)');
+  });
+
+  it('the keyless migration rebuilds only a table that still has its key, and reverting puts the key back', async () => {
+    const steps: MigrationStep[] = [{ kind: 'duckdbKeyless', tables: ['session_text_fields'] }];
+    const catalog = (keyed: boolean) => ({
+      hasTable: () => Promise.resolve(true),
+      hasColumn: () => Promise.resolve(true),
+      columnType: () => Promise.resolve('VARCHAR'),
+      hasPrimaryKey: () => Promise.resolve(keyed),
+    });
+    expect(await duckdbUpStatements(steps, catalog(false))).toEqual([]);
+    const rebuild = (create: string) => [
+      'ALTER TABLE session_text_fields RENAME TO session_text_fields__keyed',
+      create,
+      'INSERT INTO session_text_fields (service_id, key, value) SELECT service_id, key, value FROM session_text_fields__keyed',
+      'DROP TABLE session_text_fields__keyed',
+    ];
+    expect(await duckdbUpStatements(steps, catalog(true))).toEqual(rebuild(duckdbCreateTable(table('session_text_fields'))));
+    expect(duckdbDownStatements(steps)).toEqual(
+      rebuild('CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR, PRIMARY KEY (service_id, key))'),
+    );
+  });
+
   it('a later ifMissing step is a no-op where the table exists', async () => {
     const steps: MigrationStep[] = [
       { kind: 'createTable', table: table('domains'), ifMissing: true },
       { kind: 'addColumn', table: 'domains', column: 'domain_name' },
     ];
-    const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true), columnType: () => Promise.resolve('VARCHAR') };
+    const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true), columnType: () => Promise.resolve('VARCHAR'), hasPrimaryKey: () => Promise.resolve(true) };
     expect(await duckdbUpStatements(steps, has)).toEqual([]);
-    const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null) };
+    const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null), hasPrimaryKey: () => Promise.resolve(false) };
     expect(await duckdbUpStatements(steps, hasNot)).toEqual([duckdbCreateTable(table('domains')), 'ALTER TABLE domains ADD COLUMN domain_name VARCHAR']);
   });
 });

@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { duckdbDownStatements } from '../../src/store/duckdb-ddl.js';
+import { DuckdbDriver } from '../../src/store/duckdb-driver.js';
+import { DUCKDB_KEYLESS_TABLES } from '../../src/store/duckdb-keyless.js';
+import { migrateDuckdb } from '../../src/store/duckdb-migrator.js';
+import { table } from '../../src/store/schema.js';
+
+const clock = () => new Date('2026-11-24T00:00:00.000Z');
+
+/** Tables of the file that have a PRIMARY KEY constraint. */
+async function keyedTables(driver: DuckdbDriver): Promise<string[]> {
+  const rows = await driver.read((tx) =>
+    tx.all("SELECT table_name FROM duckdb_constraints() WHERE database_name = current_database() AND constraint_type = 'PRIMARY KEY' ORDER BY table_name"),
+  );
+  return rows.map((r) => String(r.table_name));
+}
+
+describe('DuckDB session tables without a key index', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ivsync-keyless-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a new target keeps the key of its small tables only', async () => {
+    const driver = await DuckdbDriver.open(join(dir, 't.duckdb'), clock);
+    try {
+      await driver.migrate();
+      const keyed = await keyedTables(driver);
+      for (const name of DUCKDB_KEYLESS_TABLES) expect(keyed).not.toContain(name);
+      expect(keyed).toEqual(expect.arrayContaining(['session_refresh', 'sync_windows', 'webhook_deliveries']));
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('replace and ignore keep one row per key, as ON CONFLICT does on a keyed table', async () => {
+    const driver = await DuckdbDriver.open(join(dir, 't.duckdb'), clock);
+    try {
+      await driver.migrate();
+      const def = table('session_text_fields');
+      const field = (id: string, key: string, value: string) => ({ service_id: id, key, value });
+      await driver.transaction((tx) => tx.write(def, [field('a', 'k1', 'a1'), field('a', 'k2', 'a2'), field('b', 'k1', 'b1')], 'fail'));
+      await driver.transaction((tx) => tx.write(def, [field('a', 'k1', 'a1 again'), field('c', 'k1', 'c1')], 'replace'));
+      await driver.transaction((tx) => tx.write(def, [field('b', 'k1', 'b1 ignored'), field('d', 'k1', 'd1')], 'ignore'));
+      const rows = await driver.read((tx) => tx.all('SELECT service_id, key, value FROM session_text_fields ORDER BY service_id, key'));
+      expect(rows).toEqual([field('a', 'k1', 'a1 again'), field('a', 'k2', 'a2'), field('b', 'k1', 'b1'), field('c', 'k1', 'c1'), field('d', 'k1', 'd1')]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('a target created with the keys loses them on migrate, rows and views kept; reverting puts them back', async () => {
+    const path = join(dir, 'old.duckdb');
+    const keyless = MIGRATIONS.find((m) => m.name === '20261124000000_duckdb_keyless')!;
+    const before = MIGRATIONS.filter((m) => m !== keyless);
+    // The target as the release before: every other migration applied, the session tables with their keys.
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    const db = {
+      all: async (sql: string, params: readonly unknown[] = []) => (await connection.runAndReadAll(sql, params as never)).getRowObjectsJS(),
+      run: async (sql: string, params: readonly unknown[] = []) => Number((await connection.run(sql, params as never)).rowsChanged),
+    };
+    await migrateDuckdb(db, before, '2026-11-23T00:00:00.000Z');
+    for (const sql of duckdbDownStatements(keyless.steps)) await db.run(sql);
+    await db.run("INSERT INTO session_text_fields VALUES ('a', 'k1', 'v1'), ('a', 'k2', 'v2')");
+    await expect(db.run("INSERT INTO session_text_fields VALUES ('a', 'k1', 'again')")).rejects.toThrow(/PRIMARY KEY|duplicate key/i);
+    connection.closeSync();
+    instance.closeSync();
+
+    const driver = await DuckdbDriver.open(path, clock);
+    try {
+      expect(await driver.migrate()).toEqual([keyless.name]);
+      const keyed = await keyedTables(driver);
+      for (const name of DUCKDB_KEYLESS_TABLES) expect(keyed).not.toContain(name);
+      expect(await driver.read((tx) => tx.all('SELECT key, value FROM session_text_fields ORDER BY key'))).toEqual([
+        { key: 'k1', value: 'v1' },
+        { key: 'k2', value: 'v2' },
+      ]);
+      expect(await driver.read((tx) => tx.all('SELECT count(*) AS n FROM v_daily_results'))).toEqual([{ n: 0 }]);
+      await driver.read(async (tx) => {
+        for (const sql of duckdbDownStatements(keyless.steps)) await tx.run(sql);
+      });
+      expect(await keyedTables(driver)).toEqual(expect.arrayContaining([...DUCKDB_KEYLESS_TABLES]));
+    } finally {
+      await driver.close();
+    }
+  });
+});
