@@ -2,6 +2,7 @@ import { API_VERSIONS } from '../config/constants.js';
 import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
 import { STORABLE_TEXT_RULE } from '../normalize/storable-text.js';
 import { sqlType } from './column-sql-type.js';
+import { DUCKDB_KEYLESS_TABLES } from './duckdb-keyless.js';
 import { TABLES } from './schema.js';
 import type { ColumnDef, TableDef, ViewDef } from './schema.js';
 import { VIEWS } from './views.js';
@@ -52,7 +53,7 @@ export function renderSchemaDoc(
 }
 
 function renderTable(t: TableDef): string[] {
-  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}.`];
+  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${DUCKDB_KEYLESS_TABLES.includes(t.name) ? ' (in DuckDB kept by ivsync, not declared: see src/store/duckdb-keyless.ts)' : ''}.`];
   if (t.indexes !== undefined && t.indexes.length > 0) {
     const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
     lines.push(`Indexes: ${indexes.join('; ')}.`);
