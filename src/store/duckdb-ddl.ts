@@ -20,9 +20,9 @@ function columnSql(column: ColumnDef, notNull: boolean, types?: SqlTypeOverrides
  * the indexes exist for in the row stores. So is the primary key of a table
  * that grows with the history (duckdb-keyless.ts); its columns stay NOT NULL.
  */
-export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides): string {
+export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides, keyed = !duckdbKeyless(def.name)): string {
   const columns = def.columns.map((c) => columnSql(c, c.nullable === false || def.primaryKey.includes(c.name), types));
-  const key = duckdbKeyless(def.name) ? [] : [`PRIMARY KEY (${def.primaryKey.join(', ')})`];
+  const key = keyed ? [`PRIMARY KEY (${def.primaryKey.join(', ')})`] : [];
   return `CREATE TABLE ${def.name} (${[...columns, ...key].join(', ')})`;
 }
 
@@ -128,7 +128,7 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
       case 'duckdbKeyless':
         return step.tables.flatMap((name) => {
           const def = tableDef(name);
-          return rebuildSql(def, duckdbCreateTable(def).replace(/\)$/, `, PRIMARY KEY (${def.primaryKey.join(', ')}))`));
+          return rebuildSql(def, duckdbCreateTable(def, undefined, true));
         });
     }
   });
