@@ -7,8 +7,8 @@ import Database from 'better-sqlite3';
 import { PAGE_LIMIT } from '../src/api/route-book.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
+import { launch } from './cli-launch.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
 
 export interface CrawlRun {
@@ -54,14 +54,12 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     writeFileSync(config, JSON.stringify({ crawl: { concurrency: 24 } }));
     const started = Date.now();
     const code = await new Promise<number>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', REPORTER, MAIN, 'backfill', '--from', String(DEFAULT_TO_EPOCH - (days + 1) * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'],
-        {
-          env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_BENCH_USAGE_FILE: usageFile },
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
+      const cli = launch(
+        ['backfill', '--from', String(DEFAULT_TO_EPOCH - (days + 1) * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'],
+        { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_BENCH_USAGE_FILE: usageFile },
+        [REPORTER],
       );
+      const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'inherit'] });
       child.on('error', reject);
       child.on('close', (c) => resolve(c ?? -1));
     });

@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../src/simulator/index.js';
 import { markdownTable } from './markdown-table.js';
+import { launch } from './cli-launch.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const MB = 1024 * 1024;
 
 export interface DiskRun {
@@ -69,10 +68,14 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
     let running = true;
     const started = Date.now();
     const code = new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, [MAIN, 'backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'], {
-        env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `${target}:${file}`, IVS_CONFIG: config, IVS_RATE: '1000' },
-        stdio: ['ignore', 'ignore', 'pipe'],
+      const cli = launch(['backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'], {
+        IVS_BASE_URL: sim.url,
+        IVS_API_TOKEN: 'test-token',
+        IVS_DB: `${target}:${file}`,
+        IVS_CONFIG: config,
+        IVS_RATE: '1000',
       });
+      const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
       child.on('error', reject);
       child.on('close', (c) => {

@@ -11,6 +11,7 @@ import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
 import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
+import { launch } from './cli-launch.js';
 
 /**
  * The scale benchmark: a backfill of the simulator's whole history at a
@@ -20,7 +21,6 @@ import { dropSchema } from './target-backfill.js';
  * own child process, so its peak RSS and CPU time are its own.
  */
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
 
 /** The service's real limit and the daemon's default schedule, for what a sync costs in production. */
@@ -87,10 +87,8 @@ async function runCli(
   const before = requestsServed();
   const started = Date.now();
   const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', REPORTER, MAIN, ...args], {
-      env: { PATH: process.env.PATH, ...env, IVS_BENCH_USAGE_FILE: usageFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const cli = launch(args, { ...env, IVS_BENCH_USAGE_FILE: usageFile }, [REPORTER]);
+    const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     // Log lines would interleave with the tables; they are shown only when the command fails.
     let stopping = false;

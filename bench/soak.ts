@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startSimulator } from '../src/simulator/index.js';
+import { launch } from './cli-launch.js';
 
 /**
  * Soak: the daemon (a child process, as deployed) against the simulator with
@@ -49,7 +50,6 @@ export interface SoakReport {
   storedVsTruth: { stored: number; truth: number };
 }
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
 /** Sample values of a Prometheus text exposition, by metric name (labels kept as text). */
 function samples(text: string): Map<string, Array<{ labels: string; value: number }>> {
@@ -103,10 +103,14 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
   const config = join(dir, 'ivsync.json');
   writeFileSync(config, JSON.stringify({ crawl: { windowSeconds: 7 * 86_400, concurrency: 8, overlapSeconds: 3_600 }, logLevel: 'warn' }));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, [MAIN, 'daemon', '--schedule', schedule, '--port', String(port), '--since', String(from)], {
-    env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '10' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const cli = launch(['daemon', '--schedule', schedule, '--port', String(port), '--since', String(from)], {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: `sqlite:${db}`,
+    IVS_CONFIG: config,
+    IVS_RATE: '10',
   });
+  const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderrTail = '';
   child.stderr.on('data', (c: Buffer) => (stderrTail = (stderrTail + c.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));

@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
+import { launch } from './cli-launch.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
 export type BackfillTarget = 'sqlite' | 'duckdb' | 'postgres';
 
@@ -51,14 +50,14 @@ export async function targetBackfill(
         const stderr: Buffer[] = [];
         const started = Date.now();
         const code = await new Promise<number>((resolve, reject) => {
-          const child = spawn(
-            process.execPath,
-            [MAIN, 'backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'],
-            {
-              env: { PATH: process.env.PATH, IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: config, IVS_RATE: String(options.rate) },
-              stdio: ['ignore', 'ignore', 'pipe'],
-            },
-          );
+          const cli = launch(['backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'], {
+            IVS_BASE_URL: sim.url,
+            IVS_API_TOKEN: 'test-token',
+            IVS_DB: db,
+            IVS_CONFIG: config,
+            IVS_RATE: String(options.rate),
+          });
+          const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'pipe'] });
           // The run's log lines would interleave with the tables; they are shown only when it fails.
           child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
           child.on('error', reject);

@@ -3,11 +3,11 @@
 # history and sync up to now into ./data/ivsync.sqlite, then print the status.
 set -eu
 cd "$(dirname "$0")/.."
-ivsync() { node dist/src/cli/main.js "$@"; }
+ivsync() { bin/ivsync "$@"; }
 
 out=$(mktemp)
-# Run node directly (not through the function) so that $! is the simulator itself.
-node dist/src/cli/main.js simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" 2>&1 &
+# Run the launcher directly (not through the function): it execs Node, so $! is the simulator itself.
+bin/ivsync simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" 2>&1 &
 sim=$!
 trap 'kill $sim 2>/dev/null || true; rm -f "$out"' EXIT INT TERM
 i=0
