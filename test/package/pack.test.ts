@@ -105,11 +105,11 @@ afterAll(() => {
 });
 
 describe('the package (npm pack, installed with production dependencies only)', () => {
-  it('ships the built program, its migrations, types, the example config, README and LICENSE, and nothing else', () => {
-    for (const path of ['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/index.js']) {
+  it('ships its launcher, the built program, its migrations, types, the example config, README and LICENSE, and nothing else', () => {
+    for (const path of ['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/index.js']) {
       expect(packedFiles).toContain(path);
     }
-    const unexpected = packedFiles.filter((path) => !/^dist\/(src|migrations)\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json'].includes(path));
+    const unexpected = packedFiles.filter((path) => !/^dist\/(src|migrations)\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync'].includes(path));
     expect(unexpected).toEqual([]);
     // No source maps (they would point at .ts sources that are not shipped), no tests, no benchmarks, no local config.
     expect(packedFiles.filter((path) => /\.map$|^(dist\/)?(test|bench)\/|^config\/ivsync\.json$/.test(path))).toEqual([]);
