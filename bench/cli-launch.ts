@@ -11,7 +11,7 @@ export const LAUNCHER = fileURLToPath(new URL('../../bin/ivsync', import.meta.ur
  * on; the Node running the benchmark comes first on the PATH.
  */
 export function launch(args: readonly string[], env: Record<string, string | undefined>, preload: readonly string[] = []): { file: string; args: string[]; env: Record<string, string | undefined> } {
-  const nodeOptions = [env.NODE_OPTIONS, ...preload.map((p) => `--import=${p}`)].filter(Boolean).join(' ');
+  const nodeOptions = [env.NODE_OPTIONS, ...preload.map((p) => `--import="${p}"`)].filter(Boolean).join(' ');
   const path = [dirname(process.execPath), env.PATH ?? process.env.PATH].filter(Boolean).join(':');
   return { file: LAUNCHER, args: [...args], env: { ...env, PATH: path, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) } };
 }

@@ -29,7 +29,7 @@ async function launch(bin: string, args: readonly string[], extra: Record<string
     probe,
     `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null }));\n`,
   );
-  const child = spawnChild(bin, args, { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, NODE_OPTIONS: `--import=${probe}`, ...extra }, dir);
+  const child = spawnChild(bin, args, { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, NODE_OPTIONS: `--import="${probe}"`, ...extra }, dir);
   const exited = await child.exited;
   return { code: exited.signal ?? exited.code, stdout: exited.stdout, pid: child.pid, seen: JSON.parse(readFileSync(report, 'utf8')) as Seen };
 }
