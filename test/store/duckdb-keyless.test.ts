@@ -1,14 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { duckdbDownStatements } from '../../src/store/duckdb-ddl.js';
 import { DuckdbDriver } from '../../src/store/duckdb-driver.js';
 import { DUCKDB_KEYLESS_TABLES } from '../../src/store/duckdb-keyless.js';
 import { migrateDuckdb } from '../../src/store/duckdb-migrator.js';
 import { table } from '../../src/store/schema.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 
 const clock = () => new Date('2026-11-24T00:00:00.000Z');
 
@@ -21,16 +20,10 @@ async function keyedTables(driver: DuckdbDriver): Promise<string[]> {
 }
 
 describe('DuckDB session tables without a key index', () => {
-  let dir = '';
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'ivsync-keyless-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = useTempDir();
 
   it('a new target keeps the key of its small tables only', async () => {
-    const driver = await DuckdbDriver.open(join(dir, 't.duckdb'), clock);
+    const driver = await DuckdbDriver.open(join(tempDir(), 't.duckdb'), clock);
     try {
       await driver.migrate();
       const keyed = await keyedTables(driver);
@@ -42,7 +35,7 @@ describe('DuckDB session tables without a key index', () => {
   });
 
   it('replace and ignore keep one row per key, as ON CONFLICT does on a keyed table', async () => {
-    const driver = await DuckdbDriver.open(join(dir, 't.duckdb'), clock);
+    const driver = await DuckdbDriver.open(join(tempDir(), 't.duckdb'), clock);
     try {
       await driver.migrate();
       const def = table('session_text_fields');
@@ -58,7 +51,7 @@ describe('DuckDB session tables without a key index', () => {
   });
 
   it('a target created with the keys loses them on migrate, rows and views kept; reverting puts them back', async () => {
-    const path = join(dir, 'old.duckdb');
+    const path = join(tempDir(), 'old.duckdb');
     const keyless = MIGRATIONS.find((m) => m.name === '20261124000000_duckdb_keyless')!;
     const before = MIGRATIONS.filter((m) => m !== keyless);
     // The target as the release before: every other migration applied, the session tables with their keys.
