@@ -9,6 +9,7 @@ import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
+import { withAppender } from './duckdb-appender.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from './schema.js';
@@ -269,23 +270,13 @@ export class DuckdbDriver implements SqlDriver {
 
   /** `catalog` undefined is the database file (the default catalog, named after the file). */
   async #append(table: TableDef, into: string, catalog: 'temp' | undefined, rows: readonly Row[]): Promise<void> {
-    const appender = await this.#connection.createAppender(into, 'main', catalog);
-    try {
+    await withAppender(this.#connection, into, catalog, (appender) => {
       for (const row of rows) {
         for (const column of table.columns) appendValue(appender, column, table.name, row[column.name]);
         appender.endRow();
       }
       appender.flushSync();
-    } catch (error) {
-      // Closing flushes again and fails with "transaction is aborted", which would hide why the rows were refused.
-      try {
-        appender.closeSync();
-      } catch {
-        // the first error is the one that says what happened
-      }
-      throw error;
-    }
-    appender.closeSync();
+    });
   }
 
   async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

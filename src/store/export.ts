@@ -4,6 +4,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
+import { withAppender } from './duckdb-appender.js';
 import { duckdbType } from './duckdb-ddl.js';
 import { duckdbMemorySettings } from './duckdb-settings.js';
 import type { ExportTarget } from './export-target.js';
@@ -292,9 +293,8 @@ async function appendTable(source: ExportSource, connection: DuckDBConnection, d
 }
 
 async function appendChunks(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<number> {
-  const appender = await connection.createAppender(def.name);
-  let rows = 0;
-  try {
+  return withAppender(connection, def.name, undefined, async (appender) => {
+    let rows = 0;
     let after: unknown[] | null = null;
     for (;;) {
       const page = keysetPage(def, after, chunkRows);
@@ -305,13 +305,10 @@ async function appendChunks(source: ExportSource, connection: DuckDBConnection, 
       }
       appender.flushSync();
       rows += chunk.length;
-      if (chunk.length < chunkRows) break;
+      if (chunk.length < chunkRows) return rows;
       after = keyOf(def, chunk[chunk.length - 1]!);
     }
-  } finally {
-    appender.closeSync();
-  }
-  return rows;
+  });
 }
 
 function append(appender: DuckDBAppender, value: ExportValue): void {
