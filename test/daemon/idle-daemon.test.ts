@@ -15,6 +15,26 @@ afterEach(() => {
 });
 const DAY = 86_400;
 
+/**
+ * What daemon run `run` (1 for the first) spent its requests on, from the
+ * daemon's debug log: its requests (route, status, attempt) and its outcome
+ * per resource. Evidence for a failure message only; nothing asserts on it.
+ */
+function spentOn(log: string, run: number): string {
+  const lines = log.split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+  const finished = lines.map((l, i) => (l.msg === 'sync finished' ? i : -1)).filter((i) => i >= 0);
+  const from = run >= 2 ? finished[run - 2]! + 1 : 0;
+  const to = finished[run - 1] ?? lines.length - 1;
+  const requests = lines.slice(from, to).filter((l) => l.msg === 'request').map((l) => `${l.method} ${l.route} ${l.status ?? l.error} attempt ${l.attempt}`);
+  return `run ${run}: ${requests.join('; ')}; outcomes ${JSON.stringify(lines[to]?.outcomes)}`;
+}
+
 eachTarget((dialect, target) => {
   describe.skipIf(dialect === 'duckdb')('an idle daemon', () => {
     it('never spends more requests on a run than on its second, and does not re-check the old sessions every run', async () => {
@@ -23,9 +43,11 @@ eachTarget((dialect, target) => {
       const config = writeConfig(tempDir(), { crawl: { windowSeconds: DAY, concurrency: 1, overlapSeconds: DAY }, refresh: { hotSeconds: 3 * DAY } });
       // crawl.since stays in the daemon's environment for every tick, as in a deployment.
       const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target().url, IVS_CONFIG: config, IVS_RATE: '10000', IVS_SINCE: String(now - 21 * DAY) };
+      // The daemon's requests are logged one by one, so a dearer run says what it spent its requests on.
+      const daemonEnv = { ...env, IVS_LOG_LEVEL: 'debug' };
       expect((await runIvsync(['sync'], env)).code).toBe(0);
 
-      const daemon = spawnIvsync(['daemon', '--schedule', '* * * * * *'], env);
+      const daemon = spawnIvsync(['daemon', '--schedule', '* * * * * *'], daemonEnv);
       children.push(daemon);
       await until(() => ((daemon.stderr().match(/"msg":"sync finished"/g)?.length ?? 0) >= 10 ? true : undefined), 60_000, 'ten daemon runs');
       daemon.kill('SIGTERM');
@@ -35,7 +57,7 @@ eachTarget((dialect, target) => {
       const idle = runs.slice(1, 11).map((r) => Number(r.requests));
       expect(idle).toHaveLength(10);
       const dearer = idle.map((requests, i) => ({ run: i + 1, requests })).filter((r, i) => i >= 2 && r.requests > idle[1]!);
-      expect(dearer, `requests per idle run: ${idle.join(', ')}`).toEqual([]);
+      expect(dearer, `requests per idle run: ${idle.join(', ')}\n${dearer.map((r) => spentOn(daemon.stderr(), r.run)).join('\n')}`).toEqual([]);
       // The sessions past the hot tier have their checks spread over a day: ten runs on, few of them were polled.
       const count = async (sql: string) => Number((await readTarget(target().url, sql))[0]!.n);
       const nonFinal = await count('SELECT (SELECT COUNT(*) FROM authentications WHERE NOT result_final) + (SELECT COUNT(*) FROM fingerprints WHERE NOT result_final) AS n');
