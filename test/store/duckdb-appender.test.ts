@@ -5,6 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { DuckdbDriver } from '../../src/store/duckdb-driver.js';
 import { table } from '../../src/store/schema.js';
+import type { Row } from '../../src/store/sql-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { auth } from './fixtures.js';
 
@@ -21,6 +22,9 @@ async function collect(): Promise<void> {
 
 const clock = () => new Date('2026-11-24T00:00:00.000Z');
 
+/** An authentications row, as the driver writes it. */
+const row = (...args: Parameters<typeof auth>): Row => ({ ...auth(...args).row });
+
 describe('DuckDB Appender after a refused row', () => {
   const tempDir = useTempDir();
 
@@ -31,16 +35,16 @@ describe('DuckDB Appender after a refused row', () => {
       const def = table('authentications');
       // `source` is NOT NULL: rows proven absent are appended straight into the table, whose flush refuses it.
       // The error is kept as text, not as the object, which would keep the Appender from being collected.
-      const refused = await driver.transaction((tx) => tx.write(def, [auth('bad', { source: null as never }).row], 'fail')).then(
+      const refused = await driver.transaction((tx) => tx.write(def, [row('bad', { source: null as never })], 'fail')).then(
         () => null,
         (error: unknown) => String(error),
       );
       expect(refused).toMatch(/NOT NULL/);
 
       await driver.transaction(async (tx) => {
-        await tx.write(def, [auth('good').row], 'fail');
+        await tx.write(def, [row('good')], 'fail');
         await collect();
-        await tx.write(def, [auth('also-good').row], 'fail');
+        await tx.write(def, [row('also-good')], 'fail');
       });
       const rows = await driver.read((tx) => tx.all('SELECT service_id FROM authentications ORDER BY service_id'));
       expect(rows.map((r) => r.service_id)).toEqual(['also-good', 'good']);
