@@ -70,10 +70,13 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
    * of DuckDB's "Corrupted in-memory column" checkpoint failure
    * (duckdb/duckdb#16998). DuckDB's own default keeps them a fraction of the
    * pool; the session tables have no key index to rewrite
-   * (duckdb-keyless.ts), so the more frequent checkpoints cost little. The WAL
-   * is folded into the file at close either way, and after any commit that
-   * leaves it past the WAL bound.
-   * @default 16
+   * (duckdb-keyless.ts), so the more frequent checkpoints cost little. What a
+   * checkpoint pins grows with the history as well as with the WAL: at 16 MB a
+   * 2M-session backfill failed a checkpoint at 1.4M sessions ("failed to pin
+   * block"), with a 96 MB pool and with a 128 MB one; at 8 MB it completed.
+   * The WAL is folded into the file at close either way, and after any commit
+   * that leaves it past the WAL bound.
+   * @default 8
    */
   checkpointThresholdMb?: number;
   /**
@@ -181,7 +184,7 @@ export class DuckdbDriver implements SqlDriver {
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 16));
+    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
     const { instance, connection } = await openDatabase(path, { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
     return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
   }

@@ -24,8 +24,8 @@ describe('DuckDB target settings', () => {
       expect(row?.memory_limit).toMatch(/^9\d(\.\d)? MiB$/);
       expect(Number(row?.threads)).toBe(1);
       expect(row?.ordered).toBe(false);
-      // 16 MB: un-checkpointed rows, held uncompressed in the pool, stay a fraction of it.
-      expect(row?.checkpoint).toMatch(/^1[56](\.\d)? MiB$/);
+      // 8 MB: un-checkpointed rows, held uncompressed in the pool, stay a fraction of it, with room for what a checkpoint of a long history pins.
+      expect(row?.checkpoint).toMatch(/^7\.\d MiB$|^8(\.0)? MiB$/);
     } finally {
       await sink.close();
     }
