@@ -43,6 +43,28 @@ export class DiskFullError extends StoreError {
   }
 }
 
+/**
+ * DuckDB could not get memory from its buffer pool (see duckdb-settings.ts):
+ * for a query, or for a checkpoint, which invalidates the database for the
+ * rest of the process. What a checkpoint pins grows with the history, and
+ * past about 1.5M sessions the pool may not hold it (README, Known limits):
+ * the line says what to do instead.
+ */
+export class DuckdbPoolFullError extends StoreError {
+  constructor(driverCode: string | null, message: string, cause: unknown) {
+    const original = /Original error: (.*)$/s.exec(message)?.[1] ?? message;
+    super(
+      'duckdb',
+      'target',
+      driverCode,
+      `its buffer pool is full (${shortDriverMessage(original)}); beyond about 1.5M sessions, sync into SQLite or Postgres and make the DuckDB file with \`ivsync export --to duckdb:\``,
+      cause,
+    );
+  }
+}
+
+const DUCKDB_POOL_FULL = /failed to pin block|failed to allocate|could not allocate/i;
+
 /** SQLite's SQLITE_FULL, Node's ENOSPC, or DuckDB's IO Error that quotes the system's message. */
 const DISK_FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC']);
 const DISK_FULL_MESSAGE = /No space left on device|database or disk is full/i;
@@ -115,6 +137,7 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
     const match = DUCKDB_ERROR.exec(message);
     if (match !== null) {
       const type = match[1] ?? 'Constraint Error';
+      if (DUCKDB_POOL_FULL.test(message)) return new DuckdbPoolFullError(type, message, error);
       const row = DUCKDB_ROW_TYPES.has(type) || DUCKDB_ROW_CONSTRAINT.test(message);
       return new StoreError(dialect, row ? 'row' : 'target', type, shortDriverMessage(message), error);
     }

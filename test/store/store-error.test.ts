@@ -4,7 +4,7 @@ import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FatalError } from '../../src/errors.js';
 import type { Dialect } from '../../src/store/dialect.js';
-import { DiskFullError, shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
+import { DiskFullError, DuckdbPoolFullError, shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
 import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 
 /*
@@ -88,6 +88,33 @@ describe('DuckDB errors', async () => {
     // DuckDB quotes the value it could not read: a row never reaches a message.
     expect(e.message).not.toMatch(/Input:/);
   });
+  it('a full buffer pool is the target, said in words that tell what to do instead', async () => {
+    // No temp directory: what does not fit cannot be spilled, as when a checkpoint must pin it.
+    const small = await DuckDBInstance.create(':memory:', { memory_limit: '4MB', temp_directory: '' });
+    const s = await small.connect();
+    try {
+      const e = classified(await caught(() => s.run("CREATE TABLE big AS SELECT range AS id, repeat('x', 200) || range::VARCHAR AS v FROM range(200000)")), 'duckdb');
+      expect(e).toBeInstanceOf(DuckdbPoolFullError);
+      expect(e.failure).toBe('target');
+      expect(e.message).toMatch(/^duckdb failed \(Out of Memory Error\): its buffer pool is full \(.*could not allocate block.*\); beyond about 1\.5M sessions, sync into SQLite or Postgres .*export --to duckdb:/);
+    } finally {
+      s.closeSync();
+      small.closeSync();
+    }
+  });
+
+  it('a checkpoint that could not pin a block names the block, not the invalidated database', () => {
+    // As a 2M-session backfill printed it (a checkpoint cannot be made to fail on demand without filling the pool for minutes).
+    const message =
+      'IO Error: Checkpoint failed for database "scale". The database has been invalidated. Original error: failed to pin block of size 256.0 KiB (91.5 MiB/91.5 MiB used)';
+    const e = classified(new Error(message), 'duckdb');
+    expect(e).toBeInstanceOf(DuckdbPoolFullError);
+    expect(e.driverCode).toBe('IO Error');
+    expect(e.message).toBe(
+      'duckdb failed (IO Error): its buffer pool is full (failed to pin block of size 256.0 KiB (91.5 MiB/91.5 MiB used)); beyond about 1.5M sessions, sync into SQLite or Postgres and make the DuckDB file with `ivsync export --to duckdb:`',
+    );
+  });
+
   afterAll(() => {
     c.closeSync();
     instance.closeSync();
