@@ -14,7 +14,7 @@ const gc = runInNewContext('gc') as () => void;
 
 /** Collects garbage until the finalizers of what was dropped have run. */
 async function collect(): Promise<void> {
-  for (let i = 0; i < 5; i++) { await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 3; i++) {
     gc();
     await nextTurn();
   }
