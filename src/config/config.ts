@@ -101,7 +101,9 @@ export interface RefreshConfig {
   readonly hotSeconds: number;
   /** Longest back-off of an older non-final session, seconds. */
   readonly maxIntervalSeconds: number;
-  /** Most requests one sync's refresh spends per account (its resources share it evenly); undefined: a fifth of the bucket's room between two runs. */
+  /** Share of the token one sync spends per account (rate × schedule gap); what its pass leaves goes to the refresh. */
+  readonly budgetShare: number;
+  /** The refresh's own budget per sync and account in requests (its resources share it evenly); undefined: from `budgetShare`. */
   readonly maxRequestsPerRun: number | undefined;
 }
 

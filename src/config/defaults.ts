@@ -120,15 +120,22 @@ export const DEFAULTS = deepFreeze({
     timezone: 'UTC',
   },
   refresh: {
-    /** Non-final sessions younger than this (seconds since their creation) are re-checked on every sync. @default 86400 */
+    /** Non-final sessions younger than this (seconds since their creation) are hot: re-checked first, on every sync. @default 86400 */
     hotSeconds: 86_400,
-    /** Older non-final sessions back off from one run, doubling per unchanged check, up to this many seconds. @default 86400 */
+    /** Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up to this many seconds. @default 86400 */
     maxIntervalSeconds: 86_400,
     /**
-     * Most requests one sync spends re-checking non-final sessions, per account
-     * (its resources share it evenly). Unset: a fifth of what the bucket allows between two
-     * scheduled runs (rate × schedule gap / 5). Flag `--refresh-budget`, env
-     * `IVS_REFRESH_BUDGET`.
+     * Share of the token one sync spends per account: of rate × schedule gap
+     * requests, what the incremental pass leaves goes to re-checking
+     * non-final sessions, all of them when that fits, else the stalest first.
+     * Env `IVS_REFRESH_BUDGET_SHARE`.
+     * @default 0.1
+     */
+    budgetShare: 0.1,
+    /**
+     * The refresh's own budget in requests per sync and account (its
+     * resources share it evenly), instead of `budgetShare`. Flag
+     * `--refresh-budget`, env `IVS_REFRESH_BUDGET`.
      * @default undefined
      */
     maxRequestsPerRun: undefined as number | undefined,

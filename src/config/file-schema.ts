@@ -77,6 +77,7 @@ export const fileSchema = z.strictObject({
     .strictObject({
       hotSeconds: z.number().int().min(0).optional(),
       maxIntervalSeconds: z.number().int().min(1).optional(),
+      budgetShare: z.number().gt(0).max(1).optional(),
       maxRequestsPerRun: z.number().int().min(1).optional(),
     })
     .optional(),

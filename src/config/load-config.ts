@@ -78,6 +78,12 @@ function budgetOf({ value, source }: Sourced<string | number>): number {
   return budget;
 }
 
+function shareOf({ value, source }: Sourced<string | number>): number {
+  const share = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(share) || share <= 0 || share > 1) throw new InputError('BAD_SHARE', `must be a share of the token above 0 and at most 1 (0.1 is a tenth), got '${value}'`, { source, value });
+  return share;
+}
+
 function logLevelOf({ value, source }: Sourced<string>): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new InputError('BAD_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`, { source, value });
@@ -147,6 +153,7 @@ export function loadConfig(sources: ConfigSources): Config {
   const logLevel = firstOf(flag('--log-level', flags.logLevel), fromEnv('IVS_LOG_LEVEL'));
   const budget = firstOf<string | number>(flag('--budget', flags.budget), fromEnv('IVS_VERIFY_BUDGET'));
   const refreshBudget = firstOf<string | number>(flag('--refresh-budget', flags.refreshBudget), fromEnv('IVS_REFRESH_BUDGET'));
+  const budgetShare = firstOf<string | number>(fromEnv('IVS_REFRESH_BUDGET_SHARE'));
   const verifyEvery = firstOf(flag('--verify-every', flags.verifyEvery), fromEnv('IVS_VERIFY_EVERY'), inFile('verify.every', file.verify?.every));
 
   const secrets: Record<string, Secret> = {};
@@ -199,6 +206,7 @@ export function loadConfig(sources: ConfigSources): Config {
     refresh: Object.freeze({
       hotSeconds: file.refresh?.hotSeconds ?? DEFAULTS.refresh.hotSeconds,
       maxIntervalSeconds: file.refresh?.maxIntervalSeconds ?? DEFAULTS.refresh.maxIntervalSeconds,
+      budgetShare: budgetShare === undefined ? (file.refresh?.budgetShare ?? DEFAULTS.refresh.budgetShare) : shareOf(budgetShare),
       maxRequestsPerRun: refreshBudget === undefined ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun) : budgetOf(refreshBudget),
     }),
     verify: Object.freeze({

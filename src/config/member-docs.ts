@@ -59,13 +59,16 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'webhooks.healthySeconds': {
     text: 'The webhook stream is healthy while a delivery was accepted this recently (seconds): sync then leaves\nsessions a delivery updated to their back-off. When it goes quiet, sync polls them again.',
   },
-  'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are re-checked on every sync.' },
+  'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are hot: re-checked first, on every sync.' },
   'refresh.maxIntervalSeconds': {
-    text: 'Older non-final sessions are re-checked on a back-off doubling from one run up to this (seconds);\none first stored already older (a backfill) starts here, its first check spread over it.',
+    text: 'Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up to\nthis (seconds); every other non-final session is checked as the budget allows.',
+  },
+  'refresh.budgetShare': {
+    text: 'Share of the token one sync spends per account (of rate x schedule gap requests): what its pass leaves\nre-checks non-final sessions, all of them when that fits, else hot ones and then the stalest. Env IVS_REFRESH_BUDGET_SHARE.',
   },
   'refresh.maxRequestsPerRun': {
-    text: 'Most requests one sync spends on re-checking non-final sessions, per account (its resources share it),\nhot ones first, then the most overdue. Unset: rate x schedule gap / 5. Flag --refresh-budget, env IVS_REFRESH_BUDGET.',
-    example: 600,
+    text: 'The refresh budget in requests per sync and account (its resources share it), instead of budgetShare.\nFlag --refresh-budget, env IVS_REFRESH_BUDGET.',
+    example: 300,
   },
   'daemon.schedule': {
     text: "node-cron expression, 5 fields or 6 with seconds first; quote it (YAML reads a leading * as an alias).\nFlag --schedule, env IVS_SCHEDULE.",

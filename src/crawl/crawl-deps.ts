@@ -28,7 +28,7 @@ export type CrawlEvent =
   | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
   | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
   | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }
-  | { type: 'refresh'; account: string; resource: Resource; repaged: number; fetched: number; cost: number; naiveCost: number; due: number; deferred: number }
+  | { type: 'refresh'; account: string; resource: Resource; budget: number; repaged: number; fetched: number; cost: number; naiveCost: number; due: number; deferred: number }
   | { type: 'backfill-plan'; plans: readonly BackfillPlanSummary[] };
 
 /** What a backfill will page, per account and resource, before it starts. */

@@ -7,9 +7,11 @@ import type { RefreshCheck } from '../store/sink.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { PassTask } from './planner.js';
 import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
-import { DEFAULT_REFRESH_SETTINGS, webhooksHealthy } from './refresh-settings.js';
+import { DEFAULT_REFRESH_SETTINGS, refreshBudget, webhooksHealthy } from './refresh-settings.js';
 
 export interface RefreshOutcome {
+  /** Requests the refresh was allowed (see `refreshBudget`). */
+  budget: number;
   repaged: number;
   fetched: number;
   gone: number;
@@ -20,11 +22,11 @@ export interface RefreshOutcome {
   deferred: number;
 }
 
-export const NO_REFRESH: RefreshOutcome = Object.freeze({ repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0 });
+export const NO_REFRESH: RefreshOutcome = Object.freeze({ budget: 0, repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0 });
 
 /**
  * Re-checks the non-final sessions the policy says are due, within the run's
- * refresh budget, and records each check (its tier, and a back-off reset
+ * refresh budget (what `passRequests`, the resource's pass, left of its share), and records each check (its tier, and a back-off reset
  * when the check saw the session change) in session_refresh.
  */
 export async function refreshNonFinal(
@@ -32,6 +34,7 @@ export async function refreshNonFinal(
   account: CrawlAccount,
   resource: ResourceName,
   passed: ReadonlyArray<readonly [number, number]>,
+  passRequests: number,
   now: number,
 ): Promise<RefreshOutcome> {
   const { sink } = ctx;
@@ -43,13 +46,17 @@ export async function refreshNonFinal(
     runSeconds: settings.runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
     // The budget is the account's: its resources refresh side by side, each on an even share.
-    maxRequests: Math.max(1, Math.floor(settings.maxRequests / Math.max(1, ctx.resourcesInRun ?? 1))),
+    maxRequests: refreshBudget(settings, {
+      rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
+      resources: ctx.resourcesInRun ?? 1,
+      passRequests,
+    }),
     webhooksHealthy: webhooksHealthy(settings.webhooks, lastDelivery === null ? null : Date.parse(lastDelivery) / 1000, now),
   };
   const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
   await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
   const plan = planner.plan();
-  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred });
+  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred });
   const checkedIds = [...plan.checked.keys()];
   const before = await sink.observedDigests(resource, checkedIds);
 
@@ -94,5 +101,5 @@ export async function refreshNonFinal(
   for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
-  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
+  return { budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
 }

@@ -4,13 +4,13 @@ import { pagesInPart, partPages, partRange } from './repage-range.js';
 
 /** How the refresh of non-final sessions spends a run's requests. */
 export interface RefreshPolicy {
-  /** Sessions younger than this (now minus their creation) are re-checked on every run. */
+  /** Sessions younger than this (now minus their creation) are hot: checked first, every run. */
   hotSeconds: number;
-  /** One run: the first back-off interval of an older session, and the interval of a hot one. */
+  /** One run: the first back-off interval, and the interval of a hot session. */
   runSeconds: number;
-  /** Longest back-off interval. */
+  /** Longest back-off interval of a session the healthy webhook stream covers. */
   maxIntervalSeconds: number;
-  /** Most requests the refresh of one account and resource spends in a run (its share of the account's budget). */
+  /** Most requests the refresh of one account and resource spends in a run (its share of the account's budget); 0: none. */
   maxRequests: number;
   /**
    * The webhook stream is healthy: a session whose latest observation is a
@@ -55,19 +55,12 @@ export function nextInterval(previous: number | null, tier: RefreshTier, changed
   return Math.min(policy.maxIntervalSeconds, Math.max(base, previous * 2));
 }
 
-/** The created times the stored windows span, [from, to): where in the history a session lies. */
-export interface HistorySpan {
-  from: number;
-  to: number;
-}
-
 /**
  * The back-off interval a session is on now: none while hot; the one its
  * last check set; for one never polled that is no longer young (a backfill or
- * a late pass stored it), the longest. The pass that stored it observed it
- * as a check does, and its age says it has been stable for a while: doubling
- * from one run would spend the first days after a backfill re-reading a
- * history that does not change.
+ * a late pass stored it), the longest. It paces only the sessions a healthy
+ * webhook stream covers (see `coveredByWebhooks`); every other non-final
+ * session is checked whenever the budget reaches it.
  */
 export function intervalInEffect(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy): number {
   const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
@@ -85,41 +78,36 @@ function firstSeenOld(candidate: RefreshCandidate, now: number, policy: Interval
 }
 
 /**
- * How long after the pass that stored it a session never polled gets its
- * first check: a young one (hot, or on back-off behind a healthy webhook
- * stream), or one whose place is unknown, one run on; an older one between one run and the longest interval by its place in the
- * history, the youngest soonest. So the sessions a backfill stored come due
- * a slice of the history at a time (paged, not fetched one by one), about the
- * same number every run, and each once within the longest interval.
+ * The healthy webhook stream stands in for polling: the session's stored
+ * content came from a delivery no poll has contradicted, or a delivery put it
+ * on back-off while young. The service sends a delivery when such a session
+ * changes, so it is polled only on its back-off (`intervalInEffect`), as a
+ * safety net for a delivery lost on the way. A quiet stream covers nothing.
  */
-export function firstCheckDelay(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy, history: HistorySpan | null): number {
-  const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
-  if (tier === 'hot') return 0;
-  if (!firstSeenOld(candidate, now, policy) || history === null || !(history.to > history.from)) return base;
-  const place = Math.min(1, Math.max(0, (history.to - candidate.createdEpoch!) / (history.to - history.from)));
-  return base + place * (policy.maxIntervalSeconds - base);
+export function coveredByWebhooks(candidate: RefreshCandidate, tier: RefreshTier, policy: Pick<RefreshPolicy, 'webhooksHealthy'>): boolean {
+  return policy.webhooksHealthy && tier === 'backoff' && (candidate.deliveredSinceCheck || candidate.tier === 'backoff');
+}
+
+/** Seconds since a session was last observed (its last poll, else the pass or delivery that stored it); Infinity: never. */
+export function staleness(candidate: RefreshCandidate, now: number): number {
+  const seen = candidate.checkedAt ?? candidate.seenAt;
+  return seen === null ? Infinity : Math.max(0, now - seen);
 }
 
 /**
- * How late a session's check is, in seconds (0 and up: due; Infinity: never
- * seen), or null when it is not due. The back-off counts from its last poll
- * (the time of the run that made it), or for a session never polled from
- * when it was last observed (the pass that stored it). Runs do not start
- * exactly one interval apart, so a check half a run early counts as due:
- * otherwise a session on a one-run interval would skip every other run.
+ * Whether a session is due for a check this run, and how stale it is. Every
+ * non-final session is due: the budget, not a back-off, decides how many a
+ * run checks, so that whenever checking them all fits, every run does (right
+ * after a backfill too), and otherwise the stalest are checked first. Only
+ * a session the healthy webhook stream covers waits for its back-off, counted
+ * from its last poll or, never polled, from when it was stored; runs do not
+ * start exactly one interval apart, so half a run early counts as due.
+ * Returns null when not due.
  */
-export function overdueSeconds(
-  candidate: RefreshCandidate,
-  tier: RefreshTier,
-  now: number,
-  policy: IntervalPolicy,
-  history: HistorySpan | null = null,
-): number | null {
-  const seen = candidate.checkedAt ?? candidate.seenAt;
-  if (seen === null) return Infinity;
-  const wait = candidate.checkedAt === null ? firstCheckDelay(candidate, tier, now, policy, history) : intervalInEffect(candidate, tier, now, policy);
-  const late = now - seen - wait;
-  return late + policy.runSeconds / 2 >= 0 ? Math.max(0, late) : null;
+export function dueStaleness(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy & Pick<RefreshPolicy, 'webhooksHealthy'>): number | null {
+  const stale = staleness(candidate, now);
+  if (!coveredByWebhooks(candidate, tier, policy) || stale === Infinity) return stale;
+  return stale + policy.runSeconds / 2 >= intervalInEffect(candidate, tier, now, policy) ? stale : null;
 }
 
 /** The window holding an epoch, by binary search over windows sorted by start. */
@@ -140,29 +128,34 @@ interface Due {
   candidate: RefreshCandidate;
   tier: RefreshTier;
   interval: number;
-  overdue: number;
+  /** Seconds since its last observation (Infinity: never observed). */
+  stale: number;
   window: WindowState | undefined;
 }
 
 /**
- * Hot sessions first (every run re-checks them: that is the tier's promise,
- * and what a tight budget must keep), then the most overdue; among equals
- * (never seen, hot of one run) the youngest.
+ * Hot sessions first (young ones change most; every run re-checks them, and a
+ * tight budget must keep that), then the stalest; among equals (checked by
+ * the same run, stored by the same pass) the youngest, so that a window's
+ * sessions come together and its part is paged once.
  */
 function byUrgency(a: Due, b: Due): number {
   if (a.tier !== b.tier) return a.tier === 'hot' ? -1 : 1;
-  if (a.overdue !== b.overdue) return a.overdue === Infinity ? -1 : b.overdue === Infinity ? 1 : b.overdue - a.overdue;
+  if (a.stale !== b.stale) return a.stale === Infinity ? -1 : b.stale === Infinity ? 1 : b.stale - a.stale;
   return (b.candidate.createdEpoch ?? -Infinity) - (a.candidate.createdEpoch ?? -Infinity) || (a.candidate.serviceId < b.candidate.serviceId ? -1 : 1);
 }
 
 /**
- * The refresh of one run: the non-final sessions that are due (hot ones every
- * run, the others when their back-off ran out), the most overdue first, until
- * `maxRequests` are spent. Per window it takes the cheaper way, counting
- * requests: GET each due session (1 a request), or page again the part of
- * the window from its first due session to its last (25 sessions a request,
- * sized from the window's last pass; see repage-range.ts) once that costs no
- * more than the GETs. Sessions inside `alreadyPassed` were just seen by this run.
+ * The refresh of one run: every non-final session is due (but those the
+ * healthy webhook stream covers, on their back-off), hot ones first, then the
+ * stalest, until `maxRequests` are spent. Per window it takes the cheaper
+ * way, counting requests: GET each due session (1 a request), or page again
+ * the part of the window from its first due session to its last (25 sessions
+ * a request, sized from the window's last pass; see repage-range.ts) once
+ * that costs no more than the GETs. So when checking them all costs no more
+ * than the budget, the plan checks them all; otherwise a session that does
+ * not fit is passed over for the next that does, and the budget is spent
+ * whole. Sessions inside `alreadyPassed` were just seen by this run.
  *
  * Candidates are added one at a time (`add`), so a caller can read them in
  * chunks: what the planner keeps of a session that is not due is its id, its
@@ -173,14 +166,12 @@ export class RefreshPlanner {
   readonly #policy: RefreshPolicy;
   readonly #alreadyPassed: ReadonlyArray<readonly [number, number]>;
   readonly #sorted: WindowState[];
-  readonly #history: HistorySpan | null;
   readonly #inWindow = new Map<WindowState, Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>>();
   readonly #due: Due[] = [];
   readonly #seenByPass: string[] = [];
 
   constructor(windows: readonly WindowState[], alreadyPassed: ReadonlyArray<readonly [number, number]>, now: number, policy: RefreshPolicy) {
     this.#sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
-    this.#history = this.#sorted.length === 0 ? null : { from: this.#sorted[0]!.windowStart, to: Math.max(...this.#sorted.map((w) => w.windowEnd)) };
     this.#alreadyPassed = alreadyPassed;
     this.#now = now;
     this.#policy = policy;
@@ -198,8 +189,8 @@ export class RefreshPlanner {
     }
     const window = epoch === null ? undefined : windowOf(this.#sorted, epoch);
     const interval = intervalInEffect(candidate, tier, now, policy);
-    const overdue = overdueSeconds(candidate, tier, now, policy, this.#history);
-    if (overdue !== null) this.#due.push({ candidate, tier, interval, overdue, window });
+    const stale = dueStaleness(candidate, tier, now, policy);
+    if (stale !== null) this.#due.push({ candidate, tier, interval, stale, window });
     if (window) {
       let list = this.#inWindow.get(window);
       if (!list) this.#inWindow.set(window, (list = []));

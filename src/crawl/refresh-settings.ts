@@ -2,14 +2,18 @@ import { DEFAULTS } from '../config/defaults.js';
 
 /** What a run's refresh of non-final sessions is allowed (see refresh-policy.ts). */
 export interface RefreshSettings {
-  /** Sessions younger than this (seconds since creation) are re-checked every run. */
+  /** Sessions younger than this (seconds since creation) are hot: checked first, every run. */
   hotSeconds: number;
-  /** Longest back-off interval, seconds. */
+  /** Longest back-off interval of a session the healthy webhook stream covers, seconds. */
   maxIntervalSeconds: number;
-  /** Seconds between two scheduled runs: the first back-off step. */
+  /** Seconds between two scheduled runs: the first back-off step, and what the budget's share is of. */
   runSeconds: number;
-  /** Most requests per account per run (its resources share it evenly). */
-  maxRequests: number;
+  /** Share of the token a run spends on its account, refresh included: of rate × runSeconds requests. */
+  budgetShare: number;
+  /** Set: the refresh's own budget per account and run, in requests, whatever the share and the pass spent. */
+  maxRequestsPerRun: number | undefined;
+  /** Requests per second of an account whose bucket is not known (a library caller's). */
+  rate: number;
   /** The receiver: whether one is configured, and how recent its last delivery must be to count as healthy. */
   webhooks: { configured: boolean; healthySeconds: number };
 }
@@ -18,17 +22,23 @@ export interface RefreshSettings {
 const DEFAULT_RUN_SECONDS = 300;
 
 /**
- * The refresh budget when none is set: a fifth of what the bucket allows
- * between two scheduled runs, so the refresh never crowds out new pages and
- * an idle run fits its schedule whatever the number of non-final sessions.
+ * The requests the refresh of one account and resource may spend in a run:
+ * the account's share of what its token allows between two scheduled runs,
+ * split evenly over the resources it syncs, less what the resource's pass
+ * already spent, so that a run as a whole stays within the share whatever
+ * the history's size. A budget set in requests (`maxRequestsPerRun`) is the
+ * refresh's own and is only split.
  */
-export function defaultRefreshBudget(rate: number, runSeconds: number): number {
-  return Math.max(1, Math.floor((rate * runSeconds) / 5));
+export function refreshBudget(settings: Pick<RefreshSettings, 'budgetShare' | 'maxRequestsPerRun' | 'runSeconds'>, run: { rate: number; resources: number; passRequests: number }): number {
+  const resources = Math.max(1, run.resources);
+  if (settings.maxRequestsPerRun !== undefined) return Math.max(1, Math.floor(settings.maxRequestsPerRun / resources));
+  const share = Math.floor((settings.budgetShare * run.rate * settings.runSeconds) / resources);
+  return Math.max(0, share - run.passRequests);
 }
 
 /** Settings from the config's refresh members, the schedule's gap and the account rate. */
 export function refreshSettings(options: {
-  refresh: { hotSeconds: number; maxIntervalSeconds: number; maxRequestsPerRun: number | undefined };
+  refresh: { hotSeconds: number; maxIntervalSeconds: number; budgetShare: number; maxRequestsPerRun: number | undefined };
   runSeconds: number;
   rate: number;
   webhooks: { configured: boolean; healthySeconds: number };
@@ -37,7 +47,9 @@ export function refreshSettings(options: {
     hotSeconds: options.refresh.hotSeconds,
     maxIntervalSeconds: options.refresh.maxIntervalSeconds,
     runSeconds: options.runSeconds,
-    maxRequests: options.refresh.maxRequestsPerRun ?? defaultRefreshBudget(options.rate, options.runSeconds),
+    budgetShare: options.refresh.budgetShare,
+    maxRequestsPerRun: options.refresh.maxRequestsPerRun,
+    rate: options.rate,
     webhooks: options.webhooks,
   };
 }

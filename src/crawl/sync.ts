@@ -66,7 +66,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   }
 
   const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
-  const refresh = await refreshNonFinal(ctx, account, resource, passed, now);
+  const refresh = await refreshNonFinal(ctx, account, resource, passed, incremental.pages, now);
 
   let sealed = 0;
   if (!ctx.signal.aborted) {

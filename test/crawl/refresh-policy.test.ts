@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { firstCheckDelay, intervalInEffect, nextInterval, overdueSeconds, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
-import { defaultRefreshBudget, webhookStreamState } from '../../src/crawl/refresh-settings.js';
+import { coveredByWebhooks, dueStaleness, intervalInEffect, nextInterval, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
+import { refreshBudget, webhookStreamState } from '../../src/crawl/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 
@@ -28,18 +28,33 @@ describe('tierOf', () => {
   });
 });
 
-describe('overdueSeconds', () => {
+describe('dueStaleness', () => {
+  const healthy = { ...POLICY, webhooksHealthy: true };
   it.each([
-    { name: 'never seen: first of all', candidate: c('a', 0), tier: 'hot' as const, overdue: Infinity },
-    { name: 'hot: due every run, late by the time since its check', candidate: c('a', 0, { checkedAt: NOW - 100 }), tier: 'hot' as const, overdue: 100 },
-    { name: 'backoff inside its interval: not due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: null },
-    { name: 'backoff at its interval: due', candidate: c('a', 0, { checkedAt: NOW - 400, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 0 },
-    { name: 'backoff less than half a run early: due (runs start unevenly)', candidate: c('a', 0, { checkedAt: NOW - 360, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 0 },
-    { name: 'the back-off counts from the last poll, whatever was seen since', candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50, intervalSeconds: 400 }), tier: 'backoff' as const, overdue: 500 },
-    { name: 'an interval above the longest is capped', candidate: c('a', 0, { checkedAt: NOW - 900, intervalSeconds: 5000 }), tier: 'backoff' as const, overdue: 100 },
-    { name: 'never polled but paged: one run after that', candidate: c('a', 0, { seenAt: NOW - 100 }), tier: 'backoff' as const, overdue: 0 },
-  ])('$name', ({ candidate, tier, overdue }) => {
-    expect(overdueSeconds(candidate, tier, NOW, POLICY)).toBe(overdue);
+    { name: 'never seen: stalest of all', candidate: c('a', 0), tier: 'hot' as const, policy: POLICY, stale: Infinity },
+    { name: 'hot: due, stale by the time since its check', candidate: c('a', 0, { checkedAt: NOW - 100 }), tier: 'hot' as const, policy: POLICY, stale: 100 },
+    { name: 'old, checked a moment ago: still due (the budget decides)', candidate: c('a', 0, { checkedAt: NOW - 10, intervalSeconds: 800 }), tier: 'backoff' as const, policy: POLICY, stale: 10 },
+    { name: 'stored by a backfill just now: due', candidate: c('a', 0, { seenAt: NOW }), tier: 'backoff' as const, policy: POLICY, stale: 0 },
+    { name: 'the staleness counts from the last poll, whatever was seen since', candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50 }), tier: 'backoff' as const, policy: POLICY, stale: 900 },
+    { name: 'covered by a healthy stream, inside its back-off: not due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: null },
+    { name: 'covered, at its back-off: due', candidate: c('a', 0, { checkedAt: NOW - 400, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: 400 },
+    { name: 'covered, less than half a run early: due (runs start unevenly)', candidate: c('a', 0, { checkedAt: NOW - 360, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: 360 },
+    { name: 'delivered, but the stream is quiet: due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: POLICY, stale: 100 },
+  ])('$name', ({ candidate, tier, policy, stale }) => {
+    expect(dueStaleness(candidate, tier, NOW, policy)).toBe(stale);
+  });
+});
+
+describe('coveredByWebhooks', () => {
+  it.each([
+    { name: 'delivered since its check, stream healthy', candidate: c('a', 0, { deliveredSinceCheck: true }), healthy: true, covered: true },
+    { name: 'young, put on back-off by a delivery, stream healthy', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: true, covered: true },
+    { name: 'delivered, stream quiet', candidate: c('a', 0, { deliveredSinceCheck: true }), healthy: false, covered: false },
+    { name: 'old, never delivered, stream healthy', candidate: c('a', 0), healthy: true, covered: false },
+    { name: 'young, never delivered, stream healthy', candidate: c('a', NOW - 10), healthy: true, covered: false },
+  ])('$name', ({ candidate, healthy, covered }) => {
+    const policy = { ...POLICY, webhooksHealthy: healthy };
+    expect(coveredByWebhooks(candidate, tierOf(candidate, NOW, policy), policy)).toBe(covered);
   });
 });
 
@@ -53,21 +68,6 @@ describe('intervalInEffect', () => {
     { name: 'never polled, young, on back-off behind the webhook stream: one run', candidate: c('a', NOW - 10, { seenAt: NOW, deliveredSinceCheck: true }), tier: 'backoff' as const, interval: 100 },
   ])('$name', ({ candidate, tier, interval }) => {
     expect(intervalInEffect(candidate, tier, NOW, POLICY)).toBe(interval);
-  });
-});
-
-describe('firstCheckDelay', () => {
-  const history = { from: 0, to: 10_000 };
-  it.each([
-    { name: 'hot: none', candidate: c('a', NOW - 10), tier: 'hot' as const, history, delay: 0 },
-    { name: 'newest of the history: one run', candidate: c('a', 10_000), tier: 'backoff' as const, history, delay: 100 },
-    { name: 'middle of the history: halfway to the longest', candidate: c('a', 5000), tier: 'backoff' as const, history, delay: 450 },
-    { name: 'oldest of the history: the longest', candidate: c('a', 0), tier: 'backoff' as const, history, delay: 800 },
-    { name: 'no creation time: one run', candidate: c('a', null), tier: 'backoff' as const, history, delay: 100 },
-    { name: 'no history: one run', candidate: c('a', 0), tier: 'backoff' as const, history: null, delay: 100 },
-    { name: 'young, on back-off behind the webhook stream: one run', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), tier: 'backoff' as const, history, delay: 100 },
-  ])('$name', ({ candidate, tier, history, delay }) => {
-    expect(firstCheckDelay(candidate, tier, NOW, POLICY, history)).toBe(delay);
   });
 });
 
@@ -123,8 +123,10 @@ describe('planRefresh', () => {
     expect(plan.repage.map((t) => [t.window.windowStart, t.passFrom, t.passTo])).toEqual([[100, 150, 153]]);
     expect([plan.cost, plan.get, plan.checked.size]).toEqual([3, [], 6]);
     // Only the non-final sessions inside the part count as checked by it.
-    const outside = c('outside', 190, { checkedAt: NOW - 10, intervalSeconds: 400 });
-    expect(planRefresh([...spread(6, 150, 152), outside], windows, [], NOW, POLICY).checked.has('outside')).toBe(false);
+    // (One not due: the healthy webhook stream covers it and its back-off is not over.)
+    const outside = c('outside', 190, { checkedAt: NOW - 10, intervalSeconds: 400, deliveredSinceCheck: true });
+    const covered = planRefresh([...spread(6, 150, 152), outside], windows, [], NOW, { ...POLICY, webhooksHealthy: true });
+    expect(covered.checked.has('outside')).toBe(false);
     // Window bounds are whole seconds (an integer column on Postgres): so is the part's range.
     expect(planRefresh(spread(6, 150.4, 152.7), windows, [], NOW, POLICY).repage.map((t) => [t.passFrom, t.passTo])).toEqual([[150, 153]]);
   });
@@ -134,14 +136,21 @@ describe('planRefresh', () => {
     expect(plan.repage.map((t) => [t.passFrom, t.passTo])).toEqual([[100, 200]]);
     expect(plan.cost).toBe(80);
   });
-  it('leaves sessions inside their back-off alone', () => {
-    const resting = c('rest', 50, { checkedAt: NOW - 100, intervalSeconds: 400 });
-    const due = c('due', 60, { checkedAt: NOW - 500, intervalSeconds: 400 });
-    const plan = planRefresh([resting, due], windows, [], NOW, POLICY);
+  it('checks every non-final session when that fits the budget, however recently each was checked', () => {
+    const recent = c('recent', 50, { checkedAt: NOW - 10, intervalSeconds: 800 });
+    const stored = c('stored', 60, { seenAt: NOW - 1 });
+    const plan = planRefresh([recent, stored], windows, [], NOW, POLICY);
+    expect([...plan.checked.keys()].sort()).toEqual(['recent', 'stored']);
+    expect([plan.due, plan.deferred]).toEqual([2, 0]);
+  });
+  it('leaves a session the healthy webhook stream covers to its back-off', () => {
+    const resting = c('rest', 50, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true });
+    const due = c('due', 60, { checkedAt: NOW - 500, intervalSeconds: 400, deliveredSinceCheck: true });
+    const plan = planRefresh([resting, due], windows, [], NOW, { ...POLICY, webhooksHealthy: true });
     expect(plan.get).toEqual(['due']);
     expect(plan.due).toBe(1);
   });
-  it('spends at most the budget: hot sessions first, then the most overdue, the youngest first among equals', () => {
+  it('spends at most the budget: hot sessions first, then the stalest, the youngest first among equals', () => {
     // Dense windows (25 items a second): a GET each is cheaper than paging the seconds between two of them.
     const sparse = Array.from({ length: 10 }, (_, i) => done(i * 1000, (i + 1) * 1000, 25_000));
     const candidates = [
@@ -149,34 +158,42 @@ describe('planRefresh', () => {
       c('hot', NOW - 10, { checkedAt: NOW - 100 }),
       c('never-old', 1500),
       c('never-young', 7500),
-      c('backoff-due', 3500, { checkedAt: NOW - 450, intervalSeconds: 400 }),
+      c('checked-long-ago', 3500, { checkedAt: NOW - 450, intervalSeconds: 400 }),
+      c('checked-lately', 3600, { checkedAt: NOW - 100, intervalSeconds: 400 }),
     ];
     const plan = planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 3 });
     expect(plan.get).toEqual(['hot-late', 'hot', 'never-young']);
     expect(plan.cost).toBe(3);
-    expect([plan.due, plan.deferred]).toEqual([5, 2]);
-    expect(planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 4 }).get).toEqual(['hot-late', 'hot', 'never-young', 'never-old']);
+    expect([plan.due, plan.deferred]).toEqual([6, 3]);
+    const more = planRefresh(candidates, sparse, [], NOW, { ...POLICY, maxRequests: 5 });
+    expect(more.get).toEqual(['hot-late', 'hot', 'never-young', 'never-old', 'checked-long-ago']);
+  });
+  it('passes over what does not fit for what does: the budget is spent whole', () => {
+    // Window 0: 100 items (4 pages) holding 6 due sessions, and one lone session elsewhere.
+    const plan = planRefresh([...spread(6, 0, 99), c('lone', 5000)], windows, [], NOW, { ...POLICY, maxRequests: 5 });
+    expect(plan.cost).toBe(5);
+    expect(plan.checked.size).toBe(7);
   });
   it('pages a window again within the budget when that checks more than GETs could', () => {
     const plan = planRefresh(spread(6, 0, 99), windows, [], NOW, { ...POLICY, maxRequests: 4 });
     expect(plan.repage.map((t) => t.window.windowStart)).toEqual([0]);
     expect([plan.cost, plan.deferred, plan.checked.size]).toEqual([4, 0, 6]);
   });
-  it('a freshly stored history comes due a slice at a time, youngest first, each session once within the longest interval', () => {
-    // (Checked once, a session first seen old stays on the longest interval: see intervalInEffect.)
-    // 80 old sessions stored by one pass at NOW, evenly over a history of ten windows.
-    const history = Array.from({ length: 10 }, (_, i) => done(i * 100, (i + 1) * 100, 50));
-    const stored = Array.from({ length: 80 }, (_, i) => c(`s${i}`, i * 12.5, { seenAt: NOW }));
-    const young = { ...POLICY, hotSeconds: 1 };
-    const dueAt: number[] = [];
-    for (let run = 1; run <= 8; run++) dueAt.push(planRefresh(stored, history, [], NOW + run * 100, young).due);
-    // Due counts grow by about a tenth of the history a run, the newest first.
-    expect(dueAt.at(-1)).toBe(80);
-    for (let i = 1; i < dueAt.length; i++) expect(dueAt[i]! - dueAt[i - 1]!).toBeLessThanOrEqual(16);
-    const first = planRefresh(stored, history, [], NOW + 100, young);
-    expect(first.due).toBeGreaterThan(0);
-    expect(first.due).toBeLessThan(20);
-    expect(Math.min(...[...first.checked.keys()].map((id) => Number(id.slice(1))))).toBeGreaterThan(60);
+  it('a history the budget cannot check at once is checked round by round, the stalest first, none left behind', () => {
+    // 400 old sessions stored by one pass at NOW over ten dense windows (a GET each), 50 requests a run:
+    // every run spends the budget, and no session's last observation gets older than 8 runs.
+    const history = Array.from({ length: 10 }, (_, i) => done(i * 100, (i + 1) * 100, 100_000));
+    const state = new Map(Array.from({ length: 400 }, (_, i) => [`s${i}`, c(`s${i}`, i / 4, { seenAt: NOW })]));
+    const policy = { ...POLICY, hotSeconds: 1, maxRequests: 50 };
+    let worst = 0;
+    for (let run = 1; run <= 40; run++) {
+      const now = NOW + run * 100;
+      const plan = planRefresh(state.values(), history, [], now, policy);
+      expect(plan.cost).toBe(50);
+      for (const id of plan.checked.keys()) state.set(id, { ...state.get(id)!, checkedAt: now, tier: 'backoff', intervalSeconds: 100 });
+      worst = Math.max(worst, ...[...state.values()].map((x) => now - (x.checkedAt ?? x.seenAt!)));
+    }
+    expect(worst).toBeLessThanOrEqual(8 * 100);
   });
   it('a young session the healthy webhook stream delivered waits for its back-off', () => {
     const delivered = c('d', NOW - 10, { checkedAt: NOW - 100, seenAt: NOW - 20, intervalSeconds: 400, deliveredSinceCheck: true });
@@ -199,10 +216,15 @@ describe('webhookStreamState', () => {
   });
 });
 
-describe('defaultRefreshBudget', () => {
-  it('is a fifth of what the bucket allows between two runs', () => {
-    expect(defaultRefreshBudget(10, 300)).toBe(600);
-    expect(defaultRefreshBudget(10, 1)).toBe(2);
-    expect(defaultRefreshBudget(0.1, 1)).toBe(1);
+describe('refreshBudget', () => {
+  const share = { budgetShare: 0.1, maxRequestsPerRun: undefined, runSeconds: 300 };
+  it.each([
+    { name: 'a tenth of what the bucket allows between two runs', settings: share, run: { rate: 10, resources: 1, passRequests: 0 }, budget: 300 },
+    { name: 'less what the pass spent', settings: share, run: { rate: 10, resources: 1, passRequests: 110 }, budget: 190 },
+    { name: 'split over the resources', settings: share, run: { rate: 10, resources: 2, passRequests: 10 }, budget: 140 },
+    { name: 'nothing when the pass spent it all', settings: share, run: { rate: 10, resources: 1, passRequests: 400 }, budget: 0 },
+    { name: 'set in requests: the refresh budget itself, only split', settings: { ...share, maxRequestsPerRun: 600 }, run: { rate: 10, resources: 2, passRequests: 400 }, budget: 300 },
+  ])('$name', ({ settings, run, budget }) => {
+    expect(refreshBudget(settings, run)).toBe(budget);
   });
 });

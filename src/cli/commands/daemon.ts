@@ -99,7 +99,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       })
       .option('refresh-budget', {
         type: 'number',
-        describe: 'most requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+        describe: 'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x schedule gap)',
       })
       .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {

@@ -29,7 +29,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       })
       .option('refresh-budget', {
         type: 'number',
-        describe: 'most requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else rate x schedule gap / 5)',
+        describe: 'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x schedule gap)',
       }),
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
@@ -70,7 +70,9 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
       written: o.incremental.written,
       refreshRepaged: o.refresh.repaged,
       refreshFetched: o.refresh.fetched,
+      refreshBudget: o.refresh.budget,
       refreshRequests: o.refresh.cost,
+      refreshSaved: Math.max(0, o.refresh.budget - o.refresh.cost),
       refreshDue: o.refresh.due,
       refreshDeferred: o.refresh.deferred,
       gone: o.refresh.gone,
@@ -89,7 +91,7 @@ function syncLines(report: SyncReport): string[] {
   const lines = report.outcomes.map((o) =>
     nothingDone(o)
       ? `sync ${o.account}/${o.resource}: nothing to do\n`
-      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions, ${o.sealed} windows sealed\n`,
+      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions (${o.refresh.cost} of ${o.refresh.budget} requests${o.refresh.deferred > 0 ? `, ${o.refresh.deferred} left for later runs` : ''}), ${o.sealed} windows sealed\n`,
   );
   for (const c of report.catalogs) lines.push(`${catalogLine(c)}\n`);
   lines.push(`${report.requests} requests\n`);
