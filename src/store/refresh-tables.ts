@@ -11,7 +11,7 @@ export const REFRESH_TABLES: readonly TableDef[] = [
   {
     name: 'session_refresh',
     description:
-      'When `sync` last re-checked each non-final session (a GET, or its window paged again) and when it is due next: sessions younger than `refresh.hotSeconds` every run, older ones on a back-off that doubles per unchanged check up to `refresh.maxIntervalSeconds`. A session never re-checked has no row.',
+      'When `sync` last re-checked each non-final session (a GET, or its window paged again). A run checks every non-final session when that fits its refresh budget (`refresh.budgetShare`), else those younger than `refresh.hotSeconds` and then the stalest; a session a healthy webhook stream keeps up to date waits for a back-off that doubles per unchanged check up to `refresh.maxIntervalSeconds`. A session never re-checked has no row.',
     primaryKey: ['resource', 'service_id'],
     indexes: [{ columns: ['account', 'resource'] }],
     columns: [
@@ -20,7 +20,7 @@ export const REFRESH_TABLES: readonly TableDef[] = [
       col('account', 'text', 'Account whose refresh checked it.', false),
       col('tier', 'text', "'hot' (younger than refresh.hotSeconds and not delivered by a healthy webhook stream: checked every run) or 'backoff', as of its last check.", false),
       col('checked_at', 'timestamp', 'When the refresh last checked it.', false),
-      col('interval_seconds', 'integer', 'Back-off after that check: the next check is due this long after checked_at (or after a later observation).', false),
+      col('interval_seconds', 'integer', 'Back-off after that check; it paces only a session a healthy webhook stream covers, due this long after checked_at.', false),
     ],
   },
 ];
