@@ -18,9 +18,11 @@ export interface RefreshOutcome {
   /** Sessions due this run, and those left for a later run by the budget. */
   due: number;
   deferred: number;
+  /** Requests the refresh was allowed (its share of the account's budget). */
+  budget: number;
 }
 
-export const NO_REFRESH: RefreshOutcome = Object.freeze({ repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0 });
+export const NO_REFRESH: RefreshOutcome = Object.freeze({ repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0, budget: 0 });
 
 /**
  * Re-checks the non-final sessions the policy says are due, within the run's
@@ -94,5 +96,5 @@ export async function refreshNonFinal(
   for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
-  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
+  return { repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred, budget: policy.maxRequests };
 }

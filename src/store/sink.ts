@@ -292,6 +292,14 @@ export interface RunEnd {
   requests: number;
   itemsWritten: number;
   error: string | null;
+  /** What the run's refresh of non-final sessions was allowed and spent; absent when it refreshed nothing (a backfill). */
+  refresh?: RefreshSpend | undefined;
+}
+
+/** Requests a run's refresh of non-final sessions was allowed (its budget) and planned to spend of it. */
+export interface RefreshSpend {
+  budget: number;
+  spent: number;
 }
 
 export interface StatusReport {
