@@ -3,10 +3,12 @@ import type { Dialect } from './dialect.js';
 
 /**
  * The epoch seconds of `c.checked`, a timestamp, in each dialect. SQLite keeps
- * times as ISO text, which julianday reads (to the millisecond).
+ * times as ISO text in one form (`2026-01-02T03:04:05.123456Z`): its whole
+ * seconds, plus the fraction read as written (julianday would round it to
+ * the millisecond).
  */
 export const CHECKED_EPOCH: Readonly<Record<Dialect, string>> = {
-  sqlite: '(julianday(c.checked) - 2440587.5) * 86400.0',
+  sqlite: "(CAST(strftime('%s', c.checked) AS REAL) + CAST(substr(c.checked, 20, 7) AS REAL))",
   postgres: 'EXTRACT(EPOCH FROM c.checked)',
   duckdb: 'EXTRACT(EPOCH FROM c.checked)',
 };

@@ -71,6 +71,7 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
       refreshRepaged: o.refresh.repaged,
       refreshFetched: o.refresh.fetched,
       refreshRequests: o.refresh.cost,
+      refreshBudget: o.refresh.budget,
       refreshDue: o.refresh.due,
       refreshDeferred: o.refresh.deferred,
       gone: o.refresh.gone,
