@@ -55,7 +55,7 @@ const lease = (kind: string, column: string): string =>
 /**
  * The non-final sessions of `resource` of the row's account with their
  * refresh state; `tier` is 'unchecked' for a session never re-checked.
- * Shared by v_sync_health and `ivsync status` (status-report.ts).
+ * v_sync_health counts them per tier (status reads the same through check-age-sql.ts).
  */
 export const refreshStateFrom = (resource: string): string =>
   `FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
