@@ -20,4 +20,13 @@ export interface MigrationFile extends MigrationModule {
  * scanning a directory, so the same list runs from src under vitest and from
  * dist after tsc. A new migration is a new timestamp-named file listed here.
  */
-export const MIGRATIONS: readonly MigrationFile[] = [initial, typedTime, cursorJson, runHolder, verify, sessionRefresh, duckdbKeyless, staleness];
+export const MIGRATIONS: readonly MigrationFile[] = [
+  initial,
+  typedTime,
+  cursorJson,
+  runHolder,
+  verify,
+  sessionRefresh,
+  duckdbKeyless,
+  staleness,
+];

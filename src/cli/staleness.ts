@@ -14,13 +14,15 @@ export type RefreshRow = RefreshTierState & { oldestCheckAgeSeconds: number | nu
 
 const TIERS = ['hot', 'backoff', 'unchecked'] as const;
 
-const ageOf = (iso: string | null, nowEpoch: number): number | null => (iso === null ? null : Math.round(nowEpoch - Date.parse(iso) / 1000));
+const ageOf = (iso: string | null, nowEpoch: number): number | null =>
+  iso === null ? null : Math.round(nowEpoch - Date.parse(iso) / 1000);
 
 /** The refresh tiers with the age of their last checks, in seconds, as of `nowEpoch`. */
 export function refreshRows(report: Pick<StatusReport, 'refresh'>, nowEpoch: number): RefreshRow[] {
   return report.refresh.map((r) => {
     const max = ageOf(r.oldestCheckAt, nowEpoch);
-    return { ...r, oldestCheckAgeSeconds: max, checkAgeSeconds: { p50: ageOf(r.p50CheckAt, nowEpoch), p95: ageOf(r.p95CheckAt, nowEpoch), max } };
+    const checkAgeSeconds = { p50: ageOf(r.p50CheckAt, nowEpoch), p95: ageOf(r.p95CheckAt, nowEpoch), max };
+    return { ...r, oldestCheckAgeSeconds: max, checkAgeSeconds };
   });
 }
 
@@ -33,15 +35,23 @@ export interface StalenessLine {
   changeLag: LagSummary | null;
 }
 
-export function stalenessLines(report: Pick<StatusReport, 'refresh' | 'changeLags'>, nowEpoch: number): StalenessLine[] {
+export function stalenessLines(
+  report: Pick<StatusReport, 'refresh' | 'changeLags'>,
+  nowEpoch: number,
+): StalenessLine[] {
   const lines = new Map<string, StalenessLine>();
   const lineOf = (account: string, resource: string): StalenessLine => {
     const key = `${account}\u0000${resource}`;
     let line = lines.get(key);
-    if (!line) lines.set(key, (line = { account, resource, tiers: { hot: null, backoff: null, unchecked: null }, changeLag: null }));
+    if (!line) {
+      line = { account, resource, tiers: { hot: null, backoff: null, unchecked: null }, changeLag: null };
+      lines.set(key, line);
+    }
     return line;
   };
-  for (const r of refreshRows(report, nowEpoch)) lineOf(r.account, r.resource).tiers[r.tier] = { sessions: r.sessions, checkAgeSeconds: r.checkAgeSeconds };
+  for (const r of refreshRows(report, nowEpoch)) {
+    lineOf(r.account, r.resource).tiers[r.tier] = { sessions: r.sessions, checkAgeSeconds: r.checkAgeSeconds };
+  }
   for (const lag of summarizeLags(report.changeLags)) lineOf(lag.account, lag.resource).changeLag = lag;
   return [...lines.values()].sort((a, b) => (a.account + a.resource < b.account + b.resource ? -1 : 1));
 }
@@ -53,6 +63,9 @@ const cell = (tier: StalenessLine['tiers'][keyof StalenessLine['tiers']]): strin
 };
 
 const round = (seconds: number): string => (seconds < 10 ? seconds.toFixed(1) : String(Math.round(seconds)));
+
+const lagText = (lag: LagSummary | null): string =>
+  lag === null ? '-' : `${round(lag.p50Seconds)}/${round(lag.p95Seconds)} (${lag.changes} changes)`;
 
 /** One line per account and resource. */
 export function renderStaleness(lines: readonly StalenessLine[]): string {
@@ -67,7 +80,7 @@ export function renderStaleness(lines: readonly StalenessLine[]): string {
         cell(l.tiers.hot),
         cell(l.tiers.backoff),
         cell(l.tiers.unchecked),
-        l.changeLag === null ? '-' : `${round(l.changeLag.p50Seconds)}/${round(l.changeLag.p95Seconds)} (${l.changeLag.changes} changes)`,
+        lagText(l.changeLag),
       ]),
     )
   );

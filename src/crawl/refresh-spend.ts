@@ -5,7 +5,9 @@ import type { RefreshOutcome } from './refresh-non-final.js';
  * A run's refresh budget and spending over its accounts and resources, as
  * `sync_runs` keeps it; undefined when no refresh ran (each was skipped).
  */
-export function refreshSpend(outcomes: ReadonlyArray<{ refresh: Pick<RefreshOutcome, 'budget' | 'cost'> }>): RefreshSpend | undefined {
+export function refreshSpend(
+  outcomes: ReadonlyArray<{ refresh: Pick<RefreshOutcome, 'budget' | 'cost'> }>,
+): RefreshSpend | undefined {
   let budget = 0;
   let spent = 0;
   for (const { refresh } of outcomes) {

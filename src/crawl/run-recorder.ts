@@ -91,8 +91,8 @@ export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D,
     if (lost.aborted) result = { ...result, status: 'failed', error: lost.reason as Error };
     const finishedAt = now();
     const error = result.error?.message ?? null;
-    const end = { finishedAt, status: result.status, requests: scope.tally.requests, itemsWritten: result.itemsWritten, error };
-    await deps.runs.finishRun(id, { ...end, refresh: result.refresh });
+    const { status, itemsWritten, refresh } = result;
+    await deps.runs.finishRun(id, { finishedAt, status, requests: scope.tally.requests, itemsWritten, error, refresh });
     return { ...result.details, runId: id, command: spec.command, account: spec.account, startedAt, finishedAt, status: result.status, error: result.error, requests: scope.tally.requests, itemsWritten: result.itemsWritten };
   });
 }

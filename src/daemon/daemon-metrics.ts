@@ -80,13 +80,17 @@ export class DaemonMetrics {
     });
     this.#refreshRequests = new Counter({
       name: 'ivsync_refresh_requests_total',
-      help: 'Requests of the refresh of non-final sessions per sync run, summed: use="budget" what it was allowed, "spent" what it planned to spend, "saved" the rest.',
+      help:
+        'Requests of the refresh of non-final sessions per sync run, summed: use="budget" what it was allowed, ' +
+        '"spent" what it planned to spend, "saved" the rest.',
       labelNames: ['account', 'resource', 'use'],
       registers,
     });
     this.#changeLag = new Histogram({
       name: 'ivsync_change_lag_seconds',
-      help: 'Observed lag of each stored change the service dated (v2 last_updated_at, or a webhook delivery\'s arrival): when ivsync stored it minus when the service made it (change_lags).',
+      help:
+        "Observed lag of each stored change the service dated (v2 last_updated_at, or a webhook delivery's arrival): " +
+        'when ivsync stored it minus when the service made it (change_lags).',
       labelNames: ['account', 'resource'],
       buckets: LAG_BUCKETS,
       registers,
@@ -136,7 +140,9 @@ export class DaemonMetrics {
     });
     new Gauge({
       name: 'ivsync_refresh_check_age_seconds',
-      help: 'Age of the last refresh check of the non-final sessions of each tier (hot, backoff, unchecked: never re-checked, counted from when it was stored): quantile 0.5 and 0.95 (nearest rank) and 1 (the oldest).',
+      help:
+        'Age of the last refresh check of the non-final sessions of each tier (hot, backoff, unchecked: never ' +
+        're-checked, counted from when it was stored): quantile 0.5 and 0.95 (nearest rank) and 1 (the oldest).',
       labelNames: ['account', 'resource', 'tier', 'quantile'],
       registers,
       collect() {
@@ -145,9 +151,8 @@ export class DaemonMetrics {
         const age = (iso: string) => Math.max(0, now - Date.parse(iso) / 1000);
         for (const t of tiers()) {
           const labels = { account: t.account, resource: t.resource, tier: t.tier };
-          for (const [quantile, at] of [['0.5', t.p50CheckAt], ['0.95', t.p95CheckAt], ['1', t.oldestCheckAt]] as const) {
-            if (at !== null) this.set({ ...labels, quantile }, age(at));
-          }
+          const figures = [['0.5', t.p50CheckAt], ['0.95', t.p95CheckAt], ['1', t.oldestCheckAt]] as const;
+          for (const [quantile, at] of figures) if (at !== null) this.set({ ...labels, quantile }, age(at));
         }
       },
     });
@@ -225,7 +230,9 @@ export class DaemonMetrics {
   }
 
   /** Takes windows and high-water marks from a status report (after each tick). */
-  observe(report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh' | 'changeLags'>>): void {
+  observe(
+    report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh' | 'changeLags'>>,
+  ): void {
     this.#refresh = report.refresh ?? [];
     this.#observeLags(report.changeLags ?? []);
     this.#windowsPending.reset();

@@ -19,7 +19,11 @@ export interface ObservedChange {
  * change) repeats a change already counted. The lag is never negative: a
  * service clock ahead of ivsync's is no freshness.
  */
-export function observedChange(outcome: SessionOutcome, session: NormalizedSession, storedUpdatedAt: string | null | undefined): ObservedChange | null {
+export function observedChange(
+  outcome: SessionOutcome,
+  session: NormalizedSession,
+  storedUpdatedAt: string | null | undefined,
+): ObservedChange | null {
   if (outcome !== 'changed') return null;
   const { last_updated_at: updatedAt, last_synced_at: storedAt, source } = session.row;
   if (updatedAt !== null && updatedAt === storedUpdatedAt) return null;

@@ -33,7 +33,8 @@ const tier = "COALESCE(r.tier, 'unchecked')";
  * into epoch seconds (CHECKED_EPOCH, or a view's fragment of it).
  */
 export function checkAgeSql(resource: Resource, epochOf: string): string {
-  const checks = `SELECT s.account AS account, ${tier} AS tier, COALESCE(r.checked_at, s.last_synced_at, s.first_seen_at) AS checked
+  const checks = `SELECT s.account AS account, ${tier} AS tier,
+      COALESCE(r.checked_at, s.last_synced_at, s.first_seen_at) AS checked
     FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
     WHERE NOT s.result_final AND s.missing_since IS NULL`;
   const ranked = `SELECT e.account, e.tier, e.checked_epoch,
@@ -41,7 +42,8 @@ export function checkAgeSql(resource: Resource, epochOf: string): string {
       COUNT(*) OVER (PARTITION BY e.account, e.tier) AS tier_sessions
     FROM (SELECT c.account, c.tier, ${epochOf} AS checked_epoch FROM (${checks}) c) e`;
   // The youngest check ranks 1; the p-th percentile of age is the first rank whose share of the sessions reaches p.
-  const at = (p: number) => `MAX(CASE WHEN q.age_rank * 100 >= ${p} * q.tier_sessions THEN q.checked_epoch END) AS p${p}_epoch`;
+  const at = (p: number) =>
+    `MAX(CASE WHEN q.age_rank * 100 >= ${p} * q.tier_sessions THEN q.checked_epoch END) AS p${p}_epoch`;
   return `SELECT q.account AS account, '${resource}' AS resource, q.tier AS tier, COUNT(*) AS sessions,
   MIN(q.checked_epoch) AS oldest_epoch, ${CHECK_AGE_PERCENTILES.map(at).join(', ')}
 FROM (${ranked}) q

@@ -41,14 +41,28 @@ export async function mergeSessions(tx: SqlExecutor, sessions: readonly Normaliz
 }
 
 /** The observed lag of every dated change the merge stored (change_lags), in its transaction: kept once per change. */
-async function writeChanges(tx: SqlExecutor, sessions: readonly NormalizedSession[], outcomes: readonly SessionOutcome[], stored: StoredSessions): Promise<void> {
+async function writeChanges(
+  tx: SqlExecutor,
+  sessions: readonly NormalizedSession[],
+  outcomes: readonly SessionOutcome[],
+  stored: StoredSessions,
+): Promise<void> {
   const rows: Row[] = [];
   sessions.forEach((session, i) => {
     const id = session.row.service_id;
     const change = observedChange(outcomes[i]!, session, stored[session.resource].get(id)?.last_updated_at);
     if (change === null) return;
+    const { account, source } = session.row;
     const { changedAt, storedAt, lagSeconds } = change;
-    rows.push({ resource: session.resource, service_id: id, changed_at: changedAt, account: session.row.account, stored_at: storedAt, lag_seconds: lagSeconds, source: session.row.source });
+    rows.push({
+      resource: session.resource,
+      service_id: id,
+      changed_at: changedAt,
+      account,
+      stored_at: storedAt,
+      lag_seconds: lagSeconds,
+      source,
+    });
   });
   if (rows.length > 0) await tx.write(CHANGE_LAGS, uniqueByKey(CHANGE_LAGS, rows), 'ignore');
 }

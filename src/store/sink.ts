@@ -292,7 +292,7 @@ export interface RunEnd {
   requests: number;
   itemsWritten: number;
   error: string | null;
-  /** What the run's refresh of non-final sessions was allowed and spent; absent when it refreshed nothing (a backfill). */
+  /** What the run's refresh of non-final sessions was allowed and spent; absent when it refreshed nothing. */
   refresh?: RefreshSpend | undefined;
 }
 

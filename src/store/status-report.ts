@@ -5,7 +5,15 @@ import { RESOURCES, sessionTable } from './session-table.js';
 import { toIsoMicros } from '../normalize/time.js';
 import { CHECKED_EPOCH, checkAgeSql } from './check-age-sql.js';
 import type { Dialect } from './dialect.js';
-import type { ChangeLag, RefreshTier, RefreshTierState, StatusReport, StatusSource, WindowStatus } from './sink.js';
+import type {
+  ChangeLag,
+  RefreshSpend,
+  RefreshTier,
+  RefreshTierState,
+  StatusReport,
+  StatusSource,
+  WindowStatus,
+} from './sink.js';
 import type { SqlDriver, SqlExecutor } from './sql-driver.js';
 
 const COUNT = { type: 'integer' } as const;
@@ -45,6 +53,9 @@ async function refreshTiers(tx: SqlExecutor, dialect: Dialect): Promise<RefreshT
   }
   return out;
 }
+
+const spendOf = (budget: number | null, spent: number | null): RefreshSpend | null =>
+  budget === null ? null : { budget, spent: spent ?? 0 };
 
 /** The latest CHANGE_LAGS_KEPT observed lags of each account and resource, newest first. */
 async function changeLags(tx: SqlExecutor): Promise<ChangeLag[]> {
@@ -106,7 +117,8 @@ export class SqlStatusSource implements StatusSource {
       const lags = await changeLags(tx);
       const [delivery] = await tx.all('SELECT MAX(received_at) AS received_at FROM webhook_deliveries');
       const runs = await tx.all(
-        `SELECT id, command, started_at, finished_at, status, requests, items_written, error, holder, refresh_budget, refresh_spent
+        `SELECT id, command, started_at, finished_at, status, requests, items_written, error, holder,
+           refresh_budget, refresh_spent
          FROM sync_runs
          ORDER BY started_at DESC, id DESC LIMIT 10`,
       );
@@ -142,7 +154,7 @@ export class SqlStatusSource implements StatusSource {
             itemsWritten: r.items_written as number,
             error: r.error as string | null,
             holder: r.holder as string | null,
-            refresh: r.refresh_budget === null ? null : { budget: r.refresh_budget as number, spent: (r.refresh_spent as number | null) ?? 0 },
+            refresh: spendOf(r.refresh_budget as number | null, r.refresh_spent as number | null),
           };
         }),
       };

@@ -71,18 +71,26 @@ const perResource = (sql: (resource: string) => string): string =>
   `CASE w.resource WHEN 'authentications' THEN ${sql('authentications')} WHEN 'fingerprints' THEN ${sql('fingerprints')} END`;
 
 const CHECK_TIERS = ['hot', 'backoff', 'unchecked'] as const;
-const CHECK_FIGURES = [...CHECK_AGE_PERCENTILES.map((p) => [`p${p}`, `p${p}_epoch`] as const), ['max', 'oldest_epoch'] as const];
+const CHECK_FIGURES = [
+  ...CHECK_AGE_PERCENTILES.map((p) => [`p${p}`, `p${p}_epoch`] as const),
+  ['max', 'oldest_epoch'] as const,
+];
+const pivot = CHECK_TIERS.flatMap((t) =>
+  CHECK_FIGURES.map(([name, epoch]) => `MAX(CASE WHEN a.tier = '${t}' THEN a.${epoch} END) AS ${t}_${name}_epoch`),
+);
 
-/** The check times (check-age-sql.ts) of both resources, one row per account and resource, a column per tier and figure. */
+/** Check times (check-age-sql.ts) of both resources: a row per account and resource, a column per tier and figure. */
 const checkAges = `(SELECT a.account, a.resource,
-  ${CHECK_TIERS.flatMap((t) => CHECK_FIGURES.map(([name, epoch]) => `MAX(CASE WHEN a.tier = '${t}' THEN a.${epoch} END) AS ${t}_${name}_epoch`)).join(',\n  ')}
+  ${pivot.join(',\n  ')}
 FROM (${checkAgeSql('authentications', '{{checked_epoch}}')}
 UNION ALL ${checkAgeSql('fingerprints', '{{checked_epoch}}')}) a
 GROUP BY a.account, a.resource) k`;
 
 /** v_sync_health's SQL; without `refresh`, as targets had it before session_refresh existed. */
 function syncHealthSql(refresh: boolean): string {
-  const ages = CHECK_TIERS.flatMap((t) => CHECK_FIGURES.map(([name]) => `{{now_epoch}} - k.${t}_${name}_epoch AS ${t}_check_age_${name}_seconds`));
+  const ages = CHECK_TIERS.flatMap((t) =>
+    CHECK_FIGURES.map(([name]) => `{{now_epoch}} - k.${t}_${name}_epoch AS ${t}_check_age_${name}_seconds`),
+  );
   const refreshColumns = refresh ? `,
   ${perResource((r) => tierSessions(r, 'hot'))} AS hot_sessions,
   ${perResource((r) => tierSessions(r, 'backoff'))} AS backoff_sessions,

@@ -26,7 +26,9 @@ const stepsThen: readonly MigrationStep[] = initial.steps.map((step): MigrationS
   if (step.kind === 'createTable') return { ...step, types: TYPES_THEN };
   if (step.kind === 'createView' && step.view.name === 'v_daily_results') return { ...step, view: { ...step.view, sql: DAILY_THEN, fragments: {} } };
   // The health view then had no refresh columns: today's reads times as timestamps, which text times are not.
-  if (step.kind === 'createView' && step.view.name === 'v_sync_health') return { ...step, view: VIEWS_BEFORE_REFRESH.find((v) => v.name === 'v_sync_health')! };
+  if (step.kind === 'createView' && step.view.name === 'v_sync_health') {
+    return { ...step, view: VIEWS_BEFORE_REFRESH.find((v) => v.name === 'v_sync_health')! };
+  }
   return step;
 });
 

@@ -24,23 +24,22 @@ describe('nearestRank', () => {
 });
 
 describe('observedChange', () => {
-  const v2 = (row: Parameters<typeof auth>[1]) => auth('s', { api_version: '2', last_synced_at: t(160), ...row });
-  it.each<{ name: string; outcome: SessionOutcome; session: ReturnType<typeof auth>; stored: string | null | undefined; expected: ReturnType<typeof observedChange> }>([
-    { name: 'a dated change', outcome: 'changed', session: v2({ last_updated_at: t(100) }), stored: t(10), expected: { changedAt: t(100), storedAt: t(160), lagSeconds: 60 } },
-    { name: 'a new session', outcome: 'inserted', session: v2({ last_updated_at: t(100) }), stored: undefined, expected: null },
-    { name: 'an older observation', outcome: 'stale', session: v2({ last_updated_at: t(100) }), stored: t(200), expected: null },
-    { name: 'the same content again', outcome: 'unchanged', session: v2({ last_updated_at: t(100) }), stored: t(100), expected: null },
-    { name: 'the stored change in other words', outcome: 'changed', session: v2({ last_updated_at: t(100) }), stored: t(100), expected: null },
-    { name: 'an undated poll', outcome: 'changed', session: auth('p', { last_synced_at: t(160) }), stored: null, expected: null },
-    {
-      name: 'an undated delivery: its arrival',
-      outcome: 'changed',
-      session: auth('d', { last_synced_at: t(160), source: 'webhook' }),
-      stored: null,
-      expected: { changedAt: t(160), storedAt: t(160), lagSeconds: 0 },
-    },
-    { name: 'a service clock ahead', outcome: 'changed', session: v2({ last_updated_at: t(170) }), stored: t(10), expected: { changedAt: t(170), storedAt: t(160), lagSeconds: 0 } },
-  ])('$name', ({ outcome, session, stored, expected }) => {
+  const v2 = (updated: string) => auth('s', { api_version: '2', last_synced_at: t(160), last_updated_at: updated });
+  const lag = (changed: number, stored: number, lagSeconds: number) =>
+    ({ changedAt: t(changed), storedAt: t(stored), lagSeconds });
+  const delivered = auth('d', { last_synced_at: t(160), source: 'webhook' });
+  type Stored = string | null | undefined;
+  type Case = [name: string, outcome: SessionOutcome, session: ReturnType<typeof auth>, stored: Stored];
+  it.each<[...Case, ReturnType<typeof observedChange>]>([
+    ['a dated change', 'changed', v2(t(100)), t(10), lag(100, 160, 60)],
+    ['a new session', 'inserted', v2(t(100)), undefined, null],
+    ['an older observation', 'stale', v2(t(100)), t(200), null],
+    ['the same content again', 'unchanged', v2(t(100)), t(100), null],
+    ['the stored change in other words', 'changed', v2(t(100)), t(100), null],
+    ['an undated poll', 'changed', auth('p', { last_synced_at: t(160) }), null, null],
+    ['an undated delivery: its arrival', 'changed', delivered, null, lag(160, 160, 0)],
+    ['a service clock ahead', 'changed', v2(t(170)), t(10), lag(170, 160, 0)],
+  ])('%s', (_name, outcome, session, stored, expected) => {
     expect(observedChange(outcome, session, stored)).toEqual(expected);
   });
 });
@@ -66,14 +65,16 @@ describe('refresh spending', () => {
 });
 
 describe('status lines', () => {
-  const tier = (account: string, resource: 'authentications' | 'fingerprints', name: RefreshTierState['tier'], sessions: number, ages: [number, number, number]): RefreshTierState => ({
+  type Resource = RefreshTierState['resource'];
+  type Tier = RefreshTierState['tier'];
+  const tier = (account: string, resource: Resource, name: Tier, sessions: number, ages: number[]) => ({
     account,
     resource,
     tier: name,
     sessions,
-    p50CheckAt: t(1000 - ages[0]),
-    p95CheckAt: t(1000 - ages[1]),
-    oldestCheckAt: t(1000 - ages[2]),
+    p50CheckAt: t(1000 - ages[0]!),
+    p95CheckAt: t(1000 - ages[1]!),
+    oldestCheckAt: t(1000 - ages[2]!),
   });
   const now = Date.parse(t(1000)) / 1000;
   const report = {
@@ -98,7 +99,8 @@ describe('status lines', () => {
     ]);
     expect(lines[0]!.tiers.backoff).toEqual({ sessions: 40, checkAgeSeconds: { p50: 100, p95: 500, max: 900 } });
     expect(lines[0]!.tiers.unchecked).toBeNull();
-    expect(lines[0]!.changeLag).toEqual(expect.objectContaining({ changes: 2, p50Seconds: 4, p95Seconds: 300, maxSeconds: 300, since: t(980) }));
+    const lag = { changes: 2, p50Seconds: 4, p95Seconds: 300, maxSeconds: 300, since: t(980) };
+    expect(lines[0]!.changeLag).toEqual(expect.objectContaining(lag));
     expect(lines[1]!.changeLag).toBeNull();
     const text = renderStaleness(lines);
     expect(text).toMatch(/a\s+│?\s*authentications.*3: 10\/20\/30.*40: 100\/500\/900.*4\.0\/300 \(2 changes\)/);
@@ -107,7 +109,11 @@ describe('status lines', () => {
   it('summarizes lags per account and resource', () => {
     expect(summarizeLags([])).toEqual([]);
     expect(summarizeLags(report.changeLags)).toEqual([
-      { account: 'a', resource: 'authentications', changes: 2, since: t(980), p50Seconds: 4, p95Seconds: 300, maxSeconds: 300 },
+      { account: 'a', resource: 'authentications', changes: 2, since: t(980), 
+        p50Seconds: 4,
+        p95Seconds: 300,
+        maxSeconds: 300,
+      },
     ]);
   });
 });

@@ -39,7 +39,8 @@ forEachTarget((dialect, ctx) => {
     const now = Date.now() / 1000;
     const ago = (seconds: number) => toIsoMicros(Math.floor(now) - seconds);
     await sink.planWindows([{ ...authWindow, windowEnd: 100 }]);
-    const nonFinal = (id: string, seenAgo: number) => auth(id, { result_final: false, first_seen_at: ago(seenAgo), last_synced_at: ago(seenAgo) });
+    const nonFinal = (id: string, seenAgo: number) =>
+      auth(id, { result_final: false, first_seen_at: ago(seenAgo), last_synced_at: ago(seenAgo) });
     await sink.mergeBatch(
       batch([
         ...['b1', 'b2', 'b3', 'b4', 'h1'].map((id) => nonFinal(id, 90_000)),
@@ -68,7 +69,7 @@ forEachTarget((dialect, ctx) => {
     expect(figures('backoff')).toEqual({ sessions: 4, p50: close(2000), p95: close(4000), max: close(4000) });
     expect(figures('hot')).toEqual({ sessions: 1, p50: close(100), p95: close(100), max: close(100) });
     expect(figures('unchecked')).toEqual({ sessions: 2, p50: close(50_000), p95: close(60_000), max: close(60_000) });
-    const [fingerprints] = await sink.query("SELECT hot_check_age_max_seconds FROM v_sync_health WHERE resource = 'fingerprints'");
+    const [fingerprints] = await sink.query("SELECT * FROM v_sync_health WHERE resource = 'fingerprints'");
     expect(fingerprints).toBeUndefined();
 
     // status reads the same figures as times, for its own clock.
@@ -79,15 +80,16 @@ forEachTarget((dialect, ctx) => {
     );
   });
 
-  it('keeps each dated change once, with its observed lag: v2 last_updated_at, else a delivery\'s arrival', async () => {
+  it("keeps each dated change once with its observed lag: v2 last_updated_at, else a delivery's arrival", async () => {
     const sink = await ctx.open();
     const v2 = (row: Parameters<typeof auth>[1]) => auth('s', { api_version: '2', result_final: false, ...row });
     // New to the target: no change to the copy.
     await sink.mergeBatch(batch([v2({ last_updated_at: t(10), update_counter: 1, last_synced_at: t(20) })]));
     // Changed at the service at t(100), stored by a GET at t(160).
-    await sink.mergeBatch(batch([v2({ flag: 'x', last_updated_at: t(100), update_counter: 2, last_synced_at: t(160), source: 'get' })]));
+    const flagged = { flag: 'x', last_updated_at: t(100), update_counter: 2 };
+    await sink.mergeBatch(batch([v2({ ...flagged, last_synced_at: t(160), source: 'get' })]));
     // The same change again in other words (its text differs): counted once.
-    const again = v2({ flag: 'x', last_updated_at: t(100), update_counter: 2, last_synced_at: t(170), source: 'search' });
+    const again = v2({ ...flagged, last_synced_at: t(170), source: 'search' });
     await sink.mergeBatch(batch([{ ...again, row: { ...again.row, raw: '{"service_id":"s","said":"differently"}' } }]));
     // A v1.4 delivery says no time: it arrived when the change was made.
     const delivered = auth('d', { result_final: false, last_synced_at: t(200) });
@@ -99,7 +101,9 @@ forEachTarget((dialect, ctx) => {
     await sink.mergeBatch(batch([auth('p', { result_final: false })]));
     await sink.mergeBatch(batch([auth('p', { result_final: true, last_synced_at: t(900) })]));
 
-    const rows = await sink.query('SELECT service_id, changed_at, stored_at, lag_seconds, source, account FROM change_lags ORDER BY service_id');
+    const rows = await sink.query(
+      'SELECT service_id, changed_at, stored_at, lag_seconds, source, account FROM change_lags ORDER BY service_id',
+    );
     expect(rows.map((r) => ({ ...r, lag_seconds: Number(r.lag_seconds) }))).toEqual([
       { service_id: 'd', changed_at: t(500), stored_at: t(500), lag_seconds: 0, source: 'webhook', account: 'default' },
       { service_id: 's', changed_at: t(100), stored_at: t(160), lag_seconds: 60, source: 'get', account: 'default' },
@@ -125,13 +129,18 @@ forEachTarget((dialect, ctx) => {
       ]);
       const sink = await ctx.open();
       await sink.startRun({ id: 'r1', command: 'sync', startedAt: t(0), account: null, holder: 'h:1:r1' });
-      await sink.finishRun('r1', { finishedAt: t(5), status: 'succeeded', requests: 7, itemsWritten: 0, error: null, refresh: { budget: 300, spent: 7 } });
+      const refresh = { budget: 300, spent: 7 };
+      const end = { finishedAt: t(5), status: 'succeeded' as const, requests: 7, itemsWritten: 0, error: null };
+      await sink.finishRun('r1', { ...end, refresh });
       expect((await sink.status()).lastRuns[0]?.refresh).toEqual({ budget: 300, spent: 7 });
       expect(await sink.query('SELECT COUNT(*) AS n FROM change_lags')).toEqual([{ n: expect.anything() }]);
       const [row] = await sink.query('SELECT * FROM v_sync_health');
       expect(row).toBeUndefined();
       const columns = await sink.query(
-        dialect === 'sqlite' ? "SELECT name FROM pragma_table_info('v_sync_health')" : "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'v_sync_health' AND table_schema = current_schema()",
+        dialect === 'sqlite'
+          ? "SELECT name FROM pragma_table_info('v_sync_health')"
+          : `SELECT column_name AS name FROM information_schema.columns
+             WHERE table_name = 'v_sync_health' AND table_schema = current_schema()`,
       );
       expect(columns.map((c) => c.name)).toContain('backoff_check_age_p95_seconds');
     });

@@ -33,13 +33,16 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
     'Last runs\n' +
       renderTable(
         ['run', 'command', 'started', 'finished', 'status', 'requests', 'refresh spent/budget', 'items', 'error'],
-        report.lastRuns.map((r) => [r.id, r.command, r.startedAt, r.finishedAt, r.status, r.requests, spendText(r.refresh), r.itemsWritten, r.error]),
+        report.lastRuns.map((r) => {
+          const { id, command, startedAt, finishedAt, status, requests, itemsWritten, error } = r;
+          return [id, command, startedAt, finishedAt, status, requests, spendText(r.refresh), itemsWritten, error];
+        }),
       ),
   );
   return parts.join('\n');
 }
 
-/** `status --json`: the report, with the ages as of `nowEpoch`, the observed lag summarized and the refresh spending. */
+/** `status --json`: the report, ages as of `nowEpoch`, the observed lag summarized and the refresh spending. */
 export function statusJson(report: StatusReport, nowEpoch: number): Record<string, unknown> {
   const { changeLags, lastRuns, ...rest } = report;
   return {
