@@ -318,7 +318,7 @@ export interface StatusReport {
   refresh: RefreshTierState[];
   /**
    * The latest observed lags (change_lags), at most CHANGE_LAGS_KEPT per
-   * account and resource, newest first.
+   * account and resource that sync_windows knows, newest first.
    */
   changeLags: ChangeLag[];
   /** When the receiver last accepted a verified delivery; null: never. */

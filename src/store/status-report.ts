@@ -57,21 +57,30 @@ async function refreshTiers(tx: SqlExecutor, dialect: Dialect): Promise<RefreshT
 const spendOf = (budget: number | null, spent: number | null): RefreshSpend | null =>
   budget === null ? null : { budget, spent: spent ?? 0 };
 
-/** The latest CHANGE_LAGS_KEPT observed lags of each account and resource, newest first. */
+/**
+ * The latest CHANGE_LAGS_KEPT observed lags of each account and resource,
+ * newest first: one query per pair the windows know, each served by the
+ * index on (account, resource, stored_at), as change_lags keeps growing.
+ */
 async function changeLags(tx: SqlExecutor): Promise<ChangeLag[]> {
-  const rows = await tx.all(
-    `SELECT account, resource, stored_at, lag_seconds FROM (
-       SELECT account, resource, stored_at, lag_seconds,
-         ROW_NUMBER() OVER (PARTITION BY account, resource ORDER BY stored_at DESC, service_id) AS recency
-       FROM change_lags) x
-     WHERE recency <= ${CHANGE_LAGS_KEPT} ORDER BY account, resource, stored_at DESC`,
-  );
-  return rows.map((r) => ({
-    account: r.account as string,
-    resource: r.resource as Resource,
-    storedAt: readValue(TIME, r.stored_at) as string,
-    lagSeconds: readValue(REAL, r.lag_seconds) as number,
-  }));
+  const out: ChangeLag[] = [];
+  const pairs = await tx.all('SELECT DISTINCT account, resource FROM sync_windows ORDER BY account, resource');
+  for (const pair of pairs) {
+    const rows = await tx.all(
+      `SELECT account, resource, stored_at, lag_seconds FROM change_lags WHERE account = ? AND resource = ?
+       ORDER BY stored_at DESC, service_id LIMIT ${CHANGE_LAGS_KEPT}`,
+      [pair.account, pair.resource],
+    );
+    for (const r of rows) {
+      out.push({
+        account: r.account as string,
+        resource: r.resource as Resource,
+        storedAt: readValue(TIME, r.stored_at) as string,
+        lagSeconds: readValue(REAL, r.lag_seconds) as number,
+      });
+    }
+  }
+  return out;
 }
 
 /** The account, resource and interface a row of sync_windows (or a grouping of them) belongs to. */

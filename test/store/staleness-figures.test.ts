@@ -82,6 +82,7 @@ forEachTarget((dialect, ctx) => {
 
   it("keeps each dated change once with its observed lag: v2 last_updated_at, else a delivery's arrival", async () => {
     const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 100 }]);
     const v2 = (row: Parameters<typeof auth>[1]) => auth('s', { api_version: '2', result_final: false, ...row });
     // New to the target: no change to the copy.
     await sink.mergeBatch(batch([v2({ last_updated_at: t(10), update_counter: 1, last_synced_at: t(20) })]));
