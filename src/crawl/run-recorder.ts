@@ -3,7 +3,7 @@ import type { RequestTally } from '../api/service-client.js';
 import { InterruptedError } from '../errors.js';
 import { toIsoMicros } from '../normalize/time.js';
 import { accountLease } from '../store/lease-names.js';
-import type { RunLog } from '../store/sink.js';
+import type { RefreshSpend, RunLog } from '../store/sink.js';
 import type { RunLeases } from './run-deps.js';
 
 export type RunCommand = 'sync' | 'backfill';
@@ -32,6 +32,8 @@ export interface RunBodyResult<D> {
   status: RunStatus;
   error: Error | null;
   itemsWritten: number;
+  /** The refresh budget of the run and what it spent, for `sync_runs`; absent for a run without a refresh. */
+  refresh?: RefreshSpend | undefined;
 }
 
 /** What the body of a run gets: its id, its signal (the process's, and the loss of any of its leases) and its tally. */
@@ -88,7 +90,9 @@ export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D,
     }
     if (lost.aborted) result = { ...result, status: 'failed', error: lost.reason as Error };
     const finishedAt = now();
-    await deps.runs.finishRun(id, { finishedAt, status: result.status, requests: scope.tally.requests, itemsWritten: result.itemsWritten, error: result.error?.message ?? null });
+    const error = result.error?.message ?? null;
+    const { status, itemsWritten, refresh } = result;
+    await deps.runs.finishRun(id, { finishedAt, status, requests: scope.tally.requests, itemsWritten, error, refresh });
     return { ...result.details, runId: id, command: spec.command, account: spec.account, startedAt, finishedAt, status: result.status, error: result.error, requests: scope.tally.requests, itemsWritten: result.itemsWritten };
   });
 }

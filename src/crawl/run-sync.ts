@@ -4,6 +4,7 @@ import { refreshCatalog, type CatalogRefreshOutcome } from './catalog-refresh.js
 import type { RunDeps } from './run-deps.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
 import { pickAccounts, recorderDeps, runContext } from './run-context.js';
+import { refreshSpend } from './refresh-spend.js';
 import { PRIORITY } from '../config/constants.js';
 import { sync, type SyncOutcome } from './sync.js';
 
@@ -43,9 +44,10 @@ export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncRep
     const ctx = runContext(deps, run, options.accounts);
     const outcomes = await sync(ctx, { resources: options.resources, since: options.since });
     const itemsWritten = outcomes.reduce((n, o) => n + o.incremental.written, 0);
+    const refresh = refreshSpend(outcomes);
     if (outcomes.some((o) => o.incremental.interrupted) || run.signal.aborted) {
       const error = new InterruptedError('sync interrupted after committing the pages in flight; the next sync continues from there');
-      return { details: { outcomes, catalogs: [] }, status: 'interrupted', error, itemsWritten };
+      return { details: { outcomes, catalogs: [] }, status: 'interrupted', error, itemsWritten, refresh };
     }
     const catalogs: CatalogRefreshOutcome[] = [];
     for (const a of pickAccounts(deps, options.accounts).filter((a) => a.client.apiVersion === '2')) {
@@ -54,8 +56,8 @@ export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncRep
     const failed = outcomes.flatMap((o) => o.incremental.failed);
     if (failed.length > 0) {
       const error = new RetriableError('WINDOWS_FAILED', `${failed.length} window(s) failed (first: ${failed[0]!.error}); the next sync retries them`);
-      return { details: { outcomes, catalogs }, status: 'failed', error, itemsWritten };
+      return { details: { outcomes, catalogs }, status: 'failed', error, itemsWritten, refresh };
     }
-    return { details: { outcomes, catalogs }, status: 'succeeded', error: null, itemsWritten };
+    return { details: { outcomes, catalogs }, status: 'succeeded', error: null, itemsWritten, refresh };
   });
 }

@@ -1,10 +1,22 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent } from '../api/service-client.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
-import type { StatusReport } from '../store/sink.js';
+import type { RefreshOutcome } from '../crawl/refresh-non-final.js';
+import { toIsoMicros } from '../normalize/time.js';
+import type { ChangeLag, StatusReport } from '../store/sink.js';
 import type { WebhookCounters } from './webhook-counters.js';
 
 const VERIFY_KINDS = ['missing_locally', 'not_returned', 'changed'] as const;
+
+/** Seconds from a change at the service to its row in the target: from a webhook's instant to a day's back-off. */
+const LAG_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 21_600, 43_200, 86_400, 172_800];
+
+/** What a sync run's refresh of one account and resource reports for the budget counters. */
+export interface RefreshSpending {
+  account: string;
+  resource: string;
+  refresh: Pick<RefreshOutcome, 'budget' | 'cost'>;
+}
 
 /** A token bucket as the metrics read it (RateLimiter has this shape). */
 export interface BucketProbe {
@@ -39,7 +51,12 @@ export class DaemonMetrics {
   readonly #ticksSkipped: Counter<'reason'>;
   readonly #windowsPending: Gauge<'account' | 'resource'>;
   readonly #verifyFindings: Counter<'account' | 'resource' | 'kind'>;
+  readonly #refreshRequests: Counter<'account' | 'resource' | 'use'>;
+  readonly #changeLag: Histogram<'account' | 'resource'>;
   readonly #marks = new Map<string, { account: string; resource: string; syncedTo: number }>();
+  /** Per account and resource, the newest stored_at of change_lags observed into the histogram. */
+  readonly #lagSeen = new Map<string, string>();
+  readonly #startedAt: string;
   #refresh: StatusReport['refresh'] = [];
 
   constructor(options: DaemonMetricsOptions) {
@@ -61,6 +78,24 @@ export class DaemonMetrics {
       labelNames: ['account', 'resource', 'kind'],
       registers,
     });
+    this.#refreshRequests = new Counter({
+      name: 'ivsync_refresh_requests_total',
+      help:
+        'Requests of the refresh of non-final sessions per sync run, summed: use="budget" what it was allowed, ' +
+        '"spent" what it planned to spend, "saved" the rest.',
+      labelNames: ['account', 'resource', 'use'],
+      registers,
+    });
+    this.#changeLag = new Histogram({
+      name: 'ivsync_change_lag_seconds',
+      help:
+        "Observed lag of each stored change the service dated (v2 last_updated_at, or a webhook delivery's arrival): " +
+        'when ivsync stored it minus when the service made it (change_lags).',
+      labelNames: ['account', 'resource'],
+      buckets: LAG_BUCKETS,
+      registers,
+    });
+    this.#startedAt = toIsoMicros(options.clock() / 1000);
     const deliveries = new Counter({ name: 'ivsync_webhook_deliveries_total', help: 'Webhook deliveries by outcome: accepted, refused (with reason).', labelNames: ['outcome', 'reason'], registers });
     const staleItems = new Counter({ name: 'ivsync_webhook_items_stale_total', help: 'Webhook items not applied because the stored row was newer.', registers });
     this.webhooks = {
@@ -101,6 +136,24 @@ export class DaemonMetrics {
         this.reset();
         const now = options.clock() / 1000;
         for (const t of tiers()) if (t.oldestCheckAt !== null) this.set({ account: t.account, resource: t.resource, tier: t.tier }, Math.max(0, now - Date.parse(t.oldestCheckAt) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'ivsync_refresh_check_age_seconds',
+      help:
+        'Age of the last refresh check of the non-final sessions of each tier (hot, backoff, unchecked: never ' +
+        're-checked, counted from when it was stored): quantile 0.5 and 0.95 (nearest rank) and 1 (the oldest).',
+      labelNames: ['account', 'resource', 'tier', 'quantile'],
+      registers,
+      collect() {
+        this.reset();
+        const now = options.clock() / 1000;
+        const age = (iso: string) => Math.max(0, now - Date.parse(iso) / 1000);
+        for (const t of tiers()) {
+          const labels = { account: t.account, resource: t.resource, tier: t.tier };
+          const figures = [['0.5', t.p50CheckAt], ['0.95', t.p95CheckAt], ['1', t.oldestCheckAt]] as const;
+          for (const [quantile, at] of figures) if (at !== null) this.set({ ...labels, quantile }, age(at));
+        }
       },
     });
     new Gauge({
@@ -159,6 +212,15 @@ export class DaemonMetrics {
     for (const f of findings) this.#verifyFindings.inc({ account: f.account, resource: f.resource, kind: f.kind });
   }
 
+  /** A sync run's refresh budgets and spending, per account and resource. */
+  refreshFinished(outcomes: readonly RefreshSpending[]): void {
+    for (const { account, resource, refresh } of outcomes) {
+      this.#refreshRequests.inc({ account, resource, use: 'budget' }, refresh.budget);
+      this.#refreshRequests.inc({ account, resource, use: 'spent' }, refresh.cost);
+      this.#refreshRequests.inc({ account, resource, use: 'saved' }, Math.max(0, refresh.budget - refresh.cost));
+    }
+  }
+
   runFinished(command: string, status: string): void {
     this.#runs.inc({ command, status });
   }
@@ -168,8 +230,11 @@ export class DaemonMetrics {
   }
 
   /** Takes windows and high-water marks from a status report (after each tick). */
-  observe(report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh'>>): void {
+  observe(
+    report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh' | 'changeLags'>>,
+  ): void {
     this.#refresh = report.refresh ?? [];
+    this.#observeLags(report.changeLags ?? []);
     this.#windowsPending.reset();
     const pending = new Map<string, number>();
     for (const w of report.windows) {
@@ -188,6 +253,24 @@ export class DaemonMetrics {
       // Two interfaces of one account: the freshest mark is the account's freshness.
       if (!known || known.syncedTo < h.syncedTo) this.#marks.set(key, { account: h.account, resource: h.resource, syncedTo: h.syncedTo });
     }
+  }
+
+  /**
+   * Puts the changes stored since the last observation (any process's: the
+   * table is read, not this process's writes) into the lag histogram; those
+   * stored before the daemon started are history, not this process's count.
+   * A change committed late with an older stored_at than one already seen is
+   * missed: the histogram samples, change_lags keeps every one.
+   */
+  #observeLags(lags: readonly ChangeLag[]): void {
+    const newest = new Map<string, string>();
+    for (const lag of lags) {
+      const key = `${lag.account}\u0000${lag.resource}`;
+      if (lag.storedAt <= (this.#lagSeen.get(key) ?? this.#startedAt)) continue;
+      this.#changeLag.observe({ account: lag.account, resource: lag.resource }, lag.lagSeconds);
+      if (lag.storedAt > (newest.get(key) ?? '')) newest.set(key, lag.storedAt);
+    }
+    for (const [key, storedAt] of newest) this.#lagSeen.set(key, storedAt);
   }
 
   /** The largest freshness lag now, in seconds (the soak run reports it). */

@@ -78,6 +78,10 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
         break;
       case 'addColumn': {
         if (await catalog.hasColumn(step.table, step.column)) break;
+        if (step.type !== undefined) {
+          out.push(`ALTER TABLE ${step.table} ADD COLUMN ${step.column} ${step.type.duckdb}`);
+          break;
+        }
         const column = tableDef(step.table).columns.find((c) => c.name === step.column);
         if (!column) throw new Error(`no column ${step.column} in table ${step.table}`);
         out.push(`ALTER TABLE ${step.table} ADD COLUMN ${columnSql(column, false)}`);

@@ -86,6 +86,11 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
         break;
       case 'addColumn': {
         if (await knex.schema.hasColumn(step.table, step.column)) break;
+        const frozen = step.type;
+        if (frozen !== undefined) {
+          await knex.schema.alterTable(step.table, (t) => t.specificType(step.column, frozen[dialect]).nullable());
+          break;
+        }
         const def = tableDef(step.table);
         const column = def.columns.find((c) => c.name === step.column);
         if (!column) throw new Error(`no column ${step.column} in table ${step.table}`);

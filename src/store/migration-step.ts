@@ -26,7 +26,12 @@ import type { DialectViewDef } from './views.js';
 export type MigrationStep =
   /** `types`: the SQL types created where they differ from today's (column-sql-type.ts); for a target as an earlier release created it. */
   | { readonly kind: 'createTable'; readonly table: TableDef; readonly ifMissing?: boolean; readonly types?: SqlTypeOverrides }
-  | { readonly kind: 'addColumn'; readonly table: string; readonly column: string }
+  /**
+   * `type`: the column's SQL type in each target, frozen in the migration; then
+   * the column is added as written there (nullable), whatever the schema says
+   * today. Without it the type comes from today's table definition.
+   */
+  | { readonly kind: 'addColumn'; readonly table: string; readonly column: string; readonly type?: SqlTypes }
   | { readonly kind: 'createView'; readonly view: DialectViewDef }
   | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> }
   /**

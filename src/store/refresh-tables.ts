@@ -23,4 +23,34 @@ export const REFRESH_TABLES: readonly TableDef[] = [
       col('interval_seconds', 'integer', 'Back-off after that check; it paces only a session a healthy webhook stream covers, due this long after checked_at.', false),
     ],
   },
+  {
+    name: 'change_lags',
+    description:
+      'One row per change ivsync stored to a session it held, where the service said when the change happened: ' +
+      "v2's `timestamp.last_updated_at`, else, for a webhook delivery, the delivery's arrival. `lag_seconds` is the " +
+      'observed lag (stored_at minus changed_at): how long the copy was behind the service. Sessions new to the ' +
+      "target are not changes (their freshness is the checkpoints' lag); a change seen again (a GET after its " +
+      'delivery) is kept once.',
+    primaryKey: ['resource', 'service_id', 'changed_at'],
+    indexes: [{ columns: ['account', 'resource', 'stored_at'] }],
+    columns: [
+      col('resource', 'text', 'authentications or fingerprints.', false),
+      col('service_id', 'text', 'The session (its row in the resource table).', false),
+      col(
+        'changed_at',
+        'timestamp',
+        'When the service changed it (last_updated_at; for a delivery without one, when the delivery arrived).',
+        false,
+      ),
+      col('account', 'text', 'Account whose observation stored the change.', false),
+      col(
+        'stored_at',
+        'timestamp',
+        'When ivsync observed and stored the change (the observation time of the page, GET or delivery).',
+        false,
+      ),
+      col('lag_seconds', 'real', 'stored_at minus changed_at, seconds (0 when the clocks disagree that way).', false),
+      col('source', 'text', "How the change arrived: 'search', 'lookup', 'get' or 'webhook'.", false),
+    ],
+  },
 ];

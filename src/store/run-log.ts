@@ -11,20 +11,40 @@ export class SqlRunLog implements RunLog {
   }
 
   async startRun(run: RunStart): Promise<void> {
-    const row = { id: run.id, command: run.command, started_at: run.startedAt, finished_at: null, status: 'running', requests: 0, items_written: 0, error: null, account: run.account, holder: run.holder };
+    const row = {
+      id: run.id,
+      command: run.command,
+      started_at: run.startedAt,
+      finished_at: null,
+      status: 'running',
+      requests: 0,
+      items_written: 0,
+      error: null,
+      account: run.account,
+      holder: run.holder,
+      refresh_budget: null,
+      refresh_spent: null,
+    };
     await this.#driver.transaction((tx) => tx.write(table('sync_runs'), [row], 'replace'));
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
     await this.#driver.transaction(async (tx) => {
-      const changed = await tx.run('UPDATE sync_runs SET finished_at = ?, status = ?, requests = ?, items_written = ?, error = ? WHERE id = ?', [
-        end.finishedAt,
-        end.status,
-        end.requests,
-        end.itemsWritten,
-        end.error,
-        id,
-      ]);
+      const changed = await tx.run(
+        `UPDATE sync_runs SET finished_at = ?, status = ?, requests = ?, items_written = ?, error = ?,
+           refresh_budget = ?, refresh_spent = ?
+         WHERE id = ?`,
+        [
+          end.finishedAt,
+          end.status,
+          end.requests,
+          end.itemsWritten,
+          end.error,
+          end.refresh?.budget ?? null,
+          end.refresh?.spent ?? null,
+          id,
+        ],
+      );
       if (changed !== 1) throw new Error(`finishRun: no run ${id}`);
     });
   }

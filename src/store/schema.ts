@@ -210,6 +210,17 @@ export const TABLES: readonly TableDef[] = [
       col('error', 'text', 'One-line error of a failed run.'),
       col('account', 'text', 'Account the run synced; null for all.'),
       col('holder', 'text', 'The process that ran it (host:pid:id, as in sync_leases); null for runs recorded before this column existed.'),
+      col(
+        'refresh_budget',
+        'integer',
+        'Requests the refresh of non-final sessions was allowed in the run (every account and resource); ' +
+          'null for runs before this column existed and runs without a refresh.',
+      ),
+      col(
+        'refresh_spent',
+        'integer',
+        'Requests the refresh planned to spend of that budget; the rest (refresh_budget - refresh_spent) was saved.',
+      ),
     ],
   },
   ...VERIFY_TABLES,

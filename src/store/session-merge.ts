@@ -1,10 +1,13 @@
 import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
 import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
+import { observedChange } from './change-lag.js';
 import { readRow } from './row-reader.js';
 import { table } from './schema.js';
 import { RESOURCES, sessionTable } from './session-table.js';
 import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
+
+const CHANGE_LAGS = table('change_lags');
 
 const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
 
@@ -33,7 +36,35 @@ export async function mergeSessions(tx: SqlExecutor, sessions: readonly Normaliz
   for (const resource of RESOURCES) for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
   const plan = planMerge(sessions, stored, options);
   await apply(tx, plan, stored);
+  await writeChanges(tx, sessions, plan.outcomes, stored);
   return { outcomes: plan.outcomes, previousCounters };
+}
+
+/** The observed lag of every dated change the merge stored (change_lags), in its transaction: kept once per change. */
+async function writeChanges(
+  tx: SqlExecutor,
+  sessions: readonly NormalizedSession[],
+  outcomes: readonly SessionOutcome[],
+  stored: StoredSessions,
+): Promise<void> {
+  const rows: Row[] = [];
+  sessions.forEach((session, i) => {
+    const id = session.row.service_id;
+    const change = observedChange(outcomes[i]!, session, stored[session.resource].get(id)?.last_updated_at);
+    if (change === null) return;
+    const { account, source } = session.row;
+    const { changedAt, storedAt, lagSeconds } = change;
+    rows.push({
+      resource: session.resource,
+      service_id: id,
+      changed_at: changedAt,
+      account,
+      stored_at: storedAt,
+      lag_seconds: lagSeconds,
+      source,
+    });
+  });
+  if (rows.length > 0) await tx.write(CHANGE_LAGS, uniqueByKey(CHANGE_LAGS, rows), 'ignore');
 }
 
 /** Keeps items that could not be normalized aside, inside the caller's transaction. */

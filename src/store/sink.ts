@@ -292,6 +292,14 @@ export interface RunEnd {
   requests: number;
   itemsWritten: number;
   error: string | null;
+  /** What the run's refresh of non-final sessions was allowed and spent; absent when it refreshed nothing. */
+  refresh?: RefreshSpend | undefined;
+}
+
+/** Requests a run's refresh of non-final sessions was allowed (its budget) and planned to spend of it. */
+export interface RefreshSpend {
+  budget: number;
+  spent: number;
 }
 
 export interface StatusReport {
@@ -307,10 +315,50 @@ export interface StatusReport {
    * check ('unchecked': never re-checked), with the oldest check; for
    * 'unchecked', the oldest observation (the pass or delivery that stored it).
    */
-  refresh: Array<{ account: string; resource: Resource; tier: RefreshTier | 'unchecked'; sessions: number; oldestCheckAt: string | null }>;
+  refresh: RefreshTierState[];
+  /**
+   * The latest observed lags (change_lags), at most CHANGE_LAGS_KEPT per
+   * account and resource that sync_windows knows, newest first.
+   */
+  changeLags: ChangeLag[];
   /** When the receiver last accepted a verified delivery; null: never. */
   lastDeliveryAt: string | null;
-  lastRuns: Array<{ id: string; command: string; startedAt: string; finishedAt: string | null; status: string; requests: number; itemsWritten: number; error: string | null; holder: string | null }>;
+  lastRuns: Array<{
+    id: string;
+    command: string;
+    startedAt: string;
+    finishedAt: string | null;
+    status: string;
+    requests: number;
+    itemsWritten: number;
+    error: string | null;
+    holder: string | null;
+    /** The run's refresh budget and what it spent; null for a run without one (or recorded before they were kept). */
+    refresh: RefreshSpend | null;
+  }>;
+}
+
+/**
+ * The non-final sessions of one account, resource and refresh tier, with the
+ * time of their last check (ISO text): the oldest, and the nearest-rank 50th
+ * and 95th percentile of age. Null times: the tier has no session.
+ */
+export interface RefreshTierState {
+  account: string;
+  resource: Resource;
+  tier: RefreshTier | 'unchecked';
+  sessions: number;
+  oldestCheckAt: string | null;
+  p50CheckAt: string | null;
+  p95CheckAt: string | null;
+}
+
+/** One stored change the service dated (a row of change_lags). */
+export interface ChangeLag {
+  account: string;
+  resource: Resource;
+  storedAt: string;
+  lagSeconds: number;
 }
 
 export interface DeliveryRecord {

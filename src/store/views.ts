@@ -1,3 +1,4 @@
+import { CHECK_AGE_PERCENTILES, CHECKED_EPOCH, checkAgeSql } from './check-age-sql.js';
 import type { Dialect } from './dialect.js';
 import { table, type ViewDef } from './schema.js';
 
@@ -54,7 +55,7 @@ const lease = (kind: string, column: string): string =>
 /**
  * The non-final sessions of `resource` of the row's account with their
  * refresh state; `tier` is 'unchecked' for a session never re-checked.
- * Shared by v_sync_health and `ivsync status` (status-report.ts).
+ * v_sync_health counts them per tier (status reads the same through check-age-sql.ts).
  */
 export const refreshStateFrom = (resource: string): string =>
   `FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
@@ -69,15 +70,36 @@ const oldestCheck = (resource: string, tier: string): string =>
 const perResource = (sql: (resource: string) => string): string =>
   `CASE w.resource WHEN 'authentications' THEN ${sql('authentications')} WHEN 'fingerprints' THEN ${sql('fingerprints')} END`;
 
+const CHECK_TIERS = ['hot', 'backoff', 'unchecked'] as const;
+const CHECK_FIGURES = [
+  ...CHECK_AGE_PERCENTILES.map((p) => [`p${p}`, `p${p}_epoch`] as const),
+  ['max', 'oldest_epoch'] as const,
+];
+const pivot = CHECK_TIERS.flatMap((t) =>
+  CHECK_FIGURES.map(([name, epoch]) => `MAX(CASE WHEN a.tier = '${t}' THEN a.${epoch} END) AS ${t}_${name}_epoch`),
+);
+
+/** Check times (check-age-sql.ts) of both resources: a row per account and resource, a column per tier and figure. */
+const checkAges = `(SELECT a.account, a.resource,
+  ${pivot.join(',\n  ')}
+FROM (${checkAgeSql('authentications', '{{checked_epoch}}')}
+UNION ALL ${checkAgeSql('fingerprints', '{{checked_epoch}}')}) a
+GROUP BY a.account, a.resource) k`;
+
 /** v_sync_health's SQL; without `refresh`, as targets had it before session_refresh existed. */
 function syncHealthSql(refresh: boolean): string {
+  const ages = CHECK_TIERS.flatMap((t) =>
+    CHECK_FIGURES.map(([name]) => `{{now_epoch}} - k.${t}_${name}_epoch AS ${t}_check_age_${name}_seconds`),
+  );
   const refreshColumns = refresh ? `,
   ${perResource((r) => tierSessions(r, 'hot'))} AS hot_sessions,
   ${perResource((r) => tierSessions(r, 'backoff'))} AS backoff_sessions,
   ${perResource((r) => tierSessions(r, 'unchecked'))} AS unchecked_sessions,
   ${perResource((r) => oldestCheck(r, 'hot'))} AS oldest_hot_check_at,
   ${perResource((r) => oldestCheck(r, 'backoff'))} AS oldest_backoff_check_at,
+  ${ages.join(',\n  ')},
   (SELECT MAX(d.received_at) FROM webhook_deliveries d) AS last_delivery_at` : '';
+  const checkAgeJoin = refresh ? `\nLEFT JOIN ${checkAges} ON k.account = w.account AND k.resource = w.resource` : '';
   return `SELECT w.account, w.resource, w.api_version,
   w.high_water_mark,
   {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
@@ -97,11 +119,11 @@ FROM (
     SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
   FROM sync_windows
   GROUP BY account, resource, api_version
-) w`;
+) w${checkAgeJoin}`;
 }
 
 const SYNC_HEALTH_DESCRIPTION =
-  'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync (last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), and when the webhook receiver last accepted a delivery (last_delivery_at).';
+  'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync (last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), the age in seconds of the last check of the non-final sessions of each tier (hot_, backoff_ and unchecked_check_age_p50_seconds, _p95_seconds, _max_seconds: nearest-rank percentiles and the oldest; a session never re-checked counts from when it was last observed; null when the tier has none), and when the webhook receiver last accepted a delivery (last_delivery_at).';
 
 /** The analyst views, created in every target after the tables. */
 export const VIEWS: readonly DialectViewDef[] = [
@@ -154,7 +176,7 @@ GROUP BY {{utc_day}}, result_id, brand_id`,
     name: 'v_sync_health',
     description: SYNC_HEALTH_DESCRIPTION,
     sql: syncHealthSql(true),
-    fragments: { now_epoch: NOW_EPOCH },
+    fragments: { now_epoch: NOW_EPOCH, checked_epoch: CHECKED_EPOCH },
   },
 ];
 

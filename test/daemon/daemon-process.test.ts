@@ -160,6 +160,13 @@ describe('the daemon process', () => {
     expect(new Set(tiers.map((x) => x.labels.resource))).toEqual(new Set(['authentications', 'fingerprints']));
     expect(tiers.filter((x) => x.labels.tier !== 'unchecked' && x.labels.tier !== 'backoff')).toEqual([]);
     expect(family('ivsync_refresh_oldest_check_age_seconds')?.type).toBe('gauge');
+    // The check ages per tier and quantile, and the refresh budget of the runs, counted as they end.
+    const ages = family('ivsync_refresh_check_age_seconds')?.samples ?? [];
+    expect(new Set(ages.map((x) => x.labels.quantile))).toEqual(new Set(['0.5', '0.95', '1']));
+    const budget = family('ivsync_refresh_requests_total')?.samples.filter((x) => x.labels.use === 'budget') ?? [];
+    expect(budget.map((x) => x.labels.resource).sort()).toEqual(['authentications', 'fingerprints']);
+    expect(budget.every((x) => x.value > 0)).toBe(true);
+    expect(family('ivsync_change_lag_seconds')?.type).toBe('histogram');
     expect(family('ivsync_process_resident_memory_bytes')?.samples[0]?.value).toBeGreaterThan(0);
     expect(text).not.toMatch(/test-token|hook-secret/);
 

@@ -10,6 +10,7 @@ import { applyStepsWithKnex, revertStepsWithKnex } from '../../src/store/knex-dd
 import type { MigrationStep } from '../../src/store/migration-step.js';
 import { parseTarget } from '../../src/store/parse-target.js';
 import { StaticMigrationSource } from '../../src/store/static-migration-source.js';
+import { VIEWS_BEFORE_REFRESH } from '../../src/store/views.js';
 
 /** The types 20251122000000_initial created before times were typed: text times, and jsonb in PostgreSQL. */
 const TYPES_THEN: SqlTypeOverrides = { timestamp: { postgres: 'text', duckdb: 'VARCHAR' }, json: { postgres: 'jsonb' } };
@@ -24,6 +25,10 @@ GROUP BY substr(created_at, 1, 10), result_id, brand_id`;
 const stepsThen: readonly MigrationStep[] = initial.steps.map((step): MigrationStep => {
   if (step.kind === 'createTable') return { ...step, types: TYPES_THEN };
   if (step.kind === 'createView' && step.view.name === 'v_daily_results') return { ...step, view: { ...step.view, sql: DAILY_THEN, fragments: {} } };
+  // The health view then had no refresh columns: today's reads times as timestamps, which text times are not.
+  if (step.kind === 'createView' && step.view.name === 'v_sync_health') {
+    return { ...step, view: VIEWS_BEFORE_REFRESH.find((v) => v.name === 'v_sync_health')! };
+  }
   return step;
 });
 

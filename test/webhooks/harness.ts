@@ -32,7 +32,15 @@ export interface Harness {
 /** A receiver over real HTTP on 127.0.0.1 writing into a real SQLite file in `dir`. */
 export async function startHarness(
   dir: string,
-  options: { secrets?: WebhookSecrets; maxBodyBytes?: number; client?: ServiceClient; domainVerifications?: Record<string, string>; limits?: ConnectionLimits } = {},
+  options: {
+    secrets?: WebhookSecrets;
+    maxBodyBytes?: number;
+    client?: ServiceClient;
+    domainVerifications?: Record<string, string>;
+    limits?: ConnectionLimits;
+    /** The receiver's clock (milliseconds): when a delivery arrived. @default Date.now */
+    clock?: () => number;
+  } = {},
 ): Promise<Harness> {
   const db = join(dir, 'target.sqlite');
   const sink = await openSink(`sqlite:${db}`);
@@ -44,6 +52,7 @@ export async function startHarness(
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     accounts: [{ name: 'default', client: options.client }],
     onDelivery: (event) => events.push(event),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
   });
   const server = await startWebhookServer({
     receiver,

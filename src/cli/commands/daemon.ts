@@ -165,7 +165,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         observer: metrics,
         webhookStream: (report) =>
           webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
-        runSync: async (account) => logged(await runSync(deps, { accounts: [account], resources, wait: false })),
+        runSync: async (account) => {
+          const report = await runSync(deps, { accounts: [account], resources, wait: false });
+          metrics.refreshFinished(report.outcomes);
+          return logged(report);
+        },
         runBackfill:
           backfill === undefined
             ? undefined

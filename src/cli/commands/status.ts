@@ -4,6 +4,8 @@ import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
 import { openTarget, refreshSettingsOf } from '../runtime.js';
+import { summarizeLags } from '../../store/lag-summary.js';
+import { refreshRows, renderStaleness, spendJson, spendText, stalenessLines } from '../staleness.js';
 import { renderTable } from '../text-table.js';
 
 function iso(epoch: number | null): string {
@@ -26,26 +28,29 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
       `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
       `Rejected items: ${report.rejected}\n`,
   );
-  parts.push(
-    'Refresh of non-final sessions (tier as of the last check)\n' +
-      renderTable(
-        ['account', 'resource', 'tier', 'sessions', 'oldest check age (s)'],
-        refreshRows(report, nowEpoch).map((r) => [r.account, r.resource, r.tier, r.sessions, r.oldestCheckAgeSeconds ?? '-']),
-      ),
-  );
+  parts.push(renderStaleness(stalenessLines(report, nowEpoch)));
   parts.push(
     'Last runs\n' +
       renderTable(
-        ['run', 'command', 'started', 'finished', 'status', 'requests', 'items', 'error'],
-        report.lastRuns.map((r) => [r.id, r.command, r.startedAt, r.finishedAt, r.status, r.requests, r.itemsWritten, r.error]),
+        ['run', 'command', 'started', 'finished', 'status', 'requests', 'refresh spent/budget', 'items', 'error'],
+        report.lastRuns.map((r) => {
+          const { id, command, startedAt, finishedAt, status, requests, itemsWritten, error } = r;
+          return [id, command, startedAt, finishedAt, status, requests, spendText(r.refresh), itemsWritten, error];
+        }),
       ),
   );
   return parts.join('\n');
 }
 
-/** The refresh tiers with the age of their oldest check, in seconds. */
-export function refreshRows(report: StatusReport, nowEpoch: number): Array<StatusReport['refresh'][number] & { oldestCheckAgeSeconds: number | null }> {
-  return report.refresh.map((r) => ({ ...r, oldestCheckAgeSeconds: r.oldestCheckAt === null ? null : Math.round(nowEpoch - Date.parse(r.oldestCheckAt) / 1000) }));
+/** `status --json`: the report, ages as of `nowEpoch`, the observed lag summarized and the refresh spending. */
+export function statusJson(report: StatusReport, nowEpoch: number): Record<string, unknown> {
+  const { changeLags, lastRuns, ...rest } = report;
+  return {
+    ...rest,
+    refresh: refreshRows(report, nowEpoch),
+    changeLag: summarizeLags(changeLags),
+    lastRuns: lastRuns.map((r) => ({ ...r, refresh: spendJson(r.refresh) })),
+  };
 }
 
 /** What `status` adds to the target's report: the schedule, the leases and the freshness lag. */
@@ -112,7 +117,7 @@ export const statusCommand: CliCommand = {
       const webhooks: WebhookStreamState = webhookStreamState(refreshSettingsOf(config).webhooks, report.lastDeliveryAt, nonFinal, now);
       io.stdout.write(
         config.json
-          ? `${JSON.stringify({ ...report, refresh: refreshRows(report, now), webhookStream: webhooks, ...facts })}\n`
+          ? `${JSON.stringify({ ...statusJson(report, now), webhookStream: webhooks, ...facts })}\n`
           : `${renderStatus(report, now)}\nWebhook stream: ${webhooks.detail}\n\n${renderScheduleFacts(facts, now)}`,
       );
     } finally {
