@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RejectedRow } from './rows.js';
 import { storableRaw, storableText } from './storable-text.js';
-import { MAX_KEY_BYTES, textNestsDeeperThan } from './stored-bounds.js';
+import { boundedJsonText, MAX_KEY_BYTES } from './stored-bounds.js';
 
 /**
  * A `rejected_items` row. The id hashes resource, reason and raw text, so the
@@ -22,7 +22,8 @@ export function rejectedRow(
   seenAt: string,
 ): RejectedRow {
   const storedReason = storableText(reason);
-  const storedRaw = textNestsDeeperThan(raw) ? JSON.stringify(raw) : storableRaw(raw);
+  const bounded = boundedJsonText(raw);
+  const storedRaw = bounded === raw ? storableRaw(raw) : bounded;
   const id = createHash('sha256').update(`${resource}\n${storedReason}\n${storedRaw}`).digest('hex');
   const storedId = serviceId === null || Buffer.byteLength(serviceId, 'utf8') > MAX_KEY_BYTES ? null : storableText(serviceId);
   return { id, resource, service_id: storedId, reason: storedReason, raw: storedRaw, seen_at: seenAt, account };

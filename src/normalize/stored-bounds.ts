@@ -80,6 +80,15 @@ export function textNestsDeeperThan(text: string, limit: number = MAX_DEPTH): bo
 }
 
 /**
+ * A JSON text as a `json` column of every target takes it: as it is, or, when
+ * it nests deeper than MAX_DEPTH, one JSON string holding the text (the text
+ * is kept whole; only its type changes).
+ */
+export function boundedJsonText(text: string): string {
+  return textNestsDeeperThan(text) ? JSON.stringify(text) : text;
+}
+
+/**
  * Why a normalized session holds an id or key that not every target can
  * index (customer_item_id, parent_service_id, a text field's key, a photo's
  * name, a warning's code), or null when none. service_id is checked before

@@ -165,6 +165,15 @@ forEachTarget((dialect, ctx) => {
     }
   });
 
+  it('a delivery whose body nests 100,000 deep is applied and recorded, the body kept as one JSON string', async () => {
+    const sink = await ctx.open();
+    const body = `{"channel":"c","webhook_uuid":"w","items":[{"nested":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`;
+    const delivery = { id: 'deep-1', webhookUuid: 'w', channel: 'c', receivedAt: t(5), items: 2, body };
+    expect(await sink.applyDelivery(delivery, batch([auth('g5', { last_synced_at: t(5) })]))).toMatchObject({ written: 1, duplicate: false });
+    const [row] = await sink.query("SELECT body FROM webhook_deliveries WHERE id = 'deep-1'");
+    expect(JSON.parse(text(row!.body))).toBe(body);
+  });
+
   it('a page holding one session twice stores the newer copy and keeps the other aside as a duplicate', async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
