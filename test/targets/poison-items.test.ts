@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import { withDeepNesting } from '../../src/simulator/poison.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
@@ -197,6 +198,35 @@ eachTarget((_dialect, target) => {
       const [row] = await query('SELECT result_final FROM authentications WHERE service_id = ?', [twice.serviceId]);
       expect(Boolean(row!.result_final)).toBe(true);
     } finally {
+      await sink.close();
+    }
+  });
+
+  it('a webhook delivery with a huge id and a 100,000-deep item among good ones is answered 200; the good one is stored', async () => {
+    const sim = await simulator({ sessions: 10, poisonShare: 0 });
+    const good = sim.world.addSession({ epoch: HISTORY_END - 500 });
+    const huge = sim.world.injectBadItem('authentications', 'huge_id', { epoch: HISTORY_END - 400 });
+    const deep = sim.world.injectBadItem('authentications', 'deep_nesting', { epoch: HISTORY_END - 300 });
+    const items = [good, huge, deep].map((s) => sim.world.render(sim.world.resolve(s.serviceId)!, { viewer: null, apiVersion: '1.4', webhook: true }).item);
+    const body = withDeepNesting(JSON.stringify({ channel: 'alerts', webhook_uuid: 'wh-1', item_count: items.length, items }));
+    const secret = new Secret('receiver-secret-of-32-characters!');
+    const { url } = target();
+    const sink = await openSink(url);
+    const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: secret }, path: '/webhooks', maxBodyBytes: 4_194_304 });
+    const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
+    try {
+      const signature = `SHA256:${createHmac('sha256', secret.reveal()).update(body).digest('base64')}`;
+      const response = await fetch(`${server.url}/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Service-Signature': signature }, body });
+      expect(response.status).toBe(200);
+      expect(await sink.query('SELECT service_id FROM authentications')).toEqual([{ service_id: good.serviceId }]);
+      const kept = await sink.query('SELECT service_id, reason FROM rejected_items ORDER BY reason');
+      expect(kept.map((r) => [r.service_id, String(r.reason).slice(0, 20)])).toEqual([
+        [deep.serviceId, '(item): nested more '],
+        [null, 'service_id: 300000 b'],
+      ]);
+      expect(await sink.query('SELECT count(*) AS n FROM webhook_deliveries')).toEqual([{ n: 1 }]);
+    } finally {
+      await server.close();
       await sink.close();
     }
   });
