@@ -76,7 +76,7 @@ export function describeIssue(issue: z.core.$ZodIssue, root: unknown): { key: st
   }
   const value = valueAt(root, issue.path);
   const secret = SECRET_PATHS.some((re) => re.test(key));
-  // Any member may hold a secret pasted into the wrong place: a long value is described, never quoted (quoted-value.ts).
+  // Any member may hold a secret pasted into the wrong place: a long value is described, never quoted.
   const got = value === undefined ? 'got nothing' : secret ? `got ${kindOf(value)}` : `got ${quotedValue(value)}`;
   return { key, problem: `${expected(issue)}, ${got}`, value: secret ? undefined : shownValue(value) };
 }

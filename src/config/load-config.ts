@@ -63,13 +63,15 @@ function apiVersionOf({ value, source }: Sourced<string>): ApiVersion {
   if (isApiVersion(value)) return value;
   // The service's own spelling of the v2 version header.
   if (value === '2.0.0' || value === '2.0') return '2';
-  throw new InputError('BAD_API_VERSION', `must be ${API_VERSIONS.join(' or ')}, got ${quotedValue(value)}`, { source, value: shownValue(value) });
+  const problem = `must be ${API_VERSIONS.join(' or ')}, got ${quotedValue(value)}`;
+  throw new InputError('BAD_API_VERSION', problem, { source, value: shownValue(value) });
 }
 
 function rateOf({ value, source }: Sourced<string | number>): number {
   const rate = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(rate) || rate <= 0) {
-    throw new InputError('BAD_RATE', `must be a positive number of requests per second, got ${quotedValue(value)}`, { source, value: shownValue(value) });
+    const problem = `must be a positive number of requests per second, got ${quotedValue(value)}`;
+    throw new InputError('BAD_RATE', problem, { source, value: shownValue(value) });
   }
   return rate;
 }
@@ -77,18 +79,25 @@ function rateOf({ value, source }: Sourced<string | number>): number {
 function budgetOf({ value, source }: Sourced<string | number>): number {
   const budget = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(budget) || budget < 1) {
-    throw new InputError('BAD_BUDGET', `must be a whole number of requests, at least 1, got ${quotedValue(value)}`, { source, value: shownValue(value) });
+    const problem = `must be a whole number of requests, at least 1, got ${quotedValue(value)}`;
+    throw new InputError('BAD_BUDGET', problem, { source, value: shownValue(value) });
   }
   return budget;
 }
 
 function logLevelOf({ value, source }: Sourced<string>): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
-  throw new InputError('BAD_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${quotedValue(value)}`, { source, value: shownValue(value) });
+  const problem = `must be one of ${LOG_LEVELS.join(', ')}, got ${quotedValue(value)}`;
+  throw new InputError('BAD_LOG_LEVEL', problem, { source, value: shownValue(value) });
 }
 
 /** A webhook secret of the file (itself, or the variable it names), held to the one length rule. */
-function resolveSecret(ref: string | { readonly env: string } | undefined, env: ConfigSources['env'], key: string, file: string): Secret | undefined {
+function resolveSecret(
+  ref: string | { readonly env: string } | undefined,
+  env: ConfigSources['env'],
+  key: string,
+  file: string,
+): Secret | undefined {
   if (ref === undefined) return undefined;
   const text = typeof ref === 'string' ? ref : env[ref.env];
   if (!text) return undefined;

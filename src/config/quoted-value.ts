@@ -28,7 +28,9 @@ function kindOf(value: unknown): string {
  * mapping, by its type and length alone (`a string of 40 characters`).
  */
 export function quotedValue(value: unknown): string {
-  if (typeof value === 'string') return quotable(value) ? JSON.stringify(value) : `a string of ${value.length} characters`;
+  if (typeof value === 'string') {
+    return quotable(value) ? JSON.stringify(value) : `a string of ${value.length} characters`;
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return kindOf(value);
 }

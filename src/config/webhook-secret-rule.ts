@@ -13,7 +13,8 @@ export const MIN_SECRET_LENGTH = 20;
 /** Why a secret of `length` characters cannot sign webhooks, or null when it can; never quotes the secret. */
 export function webhookSecretProblem(length: number): string | null {
   if (length >= MIN_SECRET_LENGTH) return null;
-  return `a webhook secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${length}); use a long random string`;
+  const wanted = `a webhook secret must be at least ${MIN_SECRET_LENGTH} characters`;
+  return `${wanted} (it has ${length}); use a long random string`;
 }
 
 /** Throws the one-line input error for a webhook secret that is too short, naming where it came from. */

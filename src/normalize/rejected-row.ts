@@ -25,7 +25,8 @@ export function rejectedRow(
   const bounded = boundedJsonText(raw);
   const storedRaw = bounded === raw ? storableRaw(raw) : bounded;
   const id = createHash('sha256').update(`${resource}\n${storedReason}\n${storedRaw}`).digest('hex');
-  const storedId = serviceId === null || Buffer.byteLength(serviceId, 'utf8') > MAX_KEY_BYTES ? null : storableText(serviceId);
+  const indexable = serviceId !== null && Buffer.byteLength(serviceId, 'utf8') <= MAX_KEY_BYTES;
+  const storedId = indexable ? storableText(serviceId) : null;
   return { id, resource, service_id: storedId, reason: storedReason, raw: storedRaw, seen_at: seenAt, account };
 }
 

@@ -40,7 +40,8 @@ function exceedsBytes(text: string, limit: number): number | null {
 /** Why `id` (at `path`) cannot be a key on every target, or null when it can. */
 export function oversizedKey(path: string, id: string): string | null {
   const bytes = exceedsBytes(id, MAX_KEY_BYTES);
-  return bytes === null ? null : `${path}: ${bytes} bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`;
+  if (bytes === null) return null;
+  return `${path}: ${bytes} bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`;
 }
 
 /**

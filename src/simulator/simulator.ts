@@ -103,7 +103,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   world.onChange((session: SessionRecord) => {
     for (const webhook of world.webhooks.matching(session)) {
       const { item } = world.render(session, { viewer: null, apiVersion: webhook.apiVersion, language: webhook.language, webhook: true });
-      const body = withDeepNesting(JSON.stringify({ channel: webhook.channel, webhook_uuid: webhook.uuid, item_count: 1, items: [item] }));
+      const delivery = { channel: webhook.channel, webhook_uuid: webhook.uuid, item_count: 1, items: [item] };
+      const body = withDeepNesting(JSON.stringify(delivery));
       deliveries.enqueue({ webhookUuid: webhook.uuid, url: webhook.endpoint, secret: webhook.secret, body });
     }
   });

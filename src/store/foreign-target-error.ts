@@ -9,7 +9,8 @@ export class ExportTargetError extends UserError {
   constructor(target: string) {
     super(
       'TARGET_IS_EXPORT',
-      `target ${target} is an export made by ivsync export: it is read as it is (status, a read-only openTarget), never written; sync into a target of its own and export again (export --force replaces it)`,
+      `target ${target} is an export made by ivsync export: it is read as it is (status, a read-only openTarget), ` +
+        'never written; sync into a target of its own and export again (export --force replaces it)',
     );
   }
 }
@@ -23,7 +24,8 @@ export class ForeignTargetError extends UserError {
   constructor(target: string) {
     super(
       'TARGET_NOT_IVSYNC',
-      `target ${target} holds tables that are not ivsync's: nothing was written; check --db, or run ivsync migrate --force to add ivsync's tables beside them`,
+      `target ${target} holds tables that are not ivsync's: nothing was written; ` +
+        "check --db, or run ivsync migrate --force to add ivsync's tables beside them",
     );
   }
 }

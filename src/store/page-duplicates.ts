@@ -4,7 +4,8 @@ import { isNewer } from './merge-rule.js';
 
 /** The reason the losing copy of a session that a page holds twice is kept aside with. */
 export const DUPLICATE_ON_PAGE =
-  'duplicate: the same page holds another copy of this service_id, which is newer (a higher update_counter, or else later on the page) and was stored instead';
+  'duplicate: the same page holds another copy of this service_id, which is newer ' +
+  '(a higher update_counter, or else later on the page) and was stored instead';
 
 /**
  * One copy per session of a page: when a page holds one service_id twice,
@@ -34,7 +35,8 @@ export function keepNewestCopies(batch: NormalizedBatch): NormalizedBatch {
   const rejected: RejectedRow[] = [...batch.rejected];
   for (const s of batch.sessions) {
     if (!losers.has(s)) continue;
-    rejected.push(rejectedRow(s.resource, DUPLICATE_ON_PAGE, s.row.raw, s.row.service_id, s.row.account, s.row.last_synced_at));
+    const { raw, service_id, account, last_synced_at } = s.row;
+    rejected.push(rejectedRow(s.resource, DUPLICATE_ON_PAGE, raw, service_id, account, last_synced_at));
   }
   return { sessions: batch.sessions.filter((s) => !losers.has(s)), rejected };
 }

@@ -107,7 +107,9 @@ function postgresRefusesRow(sqlState: string): boolean {
  * inserts, so one means a bug or another writer, never a bad item. Anything
  * else (54000 index row size, 54001 stack depth, …) may be a row's.
  */
-const POSTGRES_TARGET_CLASSES: ReadonlySet<string> = new Set(['08', '25', '28', '3D', '3F', '40', '42', '53', '55', '57', '58', 'XX']);
+const POSTGRES_TARGET_CLASSES: ReadonlySet<string> = new Set([
+  '08', '25', '28', '3D', '3F', '40', '42', '53', '55', '57', '58', 'XX',
+]);
 
 function postgresFailure(sqlState: string): StoreFailure {
   if (postgresRefusesRow(sqlState)) return 'row';
@@ -124,7 +126,7 @@ const SQLITE_ROW_CODES: ReadonlySet<string> = new Set(['SQLITE_TOOBIG', 'SQLITE_
  * its message. Its other codes (busy, locked, I/O, read-only, corrupt, out
  * of memory, a key stored twice) are the target's.
  */
-const SQLITE_STATEMENT = /^(?:no such (?:table|column|function)|.*syntax error|table \S+ has no column|.*has no column named)/;
+const SQLITE_STATEMENT = /^(?:no such (?:table|column|function)|.*syntax error|.*has no column named)/;
 
 function sqliteFailure(code: string, message: string): StoreFailure {
   if (SQLITE_ROW_CODES.has(code)) return 'row';

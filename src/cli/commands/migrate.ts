@@ -11,12 +11,14 @@ export const migrateCommand: CliCommand<MigrateArgs> = {
   uses: ['db', 'config', 'json', 'verbose'],
   examples: [
     ['$0 migrate --db postgres://ivsync@db.internal/analytics', 'create or upgrade the tables of a Postgres target'],
-    ['$0 migrate --db duckdb:notes.duckdb --force', "add ivsync's tables to a DuckDB file that holds tables of its own"],
+    ['$0 migrate --db duckdb:notes.duckdb --force', "add ivsync's tables to a DuckDB file holding tables of its own"],
   ],
   builder: (yargs) =>
     yargs.option('force', {
       type: 'boolean',
-      describe: "add ivsync's tables to a SQLite or DuckDB file that holds other tables (refused without it; an export is never written)",
+      describe:
+        "add ivsync's tables to a SQLite or DuckDB file that holds other tables " +
+        '(refused without it; an export is never written)',
     }),
   run: async ({ args, io, config: load }) => {
     const config = load();

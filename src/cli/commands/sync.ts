@@ -39,7 +39,9 @@ export const syncCommand: CliCommand<SyncArgs> = {
     const selected = selectAccounts(config, args.account);
     // A usage mistake is found before the target is touched: no directory, no file, no migration for it.
     if (config.crawl.since === undefined && targetSurelyAbsent(config.db)) {
-      const problem = `the first sync needs --since T (or crawl.since in the config): ${config.db} does not exist yet, so it has no checkpoint to continue from`;
+      const problem =
+        `the first sync needs --since T (or crawl.since in the config): ${config.db} does not exist yet, ` +
+        'so it has no checkpoint to continue from';
       throw new InputError('NEEDS_SINCE', problem);
     }
     const runId = runIdOf();
