@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
+import { readOnlyDriver } from './read-only-driver.js';
 import type { SqlDriver } from './sql-driver.js';
-import { ExportTargetError, ForeignTargetError } from './foreign-target-error.js';
+import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
 import { MissingTargetError } from './missing-target-error.js';
 import { targetKind, type TargetKind } from './target-kind.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
@@ -123,6 +124,8 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new ForeignTargetError(label);
   }
+  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock });
+  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock });
   return createSqlSink(driver, { clock });
 }
 

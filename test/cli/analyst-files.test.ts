@@ -61,6 +61,7 @@ describe('an export', () => {
         expect(await sink.query('SELECT count(*) AS n FROM authentications')).toEqual([{ n: sessions }]);
         const status = await sink.status();
         expect(status.tables).toMatchObject({ authentications: sessions });
+        await expect(sink.acquireLease('x', 'me', 60, new Date().toISOString())).rejects.toMatchObject({ code: 'TARGET_IS_EXPORT' });
       } finally {
         await sink.close();
       }
@@ -76,10 +77,20 @@ describe('an export', () => {
     const status = await runIvsync(['status', '--json'], at);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).tables).toMatchObject({ authentications: sessions });
-    for (const args of [['sync', '--since', String(HISTORY_START)], ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], ['migrate'], ['migrate', '--force']]) {
+    const writers = [
+      ['sync', '--since', String(HISTORY_START)],
+      ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)],
+      ['migrate'],
+      ['migrate', '--force'],
+      // These open an existing target only, and write into it: refused at their first write.
+      ['reset'],
+      ['verify', '--budget', '5'],
+    ];
+    for (const args of writers) {
       const result = await runIvsync(args, at);
       expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      // verify logs the start of its run first; the error is one line, without a stack.
+      expect(result.stderr).not.toMatch(/\n\s+at /);
       expect(errorMessage(result.stderr)).toMatch(/is an export made by ivsync export: it is read as it is \(status, a read-only openTarget\), never written/);
     }
     expect(await duckdbTables(exportPath)).not.toContain('knex_migrations');
