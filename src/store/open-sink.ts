@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { FatalError } from '../errors.js';
+import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
+import { MissingTargetError } from './missing-target-error.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import { readOnlyDriver } from './read-only-driver.js';
 import type { SqlDriver } from './sql-driver.js';
-import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
-import { MissingTargetError } from './missing-target-error.js';
-import { targetKind, type TargetKind } from './target-kind.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
 import { shortDriverMessage } from './store-error.js';
+import { targetKind, type TargetKind } from './target-kind.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
