@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { quotedValue, shownValue } from './quoted-value.js';
 
 /** Members whose values are secrets: a message names them, never shows them. */
 const SECRET_PATHS = [/^webhooks\.secrets?(\.|$)/];
@@ -11,11 +12,6 @@ const ARTICLE: Record<string, string> = {
   object: 'a mapping of members',
   array: 'a list',
 };
-
-function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -80,6 +76,7 @@ export function describeIssue(issue: z.core.$ZodIssue, root: unknown): { key: st
   }
   const value = valueAt(root, issue.path);
   const secret = SECRET_PATHS.some((re) => re.test(key));
-  const got = value === undefined ? 'got nothing' : secret ? `got ${kindOf(value)}` : `got ${shown(value)}`;
-  return { key, problem: `${expected(issue)}, ${got}`, value: secret ? undefined : value };
+  // Any member may hold a secret pasted into the wrong place: a long value is described, never quoted.
+  const got = value === undefined ? 'got nothing' : secret ? `got ${kindOf(value)}` : `got ${quotedValue(value)}`;
+  return { key, problem: `${expected(issue)}, ${got}`, value: secret ? undefined : shownValue(value) };
 }

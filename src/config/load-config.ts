@@ -7,8 +7,10 @@ import { parseCadence } from './parse-cadence.js';
 import { parseResources } from './parse-resources.js';
 import { parseTime } from './parse-time.js';
 import type { FileConfig } from './file-schema.js';
+import { quotedValue, shownValue } from './quoted-value.js';
 import { readConfigFile, type ConfigFileAccess } from './read-config-file.js';
 import { Secret } from './secret.js';
+import { checkWebhookSecret } from './webhook-secret-rule.js';
 
 /** The options as the CLI parsed them (flags only; undefined when not given). */
 export interface ConfigFlags {
@@ -61,20 +63,25 @@ function apiVersionOf({ value, source }: Sourced<string>): ApiVersion {
   if (isApiVersion(value)) return value;
   // The service's own spelling of the v2 version header.
   if (value === '2.0.0' || value === '2.0') return '2';
-  throw new InputError('BAD_API_VERSION', `must be ${API_VERSIONS.join(' or ')}, got '${value}'`, { source, value });
+  const problem = `must be ${API_VERSIONS.join(' or ')}, got ${quotedValue(value)}`;
+  throw new InputError('BAD_API_VERSION', problem, { source, value: shownValue(value) });
 }
 
 function rateOf({ value, source }: Sourced<string | number>): number {
   const rate = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(rate) || rate <= 0) {
-    throw new InputError('BAD_RATE', `must be a positive number of requests per second, got '${value}'`, { source, value });
+    const problem = `must be a positive number of requests per second, got ${quotedValue(value)}`;
+    throw new InputError('BAD_RATE', problem, { source, value: shownValue(value) });
   }
   return rate;
 }
 
 function budgetOf({ value, source }: Sourced<string | number>): number {
   const budget = typeof value === 'number' ? value : Number(value);
-  if (!Number.isInteger(budget) || budget < 1) throw new InputError('BAD_BUDGET', `must be a whole number of requests, at least 1, got '${value}'`, { source, value });
+  if (!Number.isInteger(budget) || budget < 1) {
+    const problem = `must be a whole number of requests, at least 1, got ${quotedValue(value)}`;
+    throw new InputError('BAD_BUDGET', problem, { source, value: shownValue(value) });
+  }
   return budget;
 }
 
@@ -86,14 +93,27 @@ function shareOf({ value, source }: Sourced<string | number>): number {
 
 function logLevelOf({ value, source }: Sourced<string>): LogLevel {
   if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
-  throw new InputError('BAD_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got '${value}'`, { source, value });
+  const problem = `must be one of ${LOG_LEVELS.join(', ')}, got ${quotedValue(value)}`;
+  throw new InputError('BAD_LOG_LEVEL', problem, { source, value: shownValue(value) });
 }
 
-function resolveSecret(ref: string | { readonly env: string } | undefined, env: ConfigSources['env']): Secret | undefined {
+/** A webhook secret of the file (itself, or the variable it names), held to the one length rule. */
+function resolveSecret(
+  ref: string | { readonly env: string } | undefined,
+  env: ConfigSources['env'],
+  key: string,
+  file: string,
+): Secret | undefined {
   if (ref === undefined) return undefined;
-  if (typeof ref === 'string') return new Secret(ref);
-  const value = env[ref.env];
-  return value ? new Secret(value) : undefined;
+  const text = typeof ref === 'string' ? ref : env[ref.env];
+  if (!text) return undefined;
+  checkWebhookSecret(text, typeof ref === 'string' ? { kind: 'config', key, file } : { kind: 'env', name: ref.env });
+  return new Secret(text);
+}
+
+function envSecret(text: string): Secret {
+  checkWebhookSecret(text, { kind: 'env', name: 'IVS_WEBHOOK_SECRET' });
+  return new Secret(text);
 }
 
 /**
@@ -158,7 +178,7 @@ export function loadConfig(sources: ConfigSources): Config {
 
   const secrets: Record<string, Secret> = {};
   for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? DEFAULTS.webhooks.secrets)) {
-    const secret = resolveSecret(ref, env);
+    const secret = resolveSecret(ref, env, `webhooks.secrets.${uuid}`, path ?? '');
     if (secret) secrets[uuid] = secret;
   }
 
@@ -193,7 +213,9 @@ export function loadConfig(sources: ConfigSources): Config {
     webhooks: Object.freeze({
       path: file.webhooks?.path ?? DEFAULTS.webhooks.path,
       secrets: Object.freeze(secrets),
-      defaultSecret: env.IVS_WEBHOOK_SECRET ? new Secret(env.IVS_WEBHOOK_SECRET) : resolveSecret(file.webhooks?.secret ?? DEFAULTS.webhooks.secret, env),
+      defaultSecret: env.IVS_WEBHOOK_SECRET
+        ? envSecret(env.IVS_WEBHOOK_SECRET)
+        : resolveSecret(file.webhooks?.secret ?? DEFAULTS.webhooks.secret, env, 'webhooks.secret', path ?? ''),
       maxBodyBytes: file.webhooks?.maxBodyBytes ?? DEFAULTS.webhooks.maxBodyBytes,
       requestTimeoutMs: file.webhooks?.requestTimeoutMs ?? DEFAULTS.webhooks.requestTimeoutMs,
       maxConnections: file.webhooks?.maxConnections ?? DEFAULTS.webhooks.maxConnections,

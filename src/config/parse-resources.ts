@@ -1,5 +1,6 @@
 import { InputError, type InputSource } from '../errors.js';
 import { RESOURCES, isResourceName, type ResourceName } from './constants.js';
+import { quotedValue, shownValue } from './quoted-value.js';
 
 /** A comma-separated list of resources (`authentications,fingerprints`), each once, in the order given. */
 export function parseResources(text: string, source: InputSource): ResourceName[] {
@@ -12,7 +13,7 @@ export function parseResources(text: string, source: InputSource): ResourceName[
   }
   for (const name of names) {
     if (!isResourceName(name)) {
-      throw new InputError('BAD_RESOURCE', `unknown resource '${name}' (expected ${RESOURCES.join(' or ')})`, { source, value: text });
+      throw new InputError('BAD_RESOURCE', `unknown resource ${quotedValue(name)} (expected ${RESOURCES.join(' or ')})`, { source, value: shownValue(text) });
     }
   }
   return [...new Set(names as ResourceName[])];

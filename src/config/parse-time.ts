@@ -1,4 +1,5 @@
 import { InputError, type InputSource } from '../errors.js';
+import { quotedValue, shownValue } from './quoted-value.js';
 
 /** 2000-01-01T00:00:00Z: the service holds no session older than this, so an earlier time is a mistake. */
 export const EARLIEST_TIME = 946_684_800;
@@ -26,7 +27,7 @@ export function isoForMessage(epoch: number): string {
 
 
 function bad(problem: string, source: InputSource, value: string | number): InputError {
-  return new InputError('BAD_TIME', problem, { source, value });
+  return new InputError('BAD_TIME', problem, { source, value: shownValue(value) });
 }
 
 /** Epoch seconds of an ISO 8601 date or date-time (UTC without an offset), or undefined for anything else, 2024-02-30 included. */
@@ -67,7 +68,8 @@ export function parseTime(value: string | number, source: InputSource, nowSecond
   const numeric = /^\d+(\.\d+)?$/.test(text);
   const epoch = numeric ? Number(text) : parseIso(text);
   if (epoch === undefined || !Number.isFinite(epoch)) {
-    throw bad(`'${value}' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds`, source, value);
+    const what = shownValue(value) === undefined ? `the value (${quotedValue(value)})` : quotedValue(value);
+    throw bad(`${what} is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds`, source, value);
   }
   const digits = numeric ? text.split('.')[0]!.replace(/^0+(?=\d)/, '').length : 0;
   if (epoch > nowSeconds + MAX_SECONDS_AHEAD) {

@@ -1,6 +1,6 @@
 import { PRIORITY } from '../config/constants.js';
 import type { ResourceName } from '../config/config.js';
-import { UserError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { toIsoMicros } from '../normalize/time.js';
 import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-context.js';
 import type { CrawlOutcome } from './crawler.js';
@@ -44,7 +44,8 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   const hwm = await sink.highWaterMark(account.name, resource, account.client.apiVersion);
   const since = options.since ?? ctx.crawl.since;
   if (hwm === null && since === undefined) {
-    throw new UserError(
+    // A usage mistake (exit 2); sync checks a target that does not exist yet before touching it.
+    throw new InputError(
       'NEEDS_SINCE',
       `the first sync of account '${account.name}' (${resource}) needs --since T (or crawl.since in the config): the target has no checkpoint to continue from`,
     );

@@ -5,6 +5,7 @@ import { rawText, rejectedRow } from './rejected-row.js';
 import type { ApiVersion, NormalizedBatch, NormalizedSession, ObservationContext, RejectedRow, Resource } from './rows.js';
 import { storableSession } from './storable-session.js';
 import { isStorableText } from './storable-text.js';
+import { nestsDeeperThan, oversizedKey, oversizedKeyOf, TOO_DEEP } from './stored-bounds.js';
 import { v14Authentication, v14Fingerprint } from './v14-session.js';
 import { v2Authentication, v2Fingerprint } from './v2-session.js';
 
@@ -57,8 +58,14 @@ export function normalizeItem(
     // A replaced character would make an id that names no session at the service (a refresh would mark it missing).
     return rejectedRow(resource, UNSTORABLE_ID, raw, serviceId, ctx.account, ctx.observedAt);
   }
+  const longId = oversizedKey('service_id', serviceId);
+  if (longId !== null) return rejectedRow(resource, longId, raw, serviceId, ctx.account, ctx.observedAt);
+  // Before the field readers, which may serialize a nested value by recursion.
+  if (nestsDeeperThan(item)) return rejectedRow(resource, TOO_DEEP, raw, serviceId, ctx.account, ctx.observedAt);
   try {
-    return storableSession(NORMALIZERS[apiVersion][resource](item, serviceId, raw, ctx));
+    const session = storableSession(NORMALIZERS[apiVersion][resource](item, serviceId, raw, ctx));
+    const longKey = oversizedKeyOf(session);
+    return longKey === null ? session : rejectedRow(resource, longKey, raw, serviceId, ctx.account, ctx.observedAt);
   } catch (error) {
     if (!(error instanceof ItemShapeError)) throw error;
     return rejectedRow(resource, error.message, raw, serviceId, ctx.account, ctx.observedAt);

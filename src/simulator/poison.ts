@@ -1,3 +1,5 @@
+import type { SessionRecord } from './session-record.js';
+
 /*
  * Poison strings: text the service may send that no target can store as it
  * is. JSON carries U+0000 and lone UTF-16 surrogates as escapes (`\u0000`,
@@ -46,4 +48,49 @@ export function plantPoison(item: Json): void {
   poisonKey(brand, 'display', LONE_LOW);
   poisonKey(brand, 'name', LONE_LOW);
   if (typeof textFields === 'object' && textFields !== null) (textFields as Json)[POISON_FIELD_KEY] = POISON_FIELD_VALUE;
+}
+
+/** Length of the service_id a `huge_id` item is served with: more than any index entry of PostgreSQL. */
+export const HUGE_ID_LENGTH = 300_000;
+
+/** The service_id a `huge_id` item is served with: its own, padded. */
+export function hugeId(serviceId: string): string {
+  return serviceId.padEnd(HUGE_ID_LENGTH, 'x');
+}
+
+/** How deep the unknown key of a `deep_nesting` item nests: past PostgreSQL's stack and Node's JSON.stringify. */
+export const DEEP_NESTING_LEVELS = 100_000;
+
+/** The unknown key a `deep_nesting` item gains. */
+export const DEEP_NESTING_KEY = 'nested';
+
+/**
+ * Stands for the deep list in a rendered item: JSON.stringify cannot write
+ * one (it recurses), so the response text is expanded after serializing
+ * (withDeepNesting). Holds U+0000 so that no real value can be mistaken for it.
+ */
+export const DEEP_NESTING_MARK = '\u0000deep-nesting';
+
+const MARK_TEXT = JSON.stringify(DEEP_NESTING_MARK);
+
+/** A response's JSON text with every DEEP_NESTING_MARK made the list it stands for. */
+export function withDeepNesting(text: string): string {
+  if (!text.includes(MARK_TEXT)) return text;
+  return text.replaceAll(MARK_TEXT, `${'['.repeat(DEEP_NESTING_LEVELS)}${']'.repeat(DEEP_NESTING_LEVELS)}`);
+}
+
+/**
+ * The copy of a `duplicate_on_page` session served just before it on its
+ * page: the state it had a second earlier (not yet final, an earlier
+ * last_updated_at, a lower update_counter), so that newer-never-loses has
+ * something to decide.
+ */
+export function olderCopy(record: SessionRecord): SessionRecord {
+  return {
+    ...record,
+    final: false,
+    updatedMicros: record.createdMicros,
+    updateCounter: Math.max(0, record.updateCounter - 1),
+    bad: null,
+  };
 }

@@ -1,7 +1,7 @@
 import { organizationNameOf, type Account } from './account.js';
 import { findBrand, findMaterial, resultDisplay, retakeDisplay, type Language } from './catalog.js';
 import { epochFromMicros, isoFromMicros } from './iso-time.js';
-import { plantPoison } from './poison.js';
+import { DEEP_NESTING_KEY, DEEP_NESTING_MARK, hugeId, plantPoison } from './poison.js';
 import type { SessionRecord } from './session-record.js';
 
 export interface ServiceWarning {
@@ -73,6 +73,14 @@ export function corrupt(record: SessionRecord, item: Json): void {
       return;
     case 'final_not_boolean':
       ((item.status as Json).result as Json).final = record.final ? 'yes' : 'no';
+      return;
+    case 'huge_id':
+      item.service_id = hugeId(record.serviceId);
+      return;
+    case 'deep_nesting':
+      item[DEEP_NESTING_KEY] = DEEP_NESTING_MARK;
+      return;
+    case 'duplicate_on_page':
       return;
   }
 }
@@ -223,6 +231,8 @@ export function renderV2(record: SessionRecord, ctx: RenderContext & { images?: 
   if (record.bad === 'epoch_string') timestamp.created_at = epochFromMicros(record.createdMicros);
   if (record.bad === 'missing_timestamp') delete item.timestamp;
   if (record.bad === 'final_not_boolean') (status.result as Json).final = 'yes';
+  if (record.bad === 'huge_id') item.service_id = hugeId(record.serviceId);
+  if (record.bad === 'deep_nesting') item[DEEP_NESTING_KEY] = DEEP_NESTING_MARK;
   if (record.poison) plantPoison(item);
   return { item, warning: null };
 }

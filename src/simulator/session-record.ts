@@ -1,8 +1,21 @@
 /** The world's own record of one session; the v1.4 and v2 items are rendered from it. */
 export type SimResource = 'authentications' | 'fingerprints';
 
-/** Ways a stored item can come back malformed from the service. */
-export type BadItemKind = 'missing_service_id' | 'epoch_string' | 'missing_timestamp' | 'final_not_boolean';
+/**
+ * Ways a stored item can come back malformed or hostile from the service:
+ * the last three are valid JSON that some target cannot store as it is
+ * (see poison.ts): a 300,000-character service_id, an unknown key holding a
+ * list nested 100,000 deep, and an older copy of the item served just before
+ * it on the same page.
+ */
+export type BadItemKind =
+  | 'missing_service_id'
+  | 'epoch_string'
+  | 'missing_timestamp'
+  | 'final_not_boolean'
+  | 'huge_id'
+  | 'deep_nesting'
+  | 'duplicate_on_page';
 
 export interface SessionRecord {
   readonly serviceId: string;

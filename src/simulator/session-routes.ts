@@ -1,5 +1,6 @@
 import type { World } from './world.js';
 import { errorReply, ok, route, type Reply, type Route, type RouteRequest } from './route.js';
+import { olderCopy } from './poison.js';
 import { parseSearchRequest } from './search-request.js';
 import type { ServiceWarning } from './render-item.js';
 import type { SessionRecord, SimResource } from './session-record.js';
@@ -22,15 +23,19 @@ function searchReply(world: World, resource: SimResource, apiVersion: ApiVersion
     });
   }
   const warnings: ServiceWarning[] = [];
-  const items = outcome.records.map((record) => {
-    const rendered = world.render(record, {
-      viewer: request.owner,
-      apiVersion,
-      language: request.language,
-      ...(parsed.value.photos && apiVersion === '1.4' ? { photosAtMs: request.nowMs } : {}),
+  const items = outcome.records.flatMap((record) => {
+    // A duplicate is served twice: an older copy first (see poison.ts).
+    const copies = record.bad === 'duplicate_on_page' ? [olderCopy(record), record] : [record];
+    return copies.map((copy) => {
+      const rendered = world.render(copy, {
+        viewer: request.owner,
+        apiVersion,
+        language: request.language,
+        ...(parsed.value.photos && apiVersion === '1.4' ? { photosAtMs: request.nowMs } : {}),
+      });
+      if (rendered.warning !== null) warnings.push(rendered.warning);
+      return rendered.item;
     });
-    if (rendered.warning !== null) warnings.push(rendered.warning);
-    return rendered.item;
   });
   const body: Record<string, unknown> = { item_count: items.length, items, next_cursor: outcome.nextCursor };
   if (warnings.length > 0) body.warnings = warnings;

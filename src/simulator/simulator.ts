@@ -5,6 +5,7 @@ import { decideFault, type FaultDecision, type FaultSpec } from './fault-spec.js
 import { managementRoutes } from './management-routes.js';
 import { createRandom, type Random } from './prng.js';
 import { errorReply, type Reply, type Route, type VersionRule } from './route.js';
+import { withDeepNesting } from './poison.js';
 import { ServedPages, type ServedPage } from './served-pages.js';
 import { sessionRoutes } from './session-routes.js';
 import { normalizeLatency, resolveFaults, resolveSimulatorOptions, type SimulatorOptions } from './simulator-options.js';
@@ -102,7 +103,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   world.onChange((session: SessionRecord) => {
     for (const webhook of world.webhooks.matching(session)) {
       const { item } = world.render(session, { viewer: null, apiVersion: webhook.apiVersion, language: webhook.language, webhook: true });
-      const body = JSON.stringify({ channel: webhook.channel, webhook_uuid: webhook.uuid, item_count: 1, items: [item] });
+      const delivery = { channel: webhook.channel, webhook_uuid: webhook.uuid, item_count: 1, items: [item] };
+      const body = withDeepNesting(JSON.stringify(delivery));
       deliveries.enqueue({ webhookUuid: webhook.uuid, url: webhook.endpoint, secret: webhook.secret, body });
     }
   });
@@ -225,7 +227,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const { reply } = outcome;
     countResponse(stats, outcome.route, String(reply.status));
-    const text = JSON.stringify(reply.body);
+    const text = withDeepNesting(JSON.stringify(reply.body));
     const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
     if (outcome.retryAfter !== undefined) headers['Retry-After'] = String(outcome.retryAfter);
     if (outcome.fault.kind === 'truncate') {

@@ -163,14 +163,15 @@ export class World {
   /**
    * What a perfect v1.4 crawl of the token's account would store now: every
    * session its owner can see, newest first, as search returns them (items
-   * the service returns malformed are left out: they cannot be stored).
+   * the service returns malformed are left out: they cannot be stored; a
+   * session served twice on its page is in, as its newer copy).
    */
   truth(token = 'test-token', resource: SimResource = 'authentications', apiVersion: '1.4' | '2' = '1.4'): Record<string, unknown>[] {
     const owner = this.ownerOfToken(token);
     if (owner === undefined) throw new Error('unknown token');
     const out: Record<string, unknown>[] = [];
     for (const record of this.#list(owner, resource).newestFirst()) {
-      if (record.bad !== null) continue;
+      if (record.bad !== null && record.bad !== 'duplicate_on_page') continue;
       out.push(this.render(record, { viewer: owner, apiVersion, language: 'en' }).item);
     }
     return out;
@@ -341,6 +342,12 @@ export class World {
   injectBadItem(resource: SimResource, kind: BadItemKind, spec: Omit<NewSession, 'resource'> = {}): Readonly<SessionRecord> {
     const record = this.#require(this.addSession({ ...spec, resource }).serviceId);
     record.bad = kind;
+    if (kind === 'duplicate_on_page') {
+      // The copy served after the older one is newer by every rule: final, updated a second later, counted once more.
+      record.final = true;
+      record.updatedMicros = record.createdMicros + 1_000_000;
+      record.updateCounter += 1;
+    }
     return { ...record };
   }
 

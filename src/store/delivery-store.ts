@@ -1,5 +1,6 @@
 import type { NormalizedBatch } from '../normalize/rows.js';
 import { storableText } from '../normalize/storable-text.js';
+import { boundedJsonText } from '../normalize/stored-bounds.js';
 import { commitKeepingAside, lastResortJson } from './refused-items.js';
 import { readRow } from './row-reader.js';
 import { table, type TableDef } from './schema.js';
@@ -47,7 +48,8 @@ export class SqlDeliveryStore implements DeliveryStore {
             signature_ok: true,
             items: delivery.items,
             applied: counts.written,
-            body: lastResort ? lastResortJson(delivery.body) : delivery.body,
+            // A body nested deeper than every target parses is kept as one JSON string (stored-bounds.ts).
+            body: lastResort ? lastResortJson(boundedJsonText(delivery.body)) : boundedJsonText(delivery.body),
           },
         ],
         'ignore',

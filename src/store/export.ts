@@ -7,6 +7,7 @@ import { UserError } from '../errors.js';
 import { withAppender } from './duckdb-appender.js';
 import { duckdbType } from './duckdb-ddl.js';
 import { duckdbMemorySettings } from './duckdb-settings.js';
+import { EXPORT_MARKER, EXPORT_MARKER_DDL, EXPORT_MARKER_NOTE } from './export-marker.js';
 import type { ExportTarget } from './export-target.js';
 import { exportValue, type ExportValue } from './export-value.js';
 import { keyOf, keysetPage } from './keyset-page.js';
@@ -119,6 +120,9 @@ async function exportDuckdb(
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
         relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress));
       }
+      // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
+      await connection.run(EXPORT_MARKER_DDL);
+      await connection.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
     });
     await removeDuckdbFile(path);
     await rename(building, path);

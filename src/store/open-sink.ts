@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { FatalError } from '../errors.js';
-import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
-import type { SqlDriver } from './sql-driver.js';
+import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
 import { MissingTargetError } from './missing-target-error.js';
+import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
+import { readOnlyDriver } from './read-only-driver.js';
+import type { SqlDriver } from './sql-driver.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
 import { shortDriverMessage } from './store-error.js';
+import { targetKind, type TargetKind } from './target-kind.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -36,6 +39,20 @@ export interface OpenSinkOptions {
    * @default fail at once
    */
   waitWhileLocked?: AbortSignal;
+  /**
+   * Read the target as it is: never migrate it nor create it (as `existing`).
+   * An export made by `ivsync export` opens only so (or with `existing`).
+   * @default false
+   */
+  readOnly?: boolean;
+  /**
+   * Add ivsync's tables to a SQLite or DuckDB file that holds tables of
+   * someone else's (an analyst's own database). Without it such a file is
+   * refused, and nothing is written into it. An export is never written into:
+   * `ivsync export --force` replaces it.
+   * @default false
+   */
+  force?: boolean;
 }
 
 /**
@@ -46,7 +63,10 @@ export interface OpenSinkOptions {
 export async function openSink(target: string = DEFAULT_TARGET, options: OpenSinkOptions = {}): Promise<QueryableSink> {
   const clock = options.clock ?? (() => new Date());
   const parsed = parseTarget(target);
-  if (options.existing === true && parsed.kind !== 'postgres' && !existsSync(parsed.path)) {
+  const readOnly = options.readOnly === true;
+  const existing = options.existing === true || readOnly;
+  const fileExisted = parsed.kind !== 'postgres' && existsSync(parsed.path);
+  if (existing && parsed.kind !== 'postgres' && !fileExisted) {
     throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
   }
   let driver: SqlDriver;
@@ -75,10 +95,14 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     }
   }
   let migrated = true;
+  let kind: TargetKind = 'target';
   try {
+    // A file's tables say whose it is before anything is written into it (target-kind.ts).
+    if (fileExisted) kind = targetKind(await tableNames(driver));
     // Asked before migrate, which would create the schema and the tables.
-    if (options.existing === true) migrated = await driver.isMigrated();
-    const applied = migrated ? await driver.migrate() : [];
+    if (existing && kind !== 'export') migrated = await driver.isMigrated();
+    const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
+    const applied = migrated && writable && !readOnly ? await driver.migrate() : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
@@ -92,7 +116,26 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new MissingTargetError(label, 'no-tables');
   }
+  if (kind === 'export' && !existing) {
+    await driver.close();
+    throw new ExportTargetError(label);
+  }
+  if (kind === 'foreign' && options.force !== true && !existing) {
+    await driver.close();
+    throw new ForeignTargetError(label);
+  }
+  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock });
+  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock });
   return createSqlSink(driver, { clock });
+}
+
+/** The tables and views of a SQLite or DuckDB database, read without writing. */
+async function tableNames(driver: SqlDriver): Promise<string[]> {
+  const sql =
+    driver.dialect === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main'";
+  return (await driver.read((tx) => tx.all(sql))).map((r) => String(r.name));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { NormalizedSession, RejectedRow } from '../normalize/rows.js';
 import { checkpointAdvances } from './checkpoint-advance.js';
 import { commitKeepingAside } from './refused-items.js';
+import { keepNewestCopies } from './page-duplicates.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { CommitResult, PageCommit, PageStore } from './sink.js';
 import type { SqlDriver } from './sql-driver.js';
@@ -22,14 +23,16 @@ export class SqlPageStore implements PageStore {
    */
   async commitPage(page: PageCommit): Promise<CommitResult> {
     return commitKeepingAside(
-      page.batch,
+      keepNewestCopies(page.batch),
       async (batch) => (await this.commitPages([{ ...page, batch }]))[0]!,
       (batch) => probeBatch(this.#driver, batch),
     );
   }
 
-  async commitPages(pages: readonly PageCommit[]): Promise<CommitResult[]> {
-    if (pages.length === 0) return [];
+  async commitPages(given: readonly PageCommit[]): Promise<CommitResult[]> {
+    if (given.length === 0) return [];
+    // A session a page holds twice is decided within the page (see page-duplicates.ts).
+    const pages = given.map((page) => ({ ...page, batch: keepNewestCopies(page.batch) }));
     return this.#driver.transaction(async (tx) => {
       const sessions: NormalizedSession[] = [];
       const rejected: RejectedRow[] = [];

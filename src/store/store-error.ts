@@ -6,10 +6,15 @@ import type { Dialect } from './dialect.js';
  * - `row`: the target refuses a value of some row (a character it cannot
  *   hold, a NOT NULL column left empty): that row can never be stored as it
  *   is, and the others can;
- * - `target`: the target itself failed (connection, disk, lock, a statement
- *   that is wrong for every row): the same rows may well be stored later.
+ * - `limit`: the statement hit a limit of the target (an index entry too
+ *   large, a document nested too deep for its parser, a value too big) or
+ *   failed in some way the driver does not pin on a row or on the target:
+ *   bisection tells whether one row is at fault (refused-items.ts);
+ * - `target`: the target itself failed (connection, disk, lock, server, a
+ *   statement that is wrong for every row): the same rows may well be stored
+ *   later.
  */
-export type StoreFailure = 'row' | 'target';
+export type StoreFailure = 'row' | 'limit' | 'target';
 
 /**
  * A driver error as it leaves src/store: one short line (no SQL statement, no
@@ -24,8 +29,8 @@ export class StoreError extends FatalError {
 
   constructor(dialect: Dialect, failure: StoreFailure, driverCode: string | null, message: string, cause: unknown) {
     const code = driverCode === null ? '' : ` (${driverCode})`;
-    const what = failure === 'row' ? `${dialect} cannot store a value${code}` : `${dialect} failed${code}`;
-    super(failure === 'row' ? 'TARGET_REFUSED_ROW' : 'TARGET_FAILED', `${what}: ${message}`, { cause });
+    const what = failure === 'target' ? `${dialect} failed${code}` : `${dialect} cannot store a value${code}`;
+    super(failure === 'target' ? 'TARGET_FAILED' : 'TARGET_REFUSED_ROW', `${what}: ${message}`, { cause });
     this.failure = failure;
     this.driverCode = driverCode;
   }
@@ -69,9 +74,14 @@ const DUCKDB_POOL_FULL = /failed to pin block|failed to allocate|could not alloc
 const DISK_FULL_CODES: ReadonlySet<string> = new Set(['SQLITE_FULL', 'ENOSPC']);
 const DISK_FULL_MESSAGE = /No space left on device|database or disk is full/i;
 
-/** Whether `error` says that a row, not the target, is at fault (see StoreFailure). */
+/**
+ * Whether `error` may lie in a row rather than in the target (see
+ * StoreFailure): whether bisection should look for the row. Connection,
+ * lock, disk and server faults never do, so a target that is down never
+ * turns items into rejected ones.
+ */
 export function refusesRow(error: unknown): error is StoreError {
-  return error instanceof StoreError && error.failure === 'row';
+  return error instanceof StoreError && error.failure !== 'target';
 }
 
 /** Longest driver message kept. */
@@ -80,15 +90,49 @@ const MESSAGE_LIMIT = 200;
 /**
  * PostgreSQL data exceptions (class 22: invalid byte sequence 22021,
  * unsupported Unicode escape 22P05, invalid text representation 22P02, …),
- * a NOT NULL or CHECK violation. A unique violation is not among them: the
- * merge proves keys absent before it inserts, so one means a bug or another
- * writer, never a bad item.
+ * a NOT NULL or CHECK violation.
  */
 function postgresRefusesRow(sqlState: string): boolean {
   return sqlState.startsWith('22') || sqlState === '23502' || sqlState === '23514';
 }
 
+/**
+ * SQLSTATE classes of the target, not of a row: connection (08), transaction
+ * state (25), authorization (28), catalog and schema names (3D, 3F), rollback
+ * for a serialization failure or a deadlock (40), a statement wrong for every
+ * row or a missing privilege (42), resources such as disk and memory (53),
+ * locks and object state (55), operator intervention such as a shutdown
+ * (57), system I/O (58), and internal errors (XX). A unique violation
+ * (23505) is the target's too: the merge proves keys absent before it
+ * inserts, so one means a bug or another writer, never a bad item. Anything
+ * else (54000 index row size, 54001 stack depth, …) may be a row's.
+ */
+const POSTGRES_TARGET_CLASSES: ReadonlySet<string> = new Set([
+  '08', '25', '28', '3D', '3F', '40', '42', '53', '55', '57', '58', 'XX',
+]);
+
+function postgresFailure(sqlState: string): StoreFailure {
+  if (postgresRefusesRow(sqlState)) return 'row';
+  if (sqlState === '23505' || POSTGRES_TARGET_CLASSES.has(sqlState.slice(0, 2))) return 'target';
+  return 'limit';
+}
+
 const SQLITE_ROW_CODES: ReadonlySet<string> = new Set(['SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_CONSTRAINT_CHECK']);
+
+/**
+ * SQLite's generic SQLITE_ERROR covers both a statement wrong for every row
+ * (no such table or column, a syntax error) and a row's value its functions
+ * cannot read (malformed JSON, JSON nested too deep): the first is told by
+ * its message. Its other codes (busy, locked, I/O, read-only, corrupt, out
+ * of memory, a key stored twice) are the target's.
+ */
+const SQLITE_STATEMENT = /^(?:no such (?:table|column|function)|.*syntax error|.*has no column named)/;
+
+function sqliteFailure(code: string, message: string): StoreFailure {
+  if (SQLITE_ROW_CODES.has(code)) return 'row';
+  if (code === 'SQLITE_ERROR' && !SQLITE_STATEMENT.test(message)) return 'limit';
+  return 'target';
+}
 
 /**
  * DuckDB names its error type at the start of the message (`Conversion
@@ -98,6 +142,33 @@ const SQLITE_ROW_CODES: ReadonlySet<string> = new Set(['SQLITE_TOOBIG', 'SQLITE_
 const DUCKDB_ERROR = /^(?:Failed to [a-z ]+: )?(?:([A-Z][A-Za-z]*(?: [A-Za-z]+)* Error): |(?=(?:NOT NULL|CHECK) constraint failed))/;
 const DUCKDB_ROW_TYPES: ReadonlySet<string> = new Set(['Conversion Error', 'Invalid Input Error', 'Out of Range Error']);
 const DUCKDB_ROW_CONSTRAINT = /\b(?:NOT NULL|CHECK) constraint failed\b/;
+/**
+ * DuckDB's error types of the target: its file and connection, a write
+ * conflict, memory, an interrupt, its own faults, and a statement wrong for
+ * every row (catalog, binder, parser); a key stored twice (Constraint Error)
+ * as for the other dialects. Any other type may be a row's.
+ */
+const DUCKDB_TARGET_TYPES: ReadonlySet<string> = new Set([
+  'IO Error',
+  'Connection Error',
+  'Transaction Error',
+  'TransactionContext Error',
+  'Out of Memory Error',
+  'Interrupt Error',
+  'Fatal Error',
+  'Internal Error',
+  'Permission Error',
+  'Catalog Error',
+  'Binder Error',
+  'Parser Error',
+  'Dependency Error',
+  'Constraint Error',
+]);
+
+function duckdbFailure(type: string, message: string): StoreFailure {
+  if (DUCKDB_ROW_TYPES.has(type) || DUCKDB_ROW_CONSTRAINT.test(message)) return 'row';
+  return DUCKDB_TARGET_TYPES.has(type) ? 'target' : 'limit';
+}
 
 /** Node's codes for a connection that could not be made or was lost. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -124,10 +195,10 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
   }
   if (code !== null && typeof shape.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
     // A server error reached through knex, which always puts the statement first.
-    return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, true), error);
+    return new StoreError(dialect, postgresFailure(code), code, shortDriverMessage(message, true), error);
   }
   if (code !== null && code.startsWith('SQLITE_')) {
-    return new StoreError(dialect, SQLITE_ROW_CODES.has(code) ? 'row' : 'target', code, shortDriverMessage(message), error);
+    return new StoreError(dialect, sqliteFailure(code, message), code, shortDriverMessage(message), error);
   }
   if (code !== null && CONNECTION_CODES.has(code)) return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
   if (shape.name === 'KnexTimeoutError' || /^Connection terminated/i.test(message)) {
@@ -138,8 +209,7 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
     if (match !== null) {
       const type = match[1] ?? 'Constraint Error';
       if (DUCKDB_POOL_FULL.test(message)) return new DuckdbPoolFullError(type, message, error);
-      const row = DUCKDB_ROW_TYPES.has(type) || DUCKDB_ROW_CONSTRAINT.test(message);
-      return new StoreError(dialect, row ? 'row' : 'target', type, shortDriverMessage(message), error);
+      return new StoreError(dialect, duckdbFailure(type, message), type, shortDriverMessage(message), error);
     }
   }
   return error;

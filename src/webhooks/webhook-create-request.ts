@@ -1,9 +1,10 @@
 import type { WebhookCreate, WebhookFilter } from '../api/service-client.js';
 import { Secret } from '../config/secret.js';
+import { webhookSecretProblem } from '../config/webhook-secret-rule.js';
 import { InputError, type UserError } from '../errors.js';
 
-/** The service's minimum (api-spec "Limits"). */
-export const MIN_SECRET_LENGTH = 20;
+/** The service's minimum (api-spec "Limits"), the one rule every webhook secret is held to. */
+export { MIN_SECRET_LENGTH } from '../config/webhook-secret-rule.js';
 
 /** v1.4 webhook filter keys and their allowed values (api-spec "POST /v1/webhooks"); null: any username. */
 export const WEBHOOK_FILTER_KEYS: Readonly<Record<string, readonly string[] | null>> = Object.freeze({
@@ -72,9 +73,8 @@ export function buildWebhookCreate(flags: WebhookCreateFlags): WebhookCreate {
   const endpoint = checkEndpoint(flags.url);
   const secretText = flags.secret ?? flags.envSecret;
   if (secretText === undefined || secretText === '') throw bad('a secret is required: --secret or IVS_WEBHOOK_SECRET (or webhooks.secret in the config file)');
-  if (secretText.length < MIN_SECRET_LENGTH) {
-    throw bad(`the secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${secretText.length}); use a long random string`);
-  }
+  const weak = webhookSecretProblem(secretText.length);
+  if (weak !== null) throw bad(weak);
   const filters = flags.filters.map(parseFilterFlag);
   const seen = new Set<string>();
   for (const f of filters) {

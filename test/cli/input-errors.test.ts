@@ -22,18 +22,18 @@ const year = ['--from', '2025-01-01', '--to', '2025-12-31'];
 
 describe('usage mistakes found after parsing exit 2 with one line naming their source, and run nothing', () => {
   it.each([
-    ['an unreadable time', ['backfill', '--from', 'yesterday', '--to', '2025-01-01'], {}, {}, /^--from: 'yesterday' is not a time/],
-    ['a date that does not exist', ['sync', '--since', '2025-02-30'], {}, {}, /^--since: '2025-02-30' is not a time/],
+    ['an unreadable time', ['backfill', '--from', 'yesterday', '--to', '2025-01-01'], {}, {}, /^--from: "yesterday" is not a time/],
+    ['a date that does not exist', ['sync', '--since', '2025-02-30'], {}, {}, /^--since: "2025-02-30" is not a time/],
     ['--to before --from', ['backfill', '--from', '2025-02-01', '--to', '2025-01-01'], {}, {}, /^--to: 2025-01-01 is before --from 2025-02-01$/],
-    ['an unknown resource', ['backfill', ...year, '--resources', 'authentications,photos'], {}, {}, /^--resources: unknown resource 'photos' \(expected authentications or fingerprints\)$/],
-    ['an unknown resource in the environment', ['backfill', ...year], {}, { IVS_RESOURCES: 'photos' }, /^IVS_RESOURCES: unknown resource 'photos'/],
+    ['an unknown resource', ['backfill', ...year, '--resources', 'authentications,photos'], {}, {}, /^--resources: unknown resource "photos" \(expected authentications or fingerprints\)$/],
+    ['an unknown resource in the environment', ['backfill', ...year], {}, { IVS_RESOURCES: 'photos' }, /^IVS_RESOURCES: unknown resource "photos"/],
     ['an unknown account', ['backfill', ...year, '--account', 'nope'], {}, {}, /^--account: no account 'nope' in the configuration \(known: default\)$/],
     ['a bad --schedule', ['daemon', '--schedule', '* * *'], {}, {}, /^--schedule: '\* \* \*' is not a cron expression \(expression: expected 5 or 6 fields but got 3\)$/],
     ['a bad IVS_SCHEDULE', ['daemon'], {}, { IVS_SCHEDULE: '61 * * * *' }, /^IVS_SCHEDULE: '61 \* \* \* \*' is not a cron expression \(minute: /],
     ['a bad daemon.schedule in the file, reported as that', ['daemon'], { daemon: { schedule: '*/5 * *' } }, {}, /^config file \S+ivsync\.json: daemon\.schedule: '\*\/5 \* \*' is not a cron expression/],
     ['a bad --timezone', ['daemon', '--timezone', 'Mars/Olympus'], {}, {}, /^--timezone: 'Mars\/Olympus' is not an IANA time zone/],
-    ['a bad IVS_RATE', ['backfill', ...year], {}, { IVS_RATE: 'fast' }, /^IVS_RATE: must be a positive number of requests per second, got 'fast'$/],
-    ['a bad --log-level', ['backfill', ...year, '--log-level', 'loud'], {}, {}, /^--log-level: must be one of trace, debug, info, warn, error, fatal, silent, got 'loud'$/],
+    ['a bad IVS_RATE', ['backfill', ...year], {}, { IVS_RATE: 'fast' }, /^IVS_RATE: must be a positive number of requests per second, got "fast"$/],
+    ['a bad --log-level', ['backfill', ...year, '--log-level', 'loud'], {}, {}, /^--log-level: must be one of trace, debug, info, warn, error, fatal, silent, got "loud"$/],
     ['a bad member of the file', ['backfill', ...year], { crawl: { windowSeconds: 5 } }, {}, /^config file \S+: crawl\.windowSeconds: expected a number at least 60, got 5$/],
     ['a --lease-ttl of 0', ['backfill', ...year, '--lease-ttl', '0'], {}, {}, /^--lease-ttl: must be at least 1 second, got 0$/],
     ['--backfill-to without --backfill-from', ['daemon', '--backfill-to', '2025-01-01'], {}, {}, /^--backfill-to: needs --backfill-from$/],
@@ -54,10 +54,10 @@ describe('usage mistakes found after parsing exit 2 with one line naming their s
     expect(JSON.parse(r.stderr)).toEqual({
       level: 'error',
       time: '2026-01-01T00:00:00.000Z',
-      msg: "--from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
+      msg: "--from: \"yesterday\" is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
       error: {
         code: 'BAD_TIME',
-        message: "--from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
+        message: "--from: \"yesterday\" is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
         source: { kind: 'flag', name: '--from' },
         value: 'yesterday',
       },

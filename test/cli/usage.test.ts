@@ -25,7 +25,7 @@ describe('the command line', () => {
     const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], { IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'x' });
     expect(r.code).toBe(2);
     expect(errorMessage(r.stderr)).toBe(
-      "--from: 'yesterday' is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
+      "--from: \"yesterday\" is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
     );
   });
 

@@ -49,7 +49,7 @@ describe('the config file, JSON or YAML', () => {
     ['ivsync.yaml', 'crawl:\n  concurrency: 2.5\n', 'crawl.concurrency: expected an integer, got 2.5'],
     ['ivsync.yaml', 'crawl:\n  resources: [authentications, photos]\n', 'crawl.resources.1: expected one of authentications, fingerprints, got "photos"'],
     ['ivsync.yaml', 'apiVersion: 3\n', 'apiVersion: expected one of 1.4, 2, got 3'],
-    ['ivsync.yaml', 'baseUrl: api.example.com\n', 'baseUrl: expected a URL (https://...), got "api.example.com"'],
+    ['ivsync.yaml', 'baseUrl: api.example.com\n', 'baseUrl: expected a URL (https://...), got a string of 15 characters'],
     ['ivsync.yaml', 'daemon:\n  shedule: "* * * * *"\n', 'daemon.shedule: unknown member: check its spelling and section'],
     ['ivsync.yaml', 'windowSeconds: 3600\n', 'windowSeconds: unknown member: check its spelling and section'],
     ['ivsync.yaml', 'webhooks:\n  secret: 123456789012345678901234\n', 'webhooks.secret: expected a string or a mapping of members, got number'],

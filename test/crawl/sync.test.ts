@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { cliError, runIvsync } from '../helpers/run-cli.js';
+import { cliError, errorMessage, runIvsync } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -26,11 +27,25 @@ function nonFinalIds(db: string, resource: string): string[] {
 }
 
 describe('sync', () => {
-  it('needs --since on an empty target, and says so', async () => {
+  it('needs --since for a target that does not exist yet: a usage error, before anything is created', async () => {
     sim = await simulator({ sessions: 10 });
     const dir = tempDir();
-    const result = await runIvsync(['sync'], { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir) });
-    expect(result.code).toBe(1);
+    for (const db of [`sqlite:${join(dir, 'new-dir', 'x.sqlite')}`, `duckdb:${join(dir, 'new-dir', 'x.duckdb')}`]) {
+      const result = await runIvsync(['sync'], { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: writeConfig(dir) });
+      expect(result.code).toBe(2);
+      expect(errorMessage(result.stderr)).toBe(`the first sync needs --since T (or crawl.since in the config): ${db} does not exist yet, so it has no checkpoint to continue from`);
+      expect(existsSync(join(dir, 'new-dir'))).toBe(false);
+    }
+    expect(sim.stats.requests).toBe(0);
+  });
+
+  it('needs --since on a target with no checkpoint, and says so as a usage error', async () => {
+    sim = await simulator({ sessions: 10 });
+    const dir = tempDir();
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir) };
+    expect((await runIvsync(['migrate'], env)).code).toBe(0);
+    const result = await runIvsync(['sync'], env);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/needs --since/);
   });
 

@@ -121,7 +121,7 @@ describe('the daemon process', () => {
   it('serves /healthz and Prometheus /metrics with the documented names and labels', async () => {
     sim = await startSimulator({ sessions: 200, seed: 33, rate: 100, burst: 100, faults: '429=0.05' });
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '100', IVS_WEBHOOK_SECRET: 'hook-secret' };
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '100', IVS_WEBHOOK_SECRET: 'hook-secret-of-the-metrics-daemon' };
     const child = daemon(['--schedule', '*/2 * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
     const base = await servedUrl(child);
     // The receiver is mounted beside the metrics; an unsigned delivery is refused and counted.

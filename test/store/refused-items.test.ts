@@ -134,6 +134,70 @@ forEachTarget((dialect, ctx) => {
     expect(await sink.mergeBatch(batch([refusedSession('bad4', t(7)), auth('ok4', { last_synced_at: t(7) })]))).toEqual({ written: 1, unchanged: 0, stale: 0, rejected: 1, missing: 0 });
   });
 
+  it('a 300,000-character id and a 100,000-deep raw that reached the store cost no neighbour and no checkpoint', async () => {
+    // The normalizer keeps both aside (stored-bounds.ts); past it, PostgreSQL refuses them with 54000 and 54001.
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });
+    const hugeId = 'h'.repeat(300_000);
+    const deepRaw = `{"service_id":"deep","nested":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const page = [auth('a', { last_synced_at: t(2) }), auth(hugeId, { last_synced_at: t(2) }), auth('deep', { last_synced_at: t(2), raw: deepRaw }), auth('b', { last_synced_at: t(2) })];
+    await sink.commitPage({ ...pageOf(page, 'cur-1', t(2)), batch: batch(page) });
+    const stored = (await sink.query('SELECT service_id FROM authentications')).map((r) => String(r.service_id));
+    expect(stored).toEqual(expect.arrayContaining(['a', 'b']));
+    const [w] = await sink.listWindows({ account: 'default', resource: 'authentications', apiVersion: '1.4' });
+    expect(w).toMatchObject({ cursor: 'cur-1', pages: 1 });
+    const kept = await sink.query('SELECT service_id, reason, raw FROM rejected_items');
+    // Each one is stored or kept aside, never both, never neither.
+    expect(stored.includes(hugeId) ? 0 : 1).toBe(kept.filter((r) => String(r.reason).includes('index')).length);
+    expect(stored.includes('deep') ? 0 : 1).toBe(kept.filter((r) => r.service_id === 'deep').length);
+    if (dialect === 'postgres') {
+      expect(stored.sort()).toEqual(['a', 'b']);
+      const reasons = kept.map((r) => String(r.reason)).sort();
+      expect(reasons[0]).toMatch(/^refused by the target: postgres cannot store a value \(54000\): index row size/);
+      expect(reasons[1]).toMatch(/^refused by the target: postgres cannot store a value \(54001\): stack depth limit exceeded/);
+      // The rejected row itself stores: the id too long for its index is left out, the deep item kept as one JSON string.
+      const huge = kept.find((r) => String(r.reason).includes('54000'))!;
+      expect(huge.service_id).toBeNull();
+      expect(JSON.parse(text(huge.raw)).service_id).toBe(hugeId);
+      const deep = kept.find((r) => r.service_id === 'deep')!;
+      expect(JSON.parse(text(deep.raw))).toBe(deepRaw);
+    }
+  });
+
+  it('a delivery whose body nests 100,000 deep is applied and recorded, the body kept as one JSON string', async () => {
+    const sink = await ctx.open();
+    const body = `{"channel":"c","webhook_uuid":"w","items":[{"nested":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`;
+    const delivery = { id: 'deep-1', webhookUuid: 'w', channel: 'c', receivedAt: t(5), items: 2, body };
+    expect(await sink.applyDelivery(delivery, batch([auth('g5', { last_synced_at: t(5) })]))).toMatchObject({ written: 1, duplicate: false });
+    const [row] = await sink.query("SELECT body FROM webhook_deliveries WHERE id = 'deep-1'");
+    expect(JSON.parse(text(row!.body))).toBe(body);
+  });
+
+  it('a page holding one session twice stores the newer copy and keeps the other aside as a duplicate', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });
+    const page = [
+      auth('c', { last_synced_at: t(2), update_counter: 5, flag: 'newer' }),
+      auth('n', { last_synced_at: t(2), flag: 'earlier' }),
+      auth('c', { last_synced_at: t(2), update_counter: 4, flag: 'older' }),
+      auth('n', { last_synced_at: t(2), flag: 'later' }),
+    ];
+    const result = await sink.commitPage({ ...pageOf(page, null, t(2)), batch: batch(page) });
+    expect(result).toMatchObject({ written: 2, rejected: 2 });
+    expect(await sink.query('SELECT service_id, flag FROM authentications ORDER BY service_id')).toEqual([
+      { service_id: 'c', flag: 'newer' },
+      { service_id: 'n', flag: 'later' },
+    ]);
+    const kept = await sink.query('SELECT service_id, reason, raw FROM rejected_items ORDER BY service_id');
+    expect(kept.map((r) => [r.service_id, JSON.parse(text(r.raw)).flag])).toEqual([
+      ['c', 'older'],
+      ['n', 'earlier'],
+    ]);
+    for (const r of kept) expect(String(r.reason)).toMatch(/^duplicate: /);
+  });
+
   it.runIf(dialect === 'postgres')('PostgreSQL: text with U+0000 that reached the store is kept aside with its one-line reason', async () => {
     const sink = await ctx.open();
     // The normalizer never hands such a value over; the store must still not lose the page for it.

@@ -4,7 +4,7 @@ import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FatalError } from '../../src/errors.js';
 import type { Dialect } from '../../src/store/dialect.js';
-import { DiskFullError, DuckdbPoolFullError, shortDriverMessage, StoreError, toStoreError } from '../../src/store/store-error.js';
+import { DiskFullError, DuckdbPoolFullError, shortDriverMessage, StoreError, toStoreError, type StoreFailure } from '../../src/store/store-error.js';
 import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 
 /*
@@ -35,8 +35,9 @@ describe('SQLite errors', () => {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT NOT NULL)');
   db.prepare('INSERT INTO t VALUES (?, ?)').run('a', 'x');
-  const cases: Array<[string, () => unknown, 'row' | 'target', string]> = [
+  const cases: Array<[string, () => unknown, StoreFailure, string]> = [
     ['a NOT NULL column left empty is the row', () => db.prepare('INSERT INTO t VALUES (?, ?)').run('b', null), 'row', 'SQLITE_CONSTRAINT_NOTNULL'],
+    ['JSON nested too deep for its functions may be the row', () => db.prepare('SELECT json(?)').get(`${'['.repeat(1001)}${']'.repeat(1001)}`), 'limit', 'SQLITE_ERROR'],
     ['a key stored twice is not the row (the merge proves keys absent)', () => db.prepare('INSERT INTO t VALUES (?, ?)').run('a', 'y'), 'target', 'SQLITE_CONSTRAINT_PRIMARYKEY'],
     ['a wrong statement is not the row', () => db.prepare('INSERT INTO nowhere VALUES (1)').run(), 'target', 'SQLITE_ERROR'],
   ];
@@ -74,7 +75,7 @@ describe('DuckDB errors', async () => {
       appender.closeSync();
     }
   };
-  const cases: Array<[string, () => Promise<unknown>, 'row' | 'target', string]> = [
+  const cases: Array<[string, () => Promise<unknown>, StoreFailure, string]> = [
     ['JSON it cannot read is the row', () => c.run('INSERT INTO t VALUES (?, ?, ?)', ['b', 'x', '{"a":"\\ud800"}']), 'row', 'Conversion Error'],
     ['a NOT NULL column left empty is the row', () => c.run('INSERT INTO t VALUES (?, ?, NULL)', ['b', null]), 'row', 'Constraint Error'],
     ['the Appender\u2019s NOT NULL is the row', append, 'row', 'Constraint Error'],
@@ -126,7 +127,18 @@ describe.skipIf(!postgresUp)('PostgreSQL errors (through knex, which puts the st
   afterAll(() => knex.destroy());
   // The statements of a session table are kilobytes long: knex puts all of it in the message.
   const big = `/* ${'x'.repeat(5000)} */`;
-  const cases: Array<[string, () => Promise<unknown>, 'row' | 'target', string]> = [
+  const cases: Array<[string, () => Promise<unknown>, StoreFailure, string]> = [
+    [
+      'an id too long for its index may be the row',
+      () =>
+        knex.transaction(async (trx) => {
+          await trx.raw('CREATE TEMP TABLE ix (id text PRIMARY KEY) ON COMMIT DROP');
+          await trx.raw(`INSERT INTO ix VALUES (?) ${big}`, [Array.from({ length: 30_000 }, (_, i) => (i * 7919).toString(36)).join('')]);
+        }),
+      'limit',
+      '54000',
+    ],
+    ['JSON nested deeper than the server\u2019s stack may be the row', () => knex.raw(`SELECT ?::json ${big}`, [`${'['.repeat(100_000)}${']'.repeat(100_000)}`]), 'limit', '54001'],
     ['U+0000 in text is the row', () => knex.raw(`SELECT ?::text ${big}`, ['a\u0000b']), 'row', '22021'],
     ['a \\u0000 escape into jsonb is the row', () => knex.raw(`SELECT ?::jsonb ${big}`, ['{"a":"\\u0000"}']), 'row', '22P05'],
     ['a lone surrogate escape read as text is the row', () => knex.raw(`SELECT r.a FROM json_to_recordset(?::json) AS r(a text) ${big}`, ['[{"a":"\\ud800"}]']), 'row', '22P02'],

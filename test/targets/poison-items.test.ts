@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import { withDeepNesting } from '../../src/simulator/poison.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
@@ -138,6 +139,92 @@ eachTarget((_dialect, target) => {
       } else {
         expect(await sink.query('SELECT count(*) AS n FROM rejected_items WHERE service_id = ?', [bad.serviceId])).toEqual([{ n: 1 }]);
       }
+    } finally {
+      await server.close();
+      await sink.close();
+    }
+  });
+});
+
+/*
+ * Items valid as JSON that a target would refuse, or that it would store
+ * unlike the others, served among good neighbours: a 300,000-character
+ * service_id (PostgreSQL: 54000 index row size), an unknown key holding a
+ * list nested 100,000 deep (PostgreSQL: 54001 stack depth), and a session
+ * served twice on its page, an older copy first. Every target stores the
+ * same: the neighbours and the checkpoints commit, the first two are kept
+ * aside with their reasons, and of the pair the newer copy is stored and
+ * the older kept aside as a duplicate.
+ */
+eachTarget((_dialect, target) => {
+  it.each(['1.4', '2'] as const)('API %s: a huge id, deep nesting and a duplicate on one page cost no neighbour and no checkpoint', async (apiVersion) => {
+    const sim = await simulator({ sessions: 20, poisonShare: 0 });
+    const at = HISTORY_START + 86_400 * 200;
+    // Good neighbours on either side, on the same page.
+    sim.world.addSession({ epoch: at - 1 });
+    const huge = sim.world.injectBadItem('authentications', 'huge_id', { epoch: at });
+    const deep = sim.world.injectBadItem('authentications', 'deep_nesting', { epoch: at + 1 });
+    const twice = sim.world.injectBadItem('authentications', 'duplicate_on_page', { epoch: at + 2 });
+    const twiceFp = sim.world.injectBadItem('fingerprints', 'duplicate_on_page', { epoch: at + 3 });
+    sim.world.addSession({ epoch: at + 4 });
+    const { url } = target();
+    const config = writeConfig(tempDir(), { crawl: { windowSeconds: 120 * 86_400, concurrency: 2 } });
+    const result = await runIvsync(backfill, { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url, IVS_CONFIG: config, IVS_RATE: '2000', IVS_API_VERSION: apiVersion });
+    expect(cliError(result.stderr)).toBeUndefined();
+    expect(result.code).toBe(0);
+    const sink = await openSink(url);
+    try {
+      const query: Query = (sql, params = []) => sink.query(sql, params);
+      for (const resource of RESOURCES) expect(await storedFacts(query, resource)).toEqual(truthFacts(sim, resource, apiVersion));
+      const windows = await query('SELECT status, count(*) AS n FROM sync_windows GROUP BY status');
+      expect(windows.map((w) => w.status)).toEqual(['done']);
+      const kept = await query('SELECT resource, service_id, reason, raw FROM rejected_items');
+      expect(kept).toHaveLength(4);
+      const byReason = (pattern: RegExp) => kept.filter((r) => pattern.test(String(r.reason)));
+      const [tooLong] = byReason(/^service_id: 300000 bytes long, longer than the 1024 bytes every target can index$/);
+      expect(tooLong).toMatchObject({ resource: 'authentications', service_id: null });
+      expect(JSON.parse(text(tooLong!.raw)).service_id).toBe(huge.serviceId.padEnd(300_000, 'x'));
+      const [tooDeep] = byReason(/^\(item\): nested more than 128 levels deep/);
+      expect(tooDeep).toMatchObject({ resource: 'authentications', service_id: deep.serviceId });
+      // Kept as one JSON string holding the item's text, which every target's json column takes.
+      expect(JSON.parse(text(tooDeep!.raw))).toMatch(/^\{.*"nested":\[{100000}\]{100000}/s);
+      const duplicates = byReason(/^duplicate: /);
+      expect(duplicates.map((r) => [r.resource, r.service_id]).sort()).toEqual([
+        ['authentications', twice.serviceId],
+        ['fingerprints', twiceFp.serviceId],
+      ]);
+      // The older copy is the one kept aside; the stored row is the newer one.
+      for (const r of duplicates) expect((JSON.parse(text(r.raw)) as { status: { result: { final: boolean } } }).status.result.final).toBe(false);
+      const [row] = await query('SELECT result_final FROM authentications WHERE service_id = ?', [twice.serviceId]);
+      expect(Boolean(row!.result_final)).toBe(true);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('a webhook delivery with a huge id and a 100,000-deep item among good ones is answered 200; the good one is stored', async () => {
+    const sim = await simulator({ sessions: 10, poisonShare: 0 });
+    const good = sim.world.addSession({ epoch: HISTORY_END - 500 });
+    const huge = sim.world.injectBadItem('authentications', 'huge_id', { epoch: HISTORY_END - 400 });
+    const deep = sim.world.injectBadItem('authentications', 'deep_nesting', { epoch: HISTORY_END - 300 });
+    const items = [good, huge, deep].map((s) => sim.world.render(sim.world.resolve(s.serviceId)!, { viewer: null, apiVersion: '1.4', webhook: true }).item);
+    const body = withDeepNesting(JSON.stringify({ channel: 'alerts', webhook_uuid: 'wh-1', item_count: items.length, items }));
+    const secret = new Secret('receiver-secret-of-32-characters!');
+    const { url } = target();
+    const sink = await openSink(url);
+    const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: secret }, path: '/webhooks', maxBodyBytes: 4_194_304 });
+    const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
+    try {
+      const signature = `SHA256:${createHmac('sha256', secret.reveal()).update(body).digest('base64')}`;
+      const response = await fetch(`${server.url}/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Service-Signature': signature }, body });
+      expect(response.status).toBe(200);
+      expect(await sink.query('SELECT service_id FROM authentications')).toEqual([{ service_id: good.serviceId }]);
+      const kept = await sink.query('SELECT service_id, reason FROM rejected_items ORDER BY reason');
+      expect(kept.map((r) => [r.service_id, String(r.reason).slice(0, 20)])).toEqual([
+        [deep.serviceId, '(item): nested more '],
+        [null, 'service_id: 300000 b'],
+      ]);
+      expect(await sink.query('SELECT count(*) AS n FROM webhook_deliveries')).toEqual([{ n: 1 }]);
     } finally {
       await server.close();
       await sink.close();

@@ -1,6 +1,8 @@
 import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
 import type { CrawlEvent } from '../../crawl/crawl-deps.js';
 import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import { InputError } from '../../errors.js';
+import { targetSurelyAbsent } from '../../store/target-exists.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
@@ -35,6 +37,13 @@ export const syncCommand: CliCommand<SyncArgs> = {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
     const config = load();
     const selected = selectAccounts(config, args.account);
+    // A usage mistake is found before the target is touched: no directory, no file, no migration for it.
+    if (config.crawl.since === undefined && targetSurelyAbsent(config.db)) {
+      const problem =
+        `the first sync needs --since T (or crawl.since in the config): ${config.db} does not exist yet, ` +
+        'so it has no checkpoint to continue from';
+      throw new InputError('NEEDS_SINCE', problem);
+    }
     const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const onEvent = (event: CrawlEvent) => {

@@ -1,0 +1,114 @@
+import type { NormalizedSession } from './rows.js';
+
+/*
+ * What every target can store, so that every target stores the same thing.
+ * An item past these bounds is kept aside in `rejected_items` by the
+ * normalizer, before any target sees it; left to the targets, one of them
+ * would refuse it (or its neighbours with it) and the others would not.
+ */
+
+/**
+ * Longest id or key, in UTF-8 bytes. Ids and keys are indexed: PostgreSQL's
+ * btree refuses an entry over about 2,700 bytes (54000 "index row size
+ * exceeds btree version 4 maximum"), whatever the column's type. A thousand
+ * bytes leaves room for the other columns of a composite key; the service's
+ * ids are a few dozen characters.
+ */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * Deepest nesting of an item's JSON (the item itself is level 1). Measured:
+ * SQLite's JSON functions refuse 1,000 levels ("malformed JSON"), so an
+ * analyst's json_extract on such a `raw` fails; PostgreSQL's json input at
+ * the default max_stack_depth (2MB) takes 10,000 and refuses 100,000 (54001
+ * "stack depth limit exceeded"), and less with a smaller max_stack_depth;
+ * DuckDB takes 100,000. Node's JSON.stringify overflows its stack near
+ * 10,000. The service's items nest five levels at most.
+ */
+export const MAX_DEPTH = 128;
+
+/** The reason an item whose JSON nests deeper than MAX_DEPTH is kept aside with. */
+export const TOO_DEEP = `(item): nested more than ${MAX_DEPTH} levels deep, more than every target can store`;
+
+/** UTF-8 length of `text`, counted only when it may exceed `limit` (a UTF-16 unit is at most 3 bytes). */
+function exceedsBytes(text: string, limit: number): number | null {
+  if (text.length * 3 <= limit) return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > limit ? bytes : null;
+}
+
+/** Why `id` (at `path`) cannot be a key on every target, or null when it can. */
+export function oversizedKey(path: string, id: string): string | null {
+  const bytes = exceedsBytes(id, MAX_KEY_BYTES);
+  if (bytes === null) return null;
+  return `${path}: ${bytes} bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`;
+}
+
+/**
+ * Whether the JSON value nests deeper than `limit` levels. Walks with its own
+ * stack, not by recursion: a value nested 100,000 deep parses (V8's
+ * JSON.parse does not recurse) but overflows any recursive walk.
+ */
+export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const inner of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof inner === 'object' && inner !== null) stack.push({ value: inner, depth: depth + 1 });
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the JSON text nests deeper than `limit` levels: brackets outside
+ * strings, counted without parsing.
+ */
+export function textNestsDeeperThan(text: string, limit: number = MAX_DEPTH): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * A JSON text as a `json` column of every target takes it: as it is, or, when
+ * it nests deeper than MAX_DEPTH, one JSON string holding the text (the text
+ * is kept whole; only its type changes).
+ */
+export function boundedJsonText(text: string): string {
+  return textNestsDeeperThan(text) ? JSON.stringify(text) : text;
+}
+
+/**
+ * Why a normalized session holds an id or key that not every target can
+ * index (customer_item_id, parent_service_id, a text field's key, a photo's
+ * name, a warning's code), or null when none. service_id is checked before
+ * the item is normalized.
+ */
+export function oversizedKeyOf(session: NormalizedSession): string | null {
+  const parent = session.resource === 'fingerprints' ? session.row.parent_service_id : null;
+  const keys: Array<[string, ReadonlyArray<string | null>]> = [
+    ['customer_item_id', [session.row.customer_item_id]],
+    ['parent_service_id', [parent]],
+    ['text_fields (a key)', session.textFields.map((r) => r.key)],
+    ['images (a name)', session.images.map((r) => r.name)],
+    ['warnings (a code)', session.warnings.map((r) => r.code)],
+  ];
+  for (const [path, values] of keys) {
+    for (const value of values) {
+      const reason = value === null ? null : oversizedKey(path, value);
+      if (reason !== null) return reason;
+    }
+  }
+  return null;
+}
