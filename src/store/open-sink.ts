@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import type { SqlDriver } from './sql-driver.js';
+import type { Migration } from './migration-step.js';
 import { MissingTargetError } from './missing-target-error.js';
 import { createSqlSink, type QueryableSink } from './sql-sink.js';
 import { shortDriverMessage } from './store-error.js';
@@ -36,6 +38,12 @@ export interface OpenSinkOptions {
    * @default fail at once
    */
   waitWhileLocked?: AbortSignal;
+  /**
+   * The migrations the target is brought up to, oldest first. The one place
+   * the list is chosen: the drivers take it as given.
+   * @default MIGRATIONS (migrations/index.ts), every one
+   */
+  migrations?: readonly Migration[];
 }
 
 /**
@@ -45,6 +53,7 @@ export interface OpenSinkOptions {
  */
 export async function openSink(target: string = DEFAULT_TARGET, options: OpenSinkOptions = {}): Promise<QueryableSink> {
   const clock = options.clock ?? (() => new Date());
+  const migrations = options.migrations ?? MIGRATIONS;
   const parsed = parseTarget(target);
   if (options.existing === true && parsed.kind !== 'postgres' && !existsSync(parsed.path)) {
     throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
@@ -78,7 +87,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   try {
     // Asked before migrate, which would create the schema and the tables.
     if (options.existing === true) migrated = await driver.isMigrated();
-    const applied = migrated ? await driver.migrate() : [];
+    const applied = migrated ? await driver.migrate(migrations) : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
@@ -92,7 +101,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new MissingTargetError(label, 'no-tables');
   }
-  return createSqlSink(driver, { clock });
+  return createSqlSink(driver, { clock, migrations });
 }
 
 /**
