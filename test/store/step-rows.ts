@@ -1,3 +1,6 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { TABLES as FIRST_TABLES } from '../../migrations/20251122000000_initial.js';
@@ -14,11 +17,15 @@ type Rows = Record<string, Record<string, unknown>[]>;
 
 /** Every row of the first release's tables in the SQLite fixture, as the first release wrote them. */
 function fixtureRows(): Rows {
-  const db = new Database(`${FIXTURE_DIR}ivsync.sqlite`, { readonly: true });
+  // Read from a copy: SQLite leaves its -shm file next to a WAL database even when it only reads.
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-fixture-'));
+  copyFileSync(`${FIXTURE_DIR}ivsync.sqlite`, join(dir, 'ivsync.sqlite'));
+  const db = new Database(join(dir, 'ivsync.sqlite'), { readonly: true });
   try {
     return Object.fromEntries(FIRST_TABLES.map((t) => [t.name, db.prepare(`SELECT * FROM ${t.name}`).all() as Record<string, unknown>[]]));
   } finally {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
