@@ -75,7 +75,7 @@ async function retypeColumns(knex: Knex, dialect: KnexDialect, columns: readonly
   for (const view of views) await knex.raw(`CREATE VIEW ${view.name} AS ${viewSql(view, dialect)}`);
 }
 
-/** Applies a migration's steps through knex (the `up` of every migration file). */
+/** Applies a migration's steps through knex (StaticMigrationSource's `up`). */
 export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
   const dialect = knexDialect(knex);
   for (const step of steps) {
@@ -107,7 +107,7 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
   }
 }
 
-/** Reverts a migration's steps through knex (the `down` of every migration file). */
+/** Reverts a migration's steps through knex (StaticMigrationSource's `down`). */
 export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
   const dialect = knexDialect(knex);
   for (const step of [...steps].reverse()) {
