@@ -14,7 +14,10 @@ function columnSql(column: StepColumn, type: string, notNull: boolean): string {
  * `keyed` (duckdb-keyless.ts); its columns stay NOT NULL.
  */
 export function duckdbCreateTable(def: StepTable, types: StepTypes, keyed: boolean): string {
-  const columns = def.columns.map((c) => columnSql(c, types[c.type].duckdb, c.nullable === false || def.primaryKey.includes(c.name)));
+  const columns = def.columns.map((c) => {
+    const notNull = c.nullable === false || def.primaryKey.includes(c.name);
+    return columnSql(c, types[c.type].duckdb, notNull);
+  });
   const key = keyed ? [`PRIMARY KEY (${def.primaryKey.join(', ')})`] : [];
   return `CREATE TABLE ${def.name} (${[...columns, ...key].join(', ')})`;
 }
@@ -49,7 +52,11 @@ function alterSql(column: ColumnRetype, from: string, to: string): string {
  * None of the columns ivsync retypes is in a primary key, the only index a
  * DuckDB target has.
  */
-async function retypeStatements(columns: readonly ColumnRetype[], views: readonly StepView[], catalog: DuckdbCatalog): Promise<string[]> {
+async function retypeStatements(
+  columns: readonly ColumnRetype[],
+  views: readonly StepView[],
+  catalog: DuckdbCatalog,
+): Promise<string[]> {
   const alters: string[] = [];
   for (const column of columns) {
     const current = await catalog.columnType(column.table, column.column);
@@ -87,7 +94,8 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
         break;
       case 'duckdbKeyless':
         for (const def of step.tables) {
-          if (await catalog.hasPrimaryKey(def.name)) out.push(...rebuildSql(def, duckdbCreateTable(def, step.types, false)));
+          if (!(await catalog.hasPrimaryKey(def.name))) continue;
+          out.push(...rebuildSql(def, duckdbCreateTable(def, step.types, false)));
         }
         break;
     }

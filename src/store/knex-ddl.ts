@@ -27,7 +27,8 @@ function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNu
 async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
   await knex.schema.createTable(def.name, (t) => {
     for (const column of def.columns) {
-      addColumn(t, column.name, types[column.type][dialect], column.nullable === false || def.primaryKey.includes(column.name));
+      const notNull = column.nullable === false || def.primaryKey.includes(column.name);
+      addColumn(t, column.name, types[column.type][dialect], notNull);
     }
     t.primary([...def.primaryKey]);
     for (const index of def.indexes ?? []) {
@@ -54,7 +55,12 @@ async function postgresColumnTypes(knex: Knex): Promise<Map<string, string>> {
  * and creating `views` again. PostgreSQL rewrites a table for each ALTER
  * TABLE that changes a type, so each table's columns go in one statement.
  */
-async function retypeColumns(knex: Knex, dialect: KnexDialect, columns: readonly ColumnRetype[], views: readonly StepView[]): Promise<void> {
+async function retypeColumns(
+  knex: Knex,
+  dialect: KnexDialect,
+  columns: readonly ColumnRetype[],
+  views: readonly StepView[],
+): Promise<void> {
   if (dialect === 'sqlite') {
     const change = columns.find((r) => !sameSqlType(r.from.sqlite, r.to.sqlite));
     if (change) throw new Error(`SQLite cannot retype ${change.table}.${change.column} in place`);

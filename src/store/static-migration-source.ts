@@ -2,7 +2,10 @@ import type { Knex } from 'knex';
 import { applyStepsWithKnex, revertStepsWithKnex } from './knex-ddl.js';
 import type { Migration } from './migration-step.js';
 
-/** Hands knex's migrator a list of migrations instead of a directory: each one's steps, applied or reverted through knex. */
+/**
+ * Hands knex's migrator a list of migrations instead of a directory: each
+ * one's steps, applied or reverted through knex.
+ */
 export class StaticMigrationSource implements Knex.MigrationSource<Migration> {
   readonly #migrations: readonly Migration[];
 

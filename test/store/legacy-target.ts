@@ -8,12 +8,15 @@ import type { Migration } from '../../src/store/migration-step.js';
 import { parseTarget } from '../../src/store/parse-target.js';
 import { StaticMigrationSource } from '../../src/store/static-migration-source.js';
 
+/** Rows to insert, by table. */
+type TableRows = Readonly<Record<string, readonly object[]>>;
+
 /**
  * Creates `target` as the release before typed times left it: only the
  * initial migration applied, with text times (and jsonb in PostgreSQL), and
  * `rows` written as that release wrote them (times as ISO text).
  */
-export function createTargetBeforeTypedTimes(target: string, rows: Readonly<Record<string, readonly object[]>>): Promise<void> {
+export function createTargetBeforeTypedTimes(target: string, rows: TableRows): Promise<void> {
   return createTargetAt(target, MIGRATIONS.slice(0, 1), rows);
 }
 
@@ -22,7 +25,7 @@ export function createTargetBeforeTypedTimes(target: string, rows: Readonly<Reco
  * the schema as of the last of them) and `rows` inserted as given, column by
  * column; SQLite gets booleans as 0/1, as every release wrote them.
  */
-export async function createTargetAt(target: string, migrations: readonly Migration[], rows: Readonly<Record<string, readonly object[]>>): Promise<void> {
+export async function createTargetAt(target: string, migrations: readonly Migration[], rows: TableRows): Promise<void> {
   const parsed = parseTarget(target);
   if (parsed.kind === 'duckdb') {
     await mkdir(dirname(parsed.path), { recursive: true });
@@ -41,7 +44,8 @@ export async function createTargetAt(target: string, migrations: readonly Migrat
           const columns = Object.keys(chunk[0]!);
           const tuple = `(${columns.map(() => '?').join(', ')})`;
           const values = chunk.flatMap((row) => columns.map((c) => row[c]));
-          await db.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`, values);
+          const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`;
+          await db.run(sql, values);
         }
       }
       await connection.run('CHECKPOINT');

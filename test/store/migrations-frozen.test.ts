@@ -16,7 +16,9 @@ import { targetSchema } from './target-catalog.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Today's definitions: what a migration must never read, or it changes whenever they do. */
-const TODAY = ['src/store/schema.ts', 'src/store/views.ts', 'src/store/verify-tables.ts', 'src/store/refresh-tables.ts', 'src/store/duckdb-keyless.ts', 'src/store/column-sql-type.ts'];
+const TODAY = ['schema', 'views', 'verify-tables', 'refresh-tables', 'duckdb-keyless', 'column-sql-type'].map(
+  (m) => `src/store/${m}.ts`,
+);
 
 /** The modules `file` imports at run time (type-only imports are erased), as paths from the repository root. */
 function runtimeImports(file: string): string[] {
@@ -49,17 +51,22 @@ describe('migrations are frozen', () => {
   it('no migration reaches a module of today\'s definitions, directly or through another module', () => {
     const files = readdirSync(join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts')).map((f) => `migrations/${f}`);
     expect(files.length).toBeGreaterThan(MIGRATIONS.length);
-    const offending = files.flatMap((file) => [...reachable(file)].filter(([module]) => TODAY.includes(module)).map(([, chain]) => chain.join(' -> ')));
+    const offending = files.flatMap((file) =>
+      [...reachable(file)].filter(([module]) => TODAY.includes(module)).map(([, chain]) => chain.join(' -> ')),
+    );
     expect(offending).toEqual([]);
   });
 
   it('the check sees an import of today\'s definitions, also through another module', () => {
-    expect([...reachable('src/store/schema-doc.ts').keys()]).toEqual(expect.arrayContaining(['src/store/schema.ts', 'src/store/views.ts']));
+    const fromDoc = [...reachable('src/store/schema-doc.ts').keys()];
+    expect(fromDoc).toEqual(expect.arrayContaining(['src/store/schema.ts', 'src/store/views.ts']));
     expect(runtimeImports('src/store/knex-ddl.ts')).not.toContain('src/store/migration-step.ts');
   });
 
   it('every file in migrations/ is listed once, oldest first, names as their files', () => {
-    const files = readdirSync(join(ROOT, 'migrations')).filter((f) => /^\d{14}_.*\.ts$/.test(f)).map((f) => f.replace(/\.ts$/, ''));
+    const files = readdirSync(join(ROOT, 'migrations'))
+      .filter((f) => /^\d{14}_.*\.ts$/.test(f))
+      .map((f) => f.replace(/\.ts$/, ''));
     expect(MIGRATIONS.map((m) => m.name)).toEqual(files.sort());
   });
 });
@@ -68,13 +75,15 @@ describe('migrations are frozen', () => {
 const TODAY_AT_ONCE: Migration = {
   name: 'today',
   steps: [
-    ...TABLES.map((table): MigrationStep => ({ kind: 'createTable', table, types: SQL_TYPES, duckdbKey: !duckdbKeyless(table.name) })),
+    ...TABLES.map((table): MigrationStep => {
+      return { kind: 'createTable', table, types: SQL_TYPES, duckdbKey: !duckdbKeyless(table.name) };
+    }),
     ...VIEWS.map((view): MigrationStep => ({ kind: 'createView', view })),
   ],
 };
 
 forEachTarget((dialect, ctx) => {
-  it('a new target has exactly the tables, columns, types, keys, indexes and views of schema.ts and views.ts', async () => {
+  it('a new target has the tables, columns, types, keys, indexes and views of schema.ts and views.ts', async () => {
     const migrated = await targetSchema(await ctx.open(), dialect);
     const other = await freshTarget(dialect);
     const sink = await openSink(other.url, { migrations: [TODAY_AT_ONCE] });
