@@ -10,8 +10,8 @@ function columnSql(column: StepColumn, type: string, notNull: boolean): string {
  * CREATE TABLE for DuckDB. Secondary indexes are left out on purpose: DuckDB
  * refuses `ON CONFLICT DO UPDATE` on a column that an index references, and
  * its zone maps already serve the range scans the indexes exist for in the row
- * stores. So is the primary key of a table that grows with the history unless
- * `keyed` (duckdb-keyless.ts); its columns stay NOT NULL.
+ * stores. The primary key is left out too unless `keyed`: a table that grows
+ * with the history goes without it (duckdb-keyless.ts); its columns stay NOT NULL.
  */
 export function duckdbCreateTable(def: StepTable, types: StepTypes, keyed: boolean): string {
   const columns = def.columns.map((c) => {
