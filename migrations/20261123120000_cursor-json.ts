@@ -1,5 +1,3 @@
-import type { Knex } from 'knex';
-import { applyStepsWithKnex, revertStepsWithKnex } from '../src/store/knex-ddl.js';
 import type { MigrationStep } from '../src/store/migration-step.js';
 
 /**
@@ -27,11 +25,3 @@ export const steps: readonly MigrationStep[] = [
     },
   },
 ];
-
-export function up(knex: Knex): Promise<void> {
-  return applyStepsWithKnex(knex, steps);
-}
-
-export function down(knex: Knex): Promise<void> {
-  return revertStepsWithKnex(knex, steps);
-}

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { MigrationModule } from '../src/store/migration-step.js';
+import type { Migration } from '../src/store/migration-step.js';
 import * as initial from './20251122000000_initial.js';
 import * as typedTime from './20261123000000_typed_time.js';
 import * as cursorJson from './20261123120000_cursor-json.js';
@@ -7,20 +6,23 @@ import * as runHolder from './20261123140000_run_holder.js';
 import * as verify from './20261123150000_verify.js';
 import * as sessionRefresh from './20261123200000_session_refresh.js';
 import * as duckdbKeyless from './20261124000000_duckdb_keyless.js';
-import * as staleness from './20261126000000_staleness.js';
-
-/** A migration file: its steps (what DuckDB renders) and knex's `up`/`down`. */
-export interface MigrationFile extends MigrationModule {
-  up(knex: Knex): Promise<void>;
-  down(knex: Knex): Promise<void>;
-}
+import * as views from './20261126000000_views.js';
+import * as staleness from './20261126100000_staleness.js';
 
 /**
- * Every migration, oldest first. Imported statically rather than found by
- * scanning a directory, so the same list runs from src under vitest and from
- * dist after tsc. A new migration is a new timestamp-named file listed here.
+ * Every migration, oldest first: the one list openSink hands the drivers
+ * (src/store/open-sink.ts). Imported statically rather than found by scanning
+ * a directory, so the same list runs from src under vitest and from dist.
+ *
+ * The rule (migrations/README.md): a migration is frozen. It spells out its
+ * own tables, columns, SQL types and view SQL, and never imports today's
+ * definitions (src/store/schema.ts, views.ts, verify-tables.ts,
+ * refresh-tables.ts, duckdb-keyless.ts, column-sql-type.ts); once released it
+ * is never edited. A change of schema is a new timestamp-named file listed
+ * last here, together with the same change in schema.ts or views.ts.
+ * test/store/migrations-frozen.test.ts holds both to it.
  */
-export const MIGRATIONS: readonly MigrationFile[] = [
+export const MIGRATIONS: readonly Migration[] = [
   initial,
   typedTime,
   cursorJson,
@@ -28,5 +30,6 @@ export const MIGRATIONS: readonly MigrationFile[] = [
   verify,
   sessionRefresh,
   duckdbKeyless,
+  views,
   staleness,
 ];

@@ -5,8 +5,9 @@ import type { ColumnType } from './schema.js';
 export type SqlTypes = Readonly<Record<Dialect, string>>;
 
 /**
- * The SQL type of every column type in every target: the DDL, the migrations,
- * the exports and docs/schema.md all read it here. SQLite's names are the
+ * The SQL type of every column type in every target, as today's schema has
+ * them: the exports and docs/schema.md read it here. The migrations carry
+ * their own copies (migrations/README.md). SQLite's names are the
  * ones knex has always declared (a `float` has REAL affinity); SQLite keeps
  * times as ISO 8601 text, which sorts and compares as the instants do.
  * PostgreSQL's `json` (not `jsonb`) keeps a document's text exactly: key
@@ -21,9 +22,6 @@ export const SQL_TYPES: Readonly<Record<ColumnType, SqlTypes>> = {
   timestamp: { sqlite: 'text', postgres: 'timestamptz', duckdb: 'TIMESTAMPTZ' },
 };
 
-/** Per column type, the SQL types a migration created instead of today's (see `createTable` in migration-step.ts). */
-export type SqlTypeOverrides = Readonly<Partial<Record<ColumnType, Partial<SqlTypes>>>>;
-
-export function sqlType(type: ColumnType, dialect: Dialect, overrides: SqlTypeOverrides = {}): string {
-  return overrides[type]?.[dialect] ?? SQL_TYPES[type][dialect];
+export function sqlType(type: ColumnType, dialect: Dialect): string {
+  return SQL_TYPES[type][dialect];
 }

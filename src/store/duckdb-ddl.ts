@@ -1,27 +1,23 @@
-import { sqlType, type SqlTypeOverrides } from './column-sql-type.js';
-import { duckdbKeyless } from './duckdb-keyless.js';
-import type { ColumnRetype, MigrationStep } from './migration-step.js';
+import type { ColumnRetype, MigrationStep, StepColumn, StepTable, StepTypes, StepView } from './migration-step.js';
 import { retypeExpression, sameSqlType } from './retype-column.js';
-import { table as tableDef, type ColumnDef, type ColumnType, type TableDef } from './schema.js';
-import { viewSql, type DialectViewDef } from './views.js';
+import { viewSql } from './view-sql.js';
 
-export function duckdbType(type: ColumnType): string {
-  return sqlType(type, 'duckdb');
-}
-
-function columnSql(column: ColumnDef, notNull: boolean, types?: SqlTypeOverrides): string {
-  return `${column.name} ${sqlType(column.type, 'duckdb', types)}${notNull ? ' NOT NULL' : ''}`;
+function columnSql(column: StepColumn, type: string, notNull: boolean): string {
+  return `${column.name} ${type}${notNull ? ' NOT NULL' : ''}`;
 }
 
 /**
- * CREATE TABLE for DuckDB from the one schema definition. Secondary indexes
- * are left out on purpose: DuckDB refuses `ON CONFLICT DO UPDATE` on a column
- * that an index references, and its zone maps already serve the range scans
- * the indexes exist for in the row stores. So is the primary key of a table
- * that grows with the history (duckdb-keyless.ts); its columns stay NOT NULL.
+ * CREATE TABLE for DuckDB. Secondary indexes are left out on purpose: DuckDB
+ * refuses `ON CONFLICT DO UPDATE` on a column that an index references, and
+ * its zone maps already serve the range scans the indexes exist for in the row
+ * stores. The primary key is left out too unless `keyed`: a table that grows
+ * with the history goes without it (duckdb-keyless.ts); its columns stay NOT NULL.
  */
-export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides, keyed = !duckdbKeyless(def.name)): string {
-  const columns = def.columns.map((c) => columnSql(c, c.nullable === false || def.primaryKey.includes(c.name), types));
+export function duckdbCreateTable(def: StepTable, types: StepTypes, keyed: boolean): string {
+  const columns = def.columns.map((c) => {
+    const notNull = c.nullable === false || def.primaryKey.includes(c.name);
+    return columnSql(c, types[c.type].duckdb, notNull);
+  });
   const key = keyed ? [`PRIMARY KEY (${def.primaryKey.join(', ')})`] : [];
   return `CREATE TABLE ${def.name} (${[...columns, ...key].join(', ')})`;
 }
@@ -30,7 +26,7 @@ export function duckdbCreateTable(def: TableDef, types?: SqlTypeOverrides, keyed
  * A table created with its primary key, rebuilt without it: DuckDB cannot
  * drop a constraint, and views read tables by name, so they need no change.
  */
-function rebuildSql(def: TableDef, create: string): string[] {
+function rebuildSql(def: StepTable, create: string): string[] {
   const columns = def.columns.map((c) => c.name).join(', ');
   const former = `${def.name}__keyed`;
   return [`ALTER TABLE ${def.name} RENAME TO ${former}`, create, `INSERT INTO ${def.name} (${columns}) SELECT ${columns} FROM ${former}`, `DROP TABLE ${former}`];
@@ -56,7 +52,11 @@ function alterSql(column: ColumnRetype, from: string, to: string): string {
  * None of the columns ivsync retypes is in a primary key, the only index a
  * DuckDB target has.
  */
-async function retypeStatements(columns: readonly ColumnRetype[], views: readonly DialectViewDef[], catalog: DuckdbCatalog): Promise<string[]> {
+async function retypeStatements(
+  columns: readonly ColumnRetype[],
+  views: readonly StepView[],
+  catalog: DuckdbCatalog,
+): Promise<string[]> {
   const alters: string[] = [];
   for (const column of columns) {
     const current = await catalog.columnType(column.table, column.column);
@@ -74,21 +74,17 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
     switch (step.kind) {
       case 'createTable':
         if (step.ifMissing && (await catalog.hasTable(step.table.name))) break;
-        out.push(duckdbCreateTable(step.table, step.types));
+        out.push(duckdbCreateTable(step.table, step.types, step.duckdbKey ?? true));
         break;
-      case 'addColumn': {
+      case 'addColumn':
         if (await catalog.hasColumn(step.table, step.column)) break;
-        if (step.type !== undefined) {
-          out.push(`ALTER TABLE ${step.table} ADD COLUMN ${step.column} ${step.type.duckdb}`);
-          break;
-        }
-        const column = tableDef(step.table).columns.find((c) => c.name === step.column);
-        if (!column) throw new Error(`no column ${step.column} in table ${step.table}`);
-        out.push(`ALTER TABLE ${step.table} ADD COLUMN ${columnSql(column, false)}`);
+        out.push(`ALTER TABLE ${step.table} ADD COLUMN ${step.column} ${step.type.duckdb}`);
         break;
-      }
       case 'createView':
         out.push(`CREATE VIEW ${step.view.name} AS ${viewSql(step.view, 'duckdb')}`);
+        break;
+      case 'dropViews':
+        out.push(...step.names.map((name) => `DROP VIEW IF EXISTS ${name}`));
         break;
       case 'sql':
         out.push(step.up.duckdb);
@@ -97,9 +93,9 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
         out.push(...(await retypeStatements(step.columns, step.views, catalog)));
         break;
       case 'duckdbKeyless':
-        for (const name of step.tables) {
-          const def = tableDef(name);
-          if (await catalog.hasPrimaryKey(name)) out.push(...rebuildSql(def, duckdbCreateTable(def)));
+        for (const def of step.tables) {
+          if (!(await catalog.hasPrimaryKey(def.name))) continue;
+          out.push(...rebuildSql(def, duckdbCreateTable(def, step.types, false)));
         }
         break;
     }
@@ -121,6 +117,8 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
         return [`ALTER TABLE ${step.table} DROP COLUMN ${step.column}`];
       case 'createView':
         return [`DROP VIEW IF EXISTS ${step.view.name}`];
+      case 'dropViews':
+        return [];
       case 'retypeColumns':
         return [
           ...step.views.map((v) => `DROP VIEW IF EXISTS ${v.name}`),
@@ -130,10 +128,7 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
       case 'sql':
         return [step.down.duckdb];
       case 'duckdbKeyless':
-        return step.tables.flatMap((name) => {
-          const def = tableDef(name);
-          return rebuildSql(def, duckdbCreateTable(def, undefined, true));
-        });
+        return step.tables.flatMap((def) => rebuildSql(def, duckdbCreateTable(def, step.types, true)));
     }
   });
 }

@@ -4,7 +4,6 @@ import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnec
 import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { InterruptedError } from '../errors.js';
-import { MIGRATIONS } from '../../migrations/index.js';
 import { columnValue } from './column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../normalize/time.js';
@@ -13,6 +12,7 @@ import { withAppender } from './duckdb-appender.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from './schema.js';
+import type { Migration } from './migration-step.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from './sql-driver.js';
 import { TargetLockedError } from './target-locked-error.js';
 import { fileSize, WAL_BOUND_ROWS, walOverBound } from './wal-bound.js';
@@ -190,8 +190,8 @@ export class DuckdbDriver implements SqlDriver {
     return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
   }
 
-  migrate(): Promise<string[]> {
-    return this.#lock.add(() => migrateDuckdb(this.#executor, MIGRATIONS, this.#clock().toISOString()));
+  migrate(migrations: readonly Migration[]): Promise<string[]> {
+    return this.#lock.add(() => migrateDuckdb(this.#executor, migrations, this.#clock().toISOString()));
   }
 
   isMigrated(): Promise<boolean> {

@@ -16,6 +16,8 @@ import type { OnConflict } from './sql-driver.js';
  * only the absent ones (session-merge.ts), within the one write lock of the
  * driver, and a write that may meet a stored key replaces by key
  * (keylessWriteStatements). SQLite and PostgreSQL keep their primary keys.
+ * A table listed here is created keyless by its migration (`duckdbKey: false`,
+ * or a `duckdbKeyless` step for one created keyed before); a test compares.
  */
 export const DUCKDB_KEYLESS_TABLES: readonly string[] = [
   'authentications',

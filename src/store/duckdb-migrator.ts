@@ -1,4 +1,4 @@
-import type { MigrationModule } from './migration-step.js';
+import type { Migration } from './migration-step.js';
 import { duckdbUpStatements } from './duckdb-ddl.js';
 
 /** The part of a DuckDB connection the migrator uses. */
@@ -15,7 +15,11 @@ const BOOKKEEPING =
  * Applies the pending migrations to a DuckDB database, each in its own
  * transaction with its bookkeeping row, in list order. Returns the names applied.
  */
-export async function migrateDuckdb(db: DuckdbExecutor, migrations: readonly MigrationModule[], now: string): Promise<string[]> {
+export async function migrateDuckdb(
+  db: DuckdbExecutor,
+  migrations: readonly Migration[],
+  now: string,
+): Promise<string[]> {
   await db.run(BOOKKEEPING);
   const done = new Set((await db.all('SELECT name FROM knex_migrations')).map((r) => String(r.name)));
   const [last] = await db.all('SELECT COALESCE(MAX(id), 0) AS id, COALESCE(MAX(batch), 0) AS batch FROM knex_migrations');

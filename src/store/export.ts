@@ -4,8 +4,8 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors.js';
+import { sqlType } from './column-sql-type.js';
 import { withAppender } from './duckdb-appender.js';
-import { duckdbType } from './duckdb-ddl.js';
 import { duckdbMemorySettings } from './duckdb-settings.js';
 import { EXPORT_MARKER, EXPORT_MARKER_DDL, EXPORT_MARKER_NOTE } from './export-marker.js';
 import type { ExportTarget } from './export-target.js';
@@ -245,7 +245,7 @@ async function withDuckdb(path: string, source: ExportSource | DuckdbFileSource,
 function createTableSql(def: TableDef): string {
   const columns = def.columns.map((c) => {
     const notNull = c.nullable === false || def.primaryKey.includes(c.name);
-    return `${c.name} ${duckdbType(c.type)}${notNull ? ' NOT NULL' : ''}`;
+    return `${c.name} ${sqlType(c.type, 'duckdb')}${notNull ? ' NOT NULL' : ''}`;
   });
   return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
 }
@@ -267,7 +267,7 @@ async function attachSource(connection: DuckDBConnection, file: string): Promise
  * the copy's types the export's whatever an older file holds.
  */
 function attachedSelect(def: TableDef): string {
-  const columns = def.columns.map((c) => `CAST(${c.name} AS ${duckdbType(c.type)}) AS ${c.name}`);
+  const columns = def.columns.map((c) => `CAST(${c.name} AS ${sqlType(c.type, 'duckdb')}) AS ${c.name}`);
   return `SELECT ${columns.join(', ')} FROM ${SOURCE_CATALOG}.main.${def.name}`;
 }
 

@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
-import { sqlType, type SqlTypeOverrides } from './column-sql-type.js';
-import type { ColumnRetype, MigrationStep } from './migration-step.js';
+import type { ColumnRetype, MigrationStep, StepTable, StepTypes, StepView } from './migration-step.js';
 import { retypeExpression, sameSqlType } from './retype-column.js';
-import { table as tableDef, type ColumnDef, type TableDef } from './schema.js';
-import { viewSql, type DialectViewDef } from './views.js';
+import { viewSql } from './view-sql.js';
 
 /** The knex targets: SQLite (better-sqlite3) and PostgreSQL (pg). */
 export type KnexDialect = Exclude<Dialect, 'duckdb'>;
@@ -20,15 +18,18 @@ export function indexName(table: string, columns: readonly string[]): string {
   return `${table}_${columns.join('_')}_idx`;
 }
 
-function addColumn(t: Knex.CreateTableBuilder, column: ColumnDef, dialect: KnexDialect, pk: readonly string[], types?: SqlTypeOverrides): void {
-  const builder = t.specificType(column.name, sqlType(column.type, dialect, types));
-  if (column.nullable === false || pk.includes(column.name)) builder.notNullable();
+function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNull: boolean): void {
+  const builder = t.specificType(name, type);
+  if (notNull) builder.notNullable();
   else builder.nullable();
 }
 
-async function createTable(knex: Knex, def: TableDef, dialect: KnexDialect, types?: SqlTypeOverrides): Promise<void> {
+async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
   await knex.schema.createTable(def.name, (t) => {
-    for (const column of def.columns) addColumn(t, column, dialect, def.primaryKey, types);
+    for (const column of def.columns) {
+      const notNull = column.nullable === false || def.primaryKey.includes(column.name);
+      addColumn(t, column.name, types[column.type][dialect], notNull);
+    }
     t.primary([...def.primaryKey]);
     for (const index of def.indexes ?? []) {
       const name = indexName(def.name, index.columns);
@@ -54,7 +55,12 @@ async function postgresColumnTypes(knex: Knex): Promise<Map<string, string>> {
  * and creating `views` again. PostgreSQL rewrites a table for each ALTER
  * TABLE that changes a type, so each table's columns go in one statement.
  */
-async function retypeColumns(knex: Knex, dialect: KnexDialect, columns: readonly ColumnRetype[], views: readonly DialectViewDef[]): Promise<void> {
+async function retypeColumns(
+  knex: Knex,
+  dialect: KnexDialect,
+  columns: readonly ColumnRetype[],
+  views: readonly StepView[],
+): Promise<void> {
   if (dialect === 'sqlite') {
     const change = columns.find((r) => !sameSqlType(r.from.sqlite, r.to.sqlite));
     if (change) throw new Error(`SQLite cannot retype ${change.table}.${change.column} in place`);
@@ -75,7 +81,7 @@ async function retypeColumns(knex: Knex, dialect: KnexDialect, columns: readonly
   for (const view of views) await knex.raw(`CREATE VIEW ${view.name} AS ${viewSql(view, dialect)}`);
 }
 
-/** Applies a migration's steps through knex (the `up` of every migration file). */
+/** Applies a migration's steps through knex (StaticMigrationSource's `up`). */
 export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
   const dialect = knexDialect(knex);
   for (const step of steps) {
@@ -86,20 +92,14 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
         break;
       case 'addColumn': {
         if (await knex.schema.hasColumn(step.table, step.column)) break;
-        const frozen = step.type;
-        if (frozen !== undefined) {
-          await knex.schema.alterTable(step.table, (t) => t.specificType(step.column, frozen[dialect]).nullable());
-          break;
-        }
-        const def = tableDef(step.table);
-        const column = def.columns.find((c) => c.name === step.column);
-        if (!column) throw new Error(`no column ${step.column} in table ${step.table}`);
-        // A column added later cannot be NOT NULL without a default on existing rows.
-        await knex.schema.alterTable(step.table, (t) => addColumn(t, { ...column, nullable: true }, dialect, []));
+        await knex.schema.alterTable(step.table, (t) => addColumn(t, step.column, step.type[dialect], false));
         break;
       }
       case 'createView':
         await knex.raw(`CREATE VIEW ${step.view.name} AS ${viewSql(step.view, dialect)}`);
+        break;
+      case 'dropViews':
+        for (const name of step.names) await knex.raw(`DROP VIEW IF EXISTS ${name}`);
         break;
       case 'sql':
         await knex.raw(step.up[dialect]);
@@ -113,7 +113,7 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
   }
 }
 
-/** Reverts a migration's steps through knex (the `down` of every migration file). */
+/** Reverts a migration's steps through knex (StaticMigrationSource's `down`). */
 export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationStep[]): Promise<void> {
   const dialect = knexDialect(knex);
   for (const step of [...steps].reverse()) {
@@ -126,6 +126,8 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         break;
       case 'createView':
         await knex.raw(`DROP VIEW IF EXISTS ${step.view.name}`);
+        break;
+      case 'dropViews':
         break;
       case 'sql':
         await knex.raw(step.down[dialect]);

@@ -1,38 +1,44 @@
 import type { Dialect } from './dialect.js';
-import type { SqlTypeOverrides, SqlTypes } from './column-sql-type.js';
-import type { TableDef } from './schema.js';
-import type { DialectViewDef } from './views.js';
+import type { SqlTypes } from './column-sql-type.js';
+import type { ColumnType } from './schema.js';
 
 /**
  * What a migration does, declared once and rendered twice: through knex for
  * SQLite and PostgreSQL (knex-ddl.ts) and as DuckDB SQL (duckdb-ddl.ts), since
- * knex has no DuckDB dialect. A migration file exports its step list; `up`
- * applies it in order and `down` reverts it in reverse order.
+ * knex has no DuckDB dialect. A migration file exports its name and step list;
+ * applying it runs the steps in order, reverting runs them backwards.
  *
- * Tables come from `TABLES` in schema.ts, so the definition stays single. The
- * rule for a table appended to `TABLES` after a target already ran the initial
- * migration: add a new migration with a `createTable` step marked `ifMissing`
- * for it. On an older target it creates the table; on a new target the initial
- * migration (which creates every table `TABLES` holds when it runs) already did,
- * and the step is a no-op. A column added to an existing table follows the same
- * rule with an `addColumn` step.
+ * Every step carries its own DDL, frozen as the schema was when the migration
+ * was written: tables, columns, SQL types and view SQL are literals of the
+ * migration, never read from today's definitions (schema.ts, views.ts), so a
+ * migration does the same thing on every target whenever it runs. What the
+ * schema is today is the sum of the migrations; a test compares a migrated
+ * target with schema.ts and views.ts (see migrations/README.md).
  *
- * A `sql` step rewrites data in place where the dialects' SQL differs (their
- * JSON functions do); `down` undoes it as far as the older format can hold.
- * A change of column types is a `retypeColumns` step, which converts the
- * columns of a target created before the change and leaves the others (of
- * the new type already) alone.
+ * Steps that create or change a table do nothing where the change is there
+ * already (`ifMissing`, a column that exists, a column of its new type), since
+ * releases before the steps were frozen created every table of their day in
+ * the first migration.
  */
 export type MigrationStep =
-  /** `types`: the SQL types created where they differ from today's (column-sql-type.ts); for a target as an earlier release created it. */
-  | { readonly kind: 'createTable'; readonly table: TableDef; readonly ifMissing?: boolean; readonly types?: SqlTypeOverrides }
   /**
-   * `type`: the column's SQL type in each target, frozen in the migration; then
-   * the column is added as written there (nullable), whatever the schema says
-   * today. Without it the type comes from today's table definition.
+   * A table with its columns, primary key and indexes. `types` names each
+   * column type's SQL type as the migration created it. `duckdbKey: false`
+   * leaves the primary key out in DuckDB (duckdb-keyless.ts).
    */
-  | { readonly kind: 'addColumn'; readonly table: string; readonly column: string; readonly type?: SqlTypes }
-  | { readonly kind: 'createView'; readonly view: DialectViewDef }
+  | {
+      readonly kind: 'createTable';
+      readonly table: StepTable;
+      readonly types: StepTypes;
+      readonly ifMissing?: boolean;
+      readonly duckdbKey?: boolean;
+    }
+  /** A nullable column added to a table: a column added later cannot be NOT NULL without a default on existing rows. */
+  | { readonly kind: 'addColumn'; readonly table: string; readonly column: string; readonly type: SqlTypes }
+  | { readonly kind: 'createView'; readonly view: StepView }
+  /** Drops the views that exist of `names`; reverting creates nothing (the step that created a view reverts it). */
+  | { readonly kind: 'dropViews'; readonly names: readonly string[] }
+  /** Rewrites data in place where the dialects' SQL differs; `down` undoes it as far as the older format can hold. */
   | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> }
   /**
    * Converts each column from its SQL type `from` to `to`, values cast, where
@@ -41,13 +47,47 @@ export type MigrationStep =
    * view reads, and a view's SQL may depend on the type. Reverting converts
    * back. SQLite cannot retype a column in place: its `from` and `to` agree.
    */
-  | { readonly kind: 'retypeColumns'; readonly columns: readonly ColumnRetype[]; readonly views: readonly DialectViewDef[] }
+  | { readonly kind: 'retypeColumns'; readonly columns: readonly ColumnRetype[]; readonly views: readonly StepView[] }
   /**
    * In DuckDB, rebuilds each table that still has its primary key without it
    * (duckdb-keyless.ts), rows kept; reverting rebuilds them with the key.
-   * SQLite and PostgreSQL keep their keys: nothing happens there.
+   * `types` as in createTable. SQLite and PostgreSQL keep their keys: nothing happens there.
    */
-  | { readonly kind: 'duckdbKeyless'; readonly tables: readonly string[] };
+  | { readonly kind: 'duckdbKeyless'; readonly tables: readonly StepTable[]; readonly types: StepTypes };
+
+/** A column as a migration created it. */
+export interface StepColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** Defaults to true; primary key columns are never null. */
+  readonly nullable?: boolean;
+}
+
+export interface StepIndex {
+  readonly columns: readonly string[];
+  readonly unique?: boolean;
+}
+
+/** A table as a migration created it (schema.ts's TableDef has this shape too). */
+export interface StepTable {
+  readonly name: string;
+  readonly columns: readonly StepColumn[];
+  readonly primaryKey: readonly string[];
+  readonly indexes?: readonly StepIndex[];
+}
+
+/** The SQL type of each column type in each target, as a migration created them. */
+export type StepTypes = Readonly<Record<ColumnType, SqlTypes>>;
+
+/**
+ * A view as a migration created it: its SQL is portable except for `{{name}}`
+ * pieces, each `fragments[name][dialect]` (view-sql.ts).
+ */
+export interface StepView {
+  readonly name: string;
+  readonly sql: string;
+  readonly fragments?: Readonly<Record<string, Readonly<Record<Dialect, string>>>>;
+}
 
 /** One column's change of SQL type, in every target. */
 export interface ColumnRetype {
@@ -57,8 +97,8 @@ export interface ColumnRetype {
   readonly to: SqlTypes;
 }
 
-/** One migration as the runners see it; files in migrations/ export these members. */
-export interface MigrationModule {
+/** One migration: what every file in migrations/ exports, and what the migrators are given. */
+export interface Migration {
   readonly name: string;
   readonly steps: readonly MigrationStep[];
 }

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
 import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
+import type { Migration } from './migration-step.js';
 import { MissingTargetError } from './missing-target-error.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import { readOnlyDriver } from './read-only-driver.js';
@@ -53,6 +55,12 @@ export interface OpenSinkOptions {
    * @default false
    */
   force?: boolean;
+  /**
+   * The migrations the target is brought up to, oldest first. The one place
+   * the list is chosen: the drivers take it as given.
+   * @default MIGRATIONS (migrations/index.ts), every one
+   */
+  migrations?: readonly Migration[];
 }
 
 /**
@@ -62,6 +70,7 @@ export interface OpenSinkOptions {
  */
 export async function openSink(target: string = DEFAULT_TARGET, options: OpenSinkOptions = {}): Promise<QueryableSink> {
   const clock = options.clock ?? (() => new Date());
+  const migrations = options.migrations ?? MIGRATIONS;
   const parsed = parseTarget(target);
   const readOnly = options.readOnly === true;
   const existing = options.existing === true || readOnly;
@@ -102,7 +111,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     // Asked before migrate, which would create the schema and the tables.
     if (existing && kind !== 'export') migrated = await driver.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
-    const applied = migrated && writable && !readOnly ? await driver.migrate() : [];
+    const applied = migrated && writable && !readOnly ? await driver.migrate(migrations) : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
@@ -124,9 +133,9 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new ForeignTargetError(label);
   }
-  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock });
-  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock });
-  return createSqlSink(driver, { clock });
+  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations });
+  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations });
+  return createSqlSink(driver, { clock, migrations });
 }
 
 /** The tables and views of a SQLite or DuckDB database, read without writing. */

@@ -1,7 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { MIGRATIONS } from '../../migrations/index.js';
 import type { ColumnType, TableDef } from './schema.js';
+import type { Migration } from './migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
 import { normalizeIso } from '../normalize/time.js';
@@ -98,10 +98,10 @@ export class PostgresDriver implements SqlDriver {
     return new PostgresDriver(knex, options.schema);
   }
 
-  async migrate(): Promise<string[]> {
+  async migrate(migrations: readonly Migration[]): Promise<string[]> {
     await this.#knex.raw(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
     const [, applied] = (await this.#knex.migrate.latest({
-      migrationSource: new StaticMigrationSource(MIGRATIONS),
+      migrationSource: new StaticMigrationSource(migrations),
       schemaName: this.#schema,
     })) as [number, string[]];
     return applied;

@@ -1,7 +1,8 @@
 /**
- * The one schema definition of ivsync. The knex migrations, the DuckDB DDL,
- * the exports and docs/schema.md are all generated from it, so the three
- * targets cannot drift.
+ * The one schema definition of ivsync, as it is today: the exports, the
+ * stores and docs/schema.md read it. The migrations carry their own frozen
+ * copies of each change (migrations/README.md), and a test holds a target
+ * migrated from nothing to exactly this, so the three targets cannot drift.
  *
  * Column names are the analyst's contract (design.md "Tables"): snake_case,
  * flattened from the item's JSON path. Times are stored twice: `*_at` as a

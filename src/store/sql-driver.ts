@@ -1,4 +1,5 @@
 import type { Dialect } from './dialect.js';
+import type { Migration } from './migration-step.js';
 import type { TableDef } from './schema.js';
 
 /** What a write does when a row's primary key is already stored (SqlExecutor.write). */
@@ -63,8 +64,8 @@ export interface SqlDriver {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Runs `work` on a consistent read. */
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** Applies pending migrations; returns the names applied. */
-  migrate(): Promise<string[]>;
+  /** Applies those of `migrations` (oldest first) that the target has not run; returns the names applied. */
+  migrate(migrations: readonly Migration[]): Promise<string[]>;
   /** Whether the target holds ivsync's migration bookkeeping (knex_migrations), read without creating anything. */
   isMigrated(): Promise<boolean>;
   close(): Promise<void>;

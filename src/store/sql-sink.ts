@@ -6,6 +6,7 @@ import { SqlRefreshStore } from './refresh-store.js';
 import { SqlRunLog } from './run-log.js';
 import { SqlSessionStore } from './session-store.js';
 import type { Sink } from './sink.js';
+import type { Migration } from './migration-step.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlStatusSource } from './status-report.js';
 import { SqlVerifyStore } from './verify-store.js';
@@ -15,6 +16,8 @@ import { SqlWindowStore } from './window-store.js';
 export interface SqlSinkOptions {
   /** Used where a method takes no time of its own (planWindows). */
   clock: () => Date;
+  /** What `migrate` applies (openSink passes migrations/index.ts's list). */
+  migrations: readonly Migration[];
 }
 
 /**
@@ -48,7 +51,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
   return {
     dialect: driver.dialect,
     migrate: async () => {
-      await driver.migrate();
+      await driver.migrate(options.migrations);
     },
     planWindows: (w) => windows.planWindows(w),
     listWindows: (q) => windows.listWindows(q),

@@ -4,10 +4,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import PQueue from 'p-queue';
-import { MIGRATIONS } from '../../migrations/index.js';
 import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
 import { WAL_FLOOR_BYTES } from './wal-bound.js';
 import type { TableDef } from './schema.js';
+import type { Migration } from './migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from './sql-driver.js';
 import { StaticMigrationSource } from './static-migration-source.js';
 import { placeholders } from './placeholders.js';
@@ -153,9 +153,9 @@ export class SqliteDriver implements SqlDriver {
     return new SqliteDriver(knex, busyTimeoutMs, path === ':memory:' ? null : path, background ? path : null);
   }
 
-  migrate(): Promise<string[]> {
+  migrate(migrations: readonly Migration[]): Promise<string[]> {
     return this.#lock.add(async () => {
-      const config = { migrationSource: new StaticMigrationSource(MIGRATIONS) };
+      const config = { migrationSource: new StaticMigrationSource(migrations) };
       // Reading the list needs no write lock: a target that is up to date opens
       // while another process (a backfill, a daemon) is writing to it.
       const [, pending] = (await this.#knex.migrate.list(config)) as [unknown[], unknown[]];

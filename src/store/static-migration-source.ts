@@ -1,23 +1,30 @@
 import type { Knex } from 'knex';
-import type { MigrationFile } from '../../migrations/index.js';
+import { applyStepsWithKnex, revertStepsWithKnex } from './knex-ddl.js';
+import type { Migration } from './migration-step.js';
 
-/** Hands knex's migrator the statically imported migration list instead of a directory. */
-export class StaticMigrationSource implements Knex.MigrationSource<MigrationFile> {
-  readonly #migrations: readonly MigrationFile[];
+/**
+ * Hands knex's migrator a list of migrations instead of a directory: each
+ * one's steps, applied or reverted through knex.
+ */
+export class StaticMigrationSource implements Knex.MigrationSource<Migration> {
+  readonly #migrations: readonly Migration[];
 
-  constructor(migrations: readonly MigrationFile[]) {
+  constructor(migrations: readonly Migration[]) {
     this.#migrations = migrations;
   }
 
-  getMigrations(): Promise<MigrationFile[]> {
+  getMigrations(): Promise<Migration[]> {
     return Promise.resolve([...this.#migrations]);
   }
 
-  getMigrationName(migration: MigrationFile): string {
+  getMigrationName(migration: Migration): string {
     return migration.name;
   }
 
-  getMigration(migration: MigrationFile): Promise<Knex.Migration> {
-    return Promise.resolve({ up: (knex: Knex) => migration.up(knex), down: (knex: Knex) => migration.down(knex) });
+  getMigration(migration: Migration): Promise<Knex.Migration> {
+    return Promise.resolve({
+      up: (knex: Knex) => applyStepsWithKnex(knex, migration.steps),
+      down: (knex: Knex) => revertStepsWithKnex(knex, migration.steps),
+    });
   }
 }

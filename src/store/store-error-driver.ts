@@ -15,7 +15,7 @@ export function withStoreErrors(driver: SqlDriver): SqlDriver {
     dialect: driver.dialect,
     transaction: (work) => driver.transaction(work).catch(rethrow),
     read: (work) => driver.read(work).catch(rethrow),
-    migrate: () => driver.migrate().catch(rethrow),
+    migrate: (migrations) => driver.migrate(migrations).catch(rethrow),
     isMigrated: () => driver.isMigrated().catch(rethrow),
     close: () => driver.close().catch(rethrow),
   };

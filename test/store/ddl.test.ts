@@ -3,67 +3,75 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TABLES as initialTables, TYPES as initialTypes } from '../../migrations/20251122000000_initial.js';
+import * as typedTime from '../../migrations/20261123000000_typed_time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/duckdb-ddl.js';
-import { DUCKDB_KEYLESS_TABLES } from '../../src/store/duckdb-keyless.js';
+import { frozenTable } from '../../src/store/frozen-table.js';
 import { applyStepsWithKnex } from '../../src/store/knex-ddl.js';
-import type { MigrationStep } from '../../src/store/migration-step.js';
-import { table, TABLES } from '../../src/store/schema.js';
-import { VIEWS, VIEWS_BEFORE_REFRESH, viewSql } from '../../src/store/views.js';
+import type { MigrationStep, StepTable } from '../../src/store/migration-step.js';
+import { VIEWS, viewSql } from '../../src/store/views.js';
 
-describe('DuckDB DDL from the schema definition', () => {
-  it('maps every column type and keeps the primary key', () => {
-    expect(duckdbCreateTable(table('sync_leases'))).toBe(
+const initial = MIGRATIONS[0]!;
+const TYPED = typedTime.TYPES;
+const frozen = (name: string): StepTable => initialTables.find((t) => t.name === name)!;
+
+describe('DuckDB DDL from the frozen steps', () => {
+  it('maps every column type through the step types and keeps the primary key', () => {
+    expect(duckdbCreateTable(frozen('sync_leases'), TYPED, true)).toBe(
       'CREATE TABLE sync_leases (name VARCHAR NOT NULL, holder VARCHAR NOT NULL, acquired_at TIMESTAMPTZ NOT NULL, heartbeat_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (name))',
     );
-    const sql = duckdbCreateTable(table('webhooks'));
+    expect(duckdbCreateTable(frozen('sync_leases'), initialTypes, true)).toContain('acquired_at VARCHAR NOT NULL');
+    const sql = duckdbCreateTable(frozen('webhooks'), TYPED, true);
     expect(sql).toContain('filters JSON,');
     expect(sql).toContain('created_epoch DOUBLE,');
     expect(sql).toContain('active BOOLEAN NOT NULL');
-    expect(duckdbCreateTable(table('sync_windows'))).toContain('window_start BIGINT NOT NULL');
+    expect(duckdbCreateTable(frozen('sync_windows'), TYPED, true)).toContain('window_start BIGINT NOT NULL');
   });
 
-  it('the initial migration creates every table of TABLES and every view', async () => {
+  it('the initial migration creates the tables and views of the first release', async () => {
     const none = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null), hasPrimaryKey: () => Promise.resolve(false) };
-    const statements = await duckdbUpStatements(MIGRATIONS[0]!.steps, none);
-    expect(statements).toHaveLength(TABLES.length + VIEWS.length);
-    for (const t of TABLES) expect(statements).toContain(duckdbCreateTable(t));
-    expect(duckdbDownStatements(MIGRATIONS[0]!.steps)[0]).toBe(`DROP VIEW IF EXISTS ${VIEWS[VIEWS.length - 1]!.name}`);
+    const statements = await duckdbUpStatements(initial.steps, none);
+    expect(statements).toHaveLength(initialTables.length + 4);
+    for (const t of initialTables) expect(statements).toContain(duckdbCreateTable(t, initialTypes, true));
+    expect(statements.filter((s) => s.startsWith('CREATE TABLE')).map((s) => /^CREATE TABLE (\w+)/.exec(s)![1])).not.toContain('verify_runs');
+    expect(duckdbDownStatements(initial.steps)[0]).toBe('DROP VIEW IF EXISTS v_sync_health');
   });
 
-  it('the typed-time migration retypes each text time around dropped views, and does nothing to typed columns', async () => {
-    const typedTime = MIGRATIONS.find((m) => m.name === '20261123000000_typed_time')!;
+  it('the typed-time migration retypes the text times of the first release around dropped views, and does nothing to typed columns', async () => {
+    const typed = MIGRATIONS.find((m) => m.name === '20261123000000_typed_time')!;
     // A catalog whose times have the type `time` (its JSON columns are JSON, in DuckDB before and after).
     const catalog = (time: string) => ({
       hasTable: () => Promise.resolve(true),
       hasColumn: () => Promise.resolve(true),
-      columnType: (t: string, c: string) => Promise.resolve(table(t).columns.find((x) => x.name === c)?.type === 'json' ? 'JSON' : time),
+      columnType: (t: string, c: string) => Promise.resolve(frozen(t).columns.find((x) => x.name === c)?.type === 'json' ? 'JSON' : time),
       hasPrimaryKey: () => Promise.resolve(true),
     });
-    const fromText = await duckdbUpStatements(typedTime.steps, catalog('VARCHAR'));
-    const times = TABLES.flatMap((t) => t.columns.filter((c) => c.type === 'timestamp'));
-    expect(fromText.slice(0, VIEWS.length)).toEqual(VIEWS.map((v) => `DROP VIEW IF EXISTS ${v.name}`));
-    // The views as they were when the migration was written: v_sync_health without its refresh columns (a later migration adds them).
-    expect(fromText.slice(-VIEWS.length)).toEqual(VIEWS_BEFORE_REFRESH.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`));
-    const alters = fromText.slice(VIEWS.length, -VIEWS.length);
+    const fromText = await duckdbUpStatements(typed.steps, catalog('VARCHAR'));
+    const times = initialTables.flatMap((t) => t.columns.filter((c) => c.type === 'timestamp'));
+    const views = ['v_latest_authentications', 'v_fingerprint_pairs', 'v_daily_results', 'v_sync_health'];
+    expect(fromText.slice(0, 4)).toEqual(views.map((v) => `DROP VIEW IF EXISTS ${v}`));
+    expect(fromText.slice(-4).map((s) => /^CREATE VIEW (\w+)/.exec(s)![1])).toEqual(views);
+    const alters = fromText.slice(4, -4);
     expect(alters).toHaveLength(times.length);
     expect(alters).toContain('ALTER TABLE sync_leases ALTER COLUMN heartbeat_at SET DATA TYPE TIMESTAMPTZ USING CAST(heartbeat_at AS TIMESTAMPTZ)');
+    // Only the tables of the first release: the ones created later are created typed.
+    expect(alters.some((s) => s.includes('verify_runs') || s.includes('session_refresh'))).toBe(false);
     // DuckDB's catalog spells the type out.
-    expect(await duckdbUpStatements(typedTime.steps, catalog('TIMESTAMP WITH TIME ZONE'))).toEqual([]);
-    expect(duckdbDownStatements(typedTime.steps)).toContain(
+    expect(await duckdbUpStatements(typed.steps, catalog('TIMESTAMP WITH TIME ZONE'))).toEqual([]);
+    expect(duckdbDownStatements(typed.steps)).toContain(
       "ALTER TABLE sync_leases ALTER COLUMN heartbeat_at SET DATA TYPE VARCHAR USING strftime(timezone('UTC', heartbeat_at), '%Y-%m-%dT%H:%M:%S.%fZ')",
     );
   });
 
-  it('leaves the primary key out of the tables that grow with the history, never their NOT NULL', () => {
-    const sql = duckdbCreateTable(table('session_text_fields'));
-    expect(sql).toBe('CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR)');
-    for (const name of DUCKDB_KEYLESS_TABLES) expect(duckdbCreateTable(table(name))).not.toContain('PRIMARY KEY');
-    expect(duckdbCreateTable(table('session_refresh'))).toContain('PRIMARY KEY (resource, service_id)');
+  it('leaves the primary key out of a table created keyless, never its NOT NULL', () => {
+    expect(duckdbCreateTable(frozen('session_text_fields'), TYPED, false)).toBe(
+      'CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR)',
+    );
   });
 
   it('the keyless migration rebuilds only a table that still has its key, and reverting puts the key back', async () => {
-    const steps: MigrationStep[] = [{ kind: 'duckdbKeyless', tables: ['session_text_fields'] }];
+    const steps: MigrationStep[] = [{ kind: 'duckdbKeyless', tables: [frozen('session_text_fields')], types: TYPED }];
     const catalog = (keyed: boolean) => ({
       hasTable: () => Promise.resolve(true),
       hasColumn: () => Promise.resolve(true),
@@ -77,7 +85,9 @@ describe('DuckDB DDL from the schema definition', () => {
       'INSERT INTO session_text_fields (service_id, key, value) SELECT service_id, key, value FROM session_text_fields__keyed',
       'DROP TABLE session_text_fields__keyed',
     ];
-    expect(await duckdbUpStatements(steps, catalog(true))).toEqual(rebuild(duckdbCreateTable(table('session_text_fields'))));
+    expect(await duckdbUpStatements(steps, catalog(true))).toEqual(
+      rebuild('CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR)'),
+    );
     expect(duckdbDownStatements(steps)).toEqual(
       rebuild('CREATE TABLE session_text_fields (service_id VARCHAR NOT NULL, key VARCHAR NOT NULL, value VARCHAR, PRIMARY KEY (service_id, key))'),
     );
@@ -85,17 +95,34 @@ describe('DuckDB DDL from the schema definition', () => {
 
   it('a later ifMissing step is a no-op where the table exists', async () => {
     const steps: MigrationStep[] = [
-      { kind: 'createTable', table: table('domains'), ifMissing: true },
-      { kind: 'addColumn', table: 'domains', column: 'domain_name' },
+      { kind: 'createTable', table: frozen('domains'), types: TYPED, ifMissing: true },
+      { kind: 'addColumn', table: 'domains', column: 'domain_name', type: TYPED.text },
     ];
     const has = { hasTable: () => Promise.resolve(true), hasColumn: () => Promise.resolve(true), columnType: () => Promise.resolve('VARCHAR'), hasPrimaryKey: () => Promise.resolve(true) };
     expect(await duckdbUpStatements(steps, has)).toEqual([]);
     const hasNot = { hasTable: () => Promise.resolve(false), hasColumn: () => Promise.resolve(false), columnType: () => Promise.resolve(null), hasPrimaryKey: () => Promise.resolve(false) };
-    expect(await duckdbUpStatements(steps, hasNot)).toEqual([duckdbCreateTable(table('domains')), 'ALTER TABLE domains ADD COLUMN domain_name VARCHAR']);
+    expect(await duckdbUpStatements(steps, hasNot)).toEqual([duckdbCreateTable(frozen('domains'), TYPED, true), 'ALTER TABLE domains ADD COLUMN domain_name VARCHAR']);
   });
 });
 
-describe('knex DDL from the schema definition (SQLite)', () => {
+describe('frozenTable', () => {
+  it('reads name, type and NOT NULL from each column, and refuses what it cannot read', () => {
+    expect(frozenTable('t', ['id'], ['id text!', 'at timestamp', 'raw json!'], [['at']])).toEqual({
+      name: 't',
+      primaryKey: ['id'],
+      columns: [
+        { name: 'id', type: 'text', nullable: false },
+        { name: 'at', type: 'timestamp', nullable: true },
+        { name: 'raw', type: 'json', nullable: false },
+      ],
+      indexes: [{ columns: ['at'] }],
+    });
+    expect(() => frozenTable('t', ['id'], ['id varchar'])).toThrow(/'id varchar'/);
+    expect(() => frozenTable('t', ['id'], ['key text'])).toThrow(/primary key column id/);
+  });
+});
+
+describe('knex DDL from the frozen steps (SQLite)', () => {
   let dir = '';
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ivsync-ddl-'));
@@ -107,10 +134,10 @@ describe('knex DDL from the schema definition (SQLite)', () => {
   it('creates tables with their columns, keys and indexes; ifMissing steps are no-ops afterwards', async () => {
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: join(dir, 'x.sqlite') }, useNullAsDefault: true });
     try {
-      await applyStepsWithKnex(knex, MIGRATIONS[0]!.steps);
-      await applyStepsWithKnex(knex, [{ kind: 'createTable', table: table('authentications'), ifMissing: true }]);
+      await applyStepsWithKnex(knex, initial.steps);
+      await applyStepsWithKnex(knex, [{ kind: 'createTable', table: frozen('authentications'), types: TYPED, ifMissing: true }]);
       const columns = (await knex.raw("SELECT name, type, \"notnull\" AS nn, pk FROM pragma_table_info('authentications')")) as Array<Record<string, unknown>>;
-      expect(columns.map((c) => c.name)).toEqual(table('authentications').columns.map((c) => c.name));
+      expect(columns.map((c) => c.name)).toEqual(frozen('authentications').columns.map((c) => c.name));
       expect(columns.find((c) => c.name === 'service_id')).toMatchObject({ pk: 1, nn: 1 });
       expect(columns.find((c) => c.name === 'created_epoch')?.type).toMatch(/float|double|real/i);
       expect(columns.find((c) => c.name === 'update_counter')?.type).toMatch(/bigint/i);
@@ -133,6 +160,6 @@ describe('viewSql', () => {
     const daily = VIEWS.find((v) => v.name === 'v_daily_results')!;
     expect(viewSql(daily, 'sqlite')).toContain('SELECT substr(created_at, 1, 10) AS day');
     expect(viewSql(daily, 'duckdb')).toContain("GROUP BY CAST(created_at AT TIME ZONE 'UTC' AS DATE)");
-    expect(() => viewSql({ name: 'v', description: '', sql: 'SELECT {{nope}}' }, 'sqlite')).toThrow(/no fragment nope/);
+    expect(() => viewSql({ name: 'v', sql: 'SELECT {{nope}}' }, 'sqlite')).toThrow(/no fragment nope/);
   });
 });

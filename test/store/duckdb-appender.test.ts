@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
@@ -31,7 +32,7 @@ describe('DuckDB Appender after a refused row', () => {
   it('leaves nothing behind that a later transaction trips on, even once the Appender is collected', async () => {
     const driver = await DuckdbDriver.open(join(tempDir(), 't.duckdb'), clock);
     try {
-      await driver.migrate();
+      await driver.migrate(MIGRATIONS);
       const def = table('authentications');
       // `source` is NOT NULL: rows proven absent are appended straight into the table, whose flush refuses it.
       // The error is kept as text, not as the object, which would keep the Appender from being collected.

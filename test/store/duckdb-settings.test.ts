@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DuckdbDriver, ROW_GROUP_ROWS } from '../../src/store/duckdb-driver.js';
@@ -34,7 +35,7 @@ describe('DuckDB target settings', () => {
   it('stores rows in row groups of ROW_GROUP_ROWS, which bound what one checkpoint rewrites', async () => {
     const driver = await DuckdbDriver.open(join(tempDir(), 'groups.duckdb'), () => new Date('2026-11-24T00:00:00.000Z'));
     try {
-      await driver.migrate();
+      await driver.migrate(MIGRATIONS);
       const rows = Array.from({ length: ROW_GROUP_ROWS + 10 }, (_, i) => ({ service_id: `S${i}`, key: 'k', value: 'v' }));
       await driver.transaction((tx) => tx.write(table('session_text_fields'), rows, 'fail'));
       await driver.read((tx) => tx.run('CHECKPOINT'));

@@ -2,50 +2,30 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import knexFactory, { type Knex } from 'knex';
-import * as initial from '../../migrations/20251122000000_initial.js';
-import type { MigrationFile } from '../../migrations/index.js';
-import type { SqlTypeOverrides } from '../../src/store/column-sql-type.js';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { migrateDuckdb } from '../../src/store/duckdb-migrator.js';
-import { applyStepsWithKnex, revertStepsWithKnex } from '../../src/store/knex-ddl.js';
-import type { MigrationStep } from '../../src/store/migration-step.js';
+import type { Migration } from '../../src/store/migration-step.js';
 import { parseTarget } from '../../src/store/parse-target.js';
 import { StaticMigrationSource } from '../../src/store/static-migration-source.js';
-import { VIEWS_BEFORE_REFRESH } from '../../src/store/views.js';
 
-/** The types 20251122000000_initial created before times were typed: text times, and jsonb in PostgreSQL. */
-const TYPES_THEN: SqlTypeOverrides = { timestamp: { postgres: 'text', duckdb: 'VARCHAR' }, json: { postgres: 'jsonb' } };
-
-/** v_daily_results as the initial migration created it then, reading the day off the text. */
-const DAILY_THEN = `SELECT substr(created_at, 1, 10) AS day, result_id, brand_id,
-  COUNT(*) AS total,
-  SUM(CASE WHEN result_final THEN 1 ELSE 0 END) AS final
-FROM authentications
-GROUP BY substr(created_at, 1, 10), result_id, brand_id`;
-
-const stepsThen: readonly MigrationStep[] = initial.steps.map((step): MigrationStep => {
-  if (step.kind === 'createTable') return { ...step, types: TYPES_THEN };
-  if (step.kind === 'createView' && step.view.name === 'v_daily_results') return { ...step, view: { ...step.view, sql: DAILY_THEN, fragments: {} } };
-  // The health view then had no refresh columns: today's reads times as timestamps, which text times are not.
-  if (step.kind === 'createView' && step.view.name === 'v_sync_health') {
-    return { ...step, view: VIEWS_BEFORE_REFRESH.find((v) => v.name === 'v_sync_health')! };
-  }
-  return step;
-});
-
-/** The initial migration as the release before typed times ran it. */
-const initialThen: MigrationFile = {
-  name: initial.name,
-  steps: stepsThen,
-  up: (knex) => applyStepsWithKnex(knex, stepsThen),
-  down: (knex) => revertStepsWithKnex(knex, stepsThen),
-};
+/** Rows to insert, by table. */
+type TableRows = Readonly<Record<string, readonly object[]>>;
 
 /**
  * Creates `target` as the release before typed times left it: only the
  * initial migration applied, with text times (and jsonb in PostgreSQL), and
  * `rows` written as that release wrote them (times as ISO text).
  */
-export async function createTargetBeforeTypedTimes(target: string, rows: Readonly<Record<string, readonly object[]>>): Promise<void> {
+export function createTargetBeforeTypedTimes(target: string, rows: TableRows): Promise<void> {
+  return createTargetAt(target, MIGRATIONS.slice(0, 1), rows);
+}
+
+/**
+ * Creates `target` with `migrations` applied (the first steps of MIGRATIONS:
+ * the schema as of the last of them) and `rows` inserted as given, column by
+ * column; SQLite gets booleans as 0/1, as every release wrote them.
+ */
+export async function createTargetAt(target: string, migrations: readonly Migration[], rows: TableRows): Promise<void> {
   const parsed = parseTarget(target);
   if (parsed.kind === 'duckdb') {
     await mkdir(dirname(parsed.path), { recursive: true });
@@ -56,11 +36,16 @@ export async function createTargetBeforeTypedTimes(target: string, rows: Readonl
         all: async (sql: string, params: readonly unknown[] = []) => (await connection.runAndReadAll(sql, params as never)).getRowObjectsJS(),
         run: async (sql: string, params: readonly unknown[] = []) => Number((await connection.run(sql, params as never)).rowsChanged),
       };
-      await migrateDuckdb(db, [initialThen], '2025-11-22T00:00:00.000Z');
+      await migrateDuckdb(db, migrations, '2025-11-22T00:00:00.000Z');
       for (const [table, tableRows] of Object.entries(rows)) {
-        for (const row of tableRows) {
-          const columns = Object.keys(row);
-          await db.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, Object.values(row) as unknown[]);
+        // Many rows a statement: one INSERT per row takes seconds for a backfill's worth.
+        for (let i = 0; i < tableRows.length; i += 100) {
+          const chunk = tableRows.slice(i, i + 100) as Record<string, unknown>[];
+          const columns = Object.keys(chunk[0]!);
+          const tuple = `(${columns.map(() => '?').join(', ')})`;
+          const values = chunk.flatMap((row) => columns.map((c) => row[c]));
+          const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`;
+          await db.run(sql, values);
         }
       }
       await connection.run('CHECKPOINT');
@@ -81,11 +66,12 @@ export async function createTargetBeforeTypedTimes(target: string, rows: Readonl
     await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${parsed.schema}"`);
   }
   try {
-    await knex.migrate.latest({ migrationSource: new StaticMigrationSource([initialThen]), ...(schemaName ? { schemaName } : {}) });
+    await knex.migrate.latest({ migrationSource: new StaticMigrationSource(migrations), ...(schemaName ? { schemaName } : {}) });
     for (const [table, tableRows] of Object.entries(rows)) {
       // SQLite has no booleans: that release stored 0/1.
       const values = tableRows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' && parsed.kind === 'sqlite' ? Number(v) : v])));
-      if (values.length > 0) await knex(table).insert(values);
+      // Chunks keep PostgreSQL's bind parameters and SQLite's variables within their limits.
+      for (let i = 0; i < values.length; i += 100) await knex(table).insert(values.slice(i, i + 100));
     }
   } finally {
     await knex.destroy();

@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -214,7 +215,7 @@ describe('a target that fails, rather than refusing a row', () => {
 
   it('SQLite locked by another writer: the commit fails, nothing is kept aside, the checkpoint stays', async () => {
     const path = join(tempDir(), 'locked.sqlite');
-    const sink = createSqlSink(await SqliteDriver.open(path, { busyTimeoutMs: 100 }), { clock: () => new Date() });
+    const sink = createSqlSink(await SqliteDriver.open(path, { busyTimeoutMs: 100 }), { clock: () => new Date(), migrations: MIGRATIONS });
     await sink.migrate();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });

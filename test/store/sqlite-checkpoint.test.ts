@@ -1,3 +1,4 @@
+import { MIGRATIONS } from '../../migrations/index.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -11,8 +12,8 @@ const tempDir = useTempDir();
 
 async function open(path: string, checkpoint: SqliteDriverOptions['checkpoint']): Promise<QueryableSink> {
   const driver = await SqliteDriver.open(path, { checkpoint });
-  await driver.migrate();
-  return createSqlSink(driver, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
+  await driver.migrate(MIGRATIONS);
+  return createSqlSink(driver, { clock: () => new Date(Date.UTC(2026, 0, 1)), migrations: MIGRATIONS });
 }
 
 /** `n` sessions with a text field each; 1,200 of them (2,400 rows) are a bulk commit. */

@@ -125,7 +125,7 @@ forEachTarget((dialect, ctx) => {
         'DROP TABLE change_lags',
         'ALTER TABLE sync_runs DROP COLUMN refresh_budget',
         'ALTER TABLE sync_runs DROP COLUMN refresh_spent',
-        "DELETE FROM knex_migrations WHERE name = '20261126000000_staleness'",
+        "DELETE FROM knex_migrations WHERE name = '20261126100000_staleness'",
         "CREATE VIEW v_sync_health AS SELECT 'old' AS account",
       ]);
       const sink = await ctx.open();
