@@ -8,6 +8,7 @@
  * `timestamp` (see {@link ColumnType}) and `*_epoch` as a real number of seconds.
  */
 
+import { HISTORY_TABLES } from './history-tables.js';
 import { REFRESH_TABLES } from './refresh-tables.js';
 import { VERIFY_TABLES } from './verify-tables.js';
 
@@ -212,6 +213,7 @@ export const TABLES: readonly TableDef[] = [
       col('holder', 'text', 'The process that ran it (host:pid:id, as in sync_leases); null for runs recorded before this column existed.'),
     ],
   },
+  ...HISTORY_TABLES,
   ...VERIFY_TABLES,
   ...REFRESH_TABLES,
   {

@@ -21,7 +21,10 @@ const DAILY_THEN = `SELECT substr(created_at, 1, 10) AS day, result_id, brand_id
 FROM authentications
 GROUP BY substr(created_at, 1, 10), result_id, brand_id`;
 
-const stepsThen: readonly MigrationStep[] = initial.steps.map((step): MigrationStep => {
+/** Views the initial migration creates today that the release before typed times did not have. */
+const VIEWS_SINCE = new Set(['v_result_turnaround', 'v_session_timeline']);
+
+const stepsThen: readonly MigrationStep[] = initial.steps.filter((step) => step.kind !== 'createView' || !VIEWS_SINCE.has(step.view.name)).map((step): MigrationStep => {
   if (step.kind === 'createTable') return { ...step, types: TYPES_THEN };
   if (step.kind === 'createView' && step.view.name === 'v_daily_results') return { ...step, view: { ...step.view, sql: DAILY_THEN, fragments: {} } };
   return step;

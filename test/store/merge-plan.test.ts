@@ -5,7 +5,21 @@ import { auth, fp, t } from './fixtures.js';
 
 const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSession] => [
   id,
-  { update_counter: null, last_updated_at: null, last_synced_at: t(5), first_seen_at: t(1), missing_since: null, raw: '{}', api_version: '1.4', preserved: {}, ...s },
+  {
+    account: 'default',
+    update_counter: null,
+    last_updated_at: null,
+    last_synced_at: t(5),
+    first_seen_at: t(1),
+    missing_since: null,
+    result_id: 'authentic',
+    result_final: true,
+    flag: null,
+    raw: '{}',
+    api_version: '1.4',
+    preserved: {},
+    ...s,
+  },
 ];
 
 const none = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
