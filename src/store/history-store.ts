@@ -11,11 +11,11 @@ const COLUMNS = HISTORY.columns.map((c) => c.name).join(', ');
 /**
  * Writes sessions' new versions inside the caller's transaction, the one that
  * writes their rows. Three statements at most per resource, whatever the
- * number of sessions: the current versions of the sessions stored before
- * are read, deleted and written again closed, along with the new ones (a
- * DELETE and an append rather than an UPDATE per session: DuckDB keeps this
- * table without an index, see duckdb-keyless.ts). Sessions first stored here
- * cost only the append.
+ * number of sessions: the sessions' current versions are read, deleted and
+ * written again closed, along with the new ones (a DELETE and an append
+ * rather than an UPDATE per session: DuckDB keeps this table without an
+ * index, see duckdb-keyless.ts). When no session had a version before (a
+ * backfill's pages) that is the read, which finds nothing, and the append.
  */
 export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionVersions[]): Promise<void> {
   if (sessions.length === 0) return;
@@ -23,7 +23,8 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
   for (const resource of RESOURCES) {
     const own = sessions.filter((s) => s.resource === resource);
     if (own.length === 0) continue;
-    const current = await currentVersions(tx, resource, own.filter((s) => s.stored).map((s) => s.serviceId));
+    // Sessions first stored here too: a row deleted by hand, or stored under the other resource, leaves its history.
+    const current = await currentVersions(tx, resource, own.map((s) => s.serviceId));
     const replaced: string[] = [];
     for (const s of own) {
       const stored = current.get(s.serviceId) ?? null;
@@ -80,7 +81,6 @@ export async function markMissingWhere(
     return {
       resource: mark.resource,
       serviceId: r.service_id as string,
-      stored: true,
       versions: [
         {
           ...trackedOf(r),

@@ -46,8 +46,6 @@ export function historyRowOf(r: Readonly<Record<string, unknown>>): HistoryRow {
 export interface SessionVersions {
   resource: Resource;
   serviceId: string;
-  /** Whether the session was stored before: only then can the target hold a current version to close. */
-  stored: boolean;
   versions: HistoryVersion[];
 }
 

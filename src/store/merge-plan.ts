@@ -268,7 +268,7 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
   }
   for (const resource of RESOURCES) {
     for (const [serviceId, state] of current[resource]) {
-      if (state.versions.length > 0) plan.versions.push({ resource, serviceId, stored: state.stored, versions: state.versions });
+      if (state.versions.length > 0) plan.versions.push({ resource, serviceId, versions: state.versions });
       if (state.row) plan.rows[resource].push(state.row);
       else if (state.seenChanged) plan.seen.push({ resource, serviceId, lastSyncedAt: state.lastSyncedAt });
       for (const kind of ['session_text_fields', 'session_images', 'session_warnings'] as const) {

@@ -150,6 +150,22 @@ forEachTarget((_dialect, ctx) => {
     ]);
   });
 
+  it('a session whose row was deleted by hand is stored again after its history, never at the same start', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(batch([auth('s', { result_final: false, result_id: 'pending', last_synced_at: t(1) })]));
+    await sink.close();
+    await executeOn(ctx.target(), ["DELETE FROM authentications WHERE service_id = 's'"]);
+    const again = await ctx.open();
+    await again.mergeBatch(batch([auth('s', { last_synced_at: t(9) })]));
+    const rows = await versions(again, 's');
+    expect(rows.map((r) => [r.result_final, r.valid_to === null])).toEqual([
+      [false, false],
+      [true, true],
+    ]);
+    expect(rows[1]!.valid_from).toBe(rows[0]!.valid_to);
+    expect(String(rows[1]!.valid_from) > String(rows[0]!.valid_from)).toBe(true);
+  });
+
   it('the migration gives a target made without the table one version per stored session, from first_seen_at', async () => {
     const sink = await ctx.open();
     await sink.mergeBatch(
