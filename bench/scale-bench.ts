@@ -152,7 +152,9 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
   if (target === 'sqlite') {
     const db = new Database(path, { readonly: true });
     try {
-      const row = db.prepare("SELECT sum(pgsize) AS n FROM dbstat WHERE name = 'session_history' OR name LIKE 'sqlite_autoindex_session_history%'").get() as { n: number | null };
+      const sql = `SELECT sum(pgsize) AS n FROM dbstat
+                   WHERE name = 'session_history' OR name LIKE 'sqlite_autoindex_session_history%'`;
+      const row = db.prepare(sql).get() as { n: number | null };
       return row.n ?? 0;
     } finally {
       db.close();
@@ -163,7 +165,8 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
     const connection = await instance.connect();
     try {
       const reader = await connection.runAndReadAll(
-        "SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('session_history') WHERE block_id IS NOT NULL AND block_id >= 0",
+        `SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('session_history')
+         WHERE block_id IS NOT NULL AND block_id >= 0`,
       );
       return Number(reader.getRowObjectsJS()[0]?.n ?? 0) * 262_144;
     } finally {
@@ -174,7 +177,8 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
   const client = new pg.Client({ connectionString: postgresUrl });
   await client.connect();
   try {
-    const result = await client.query<{ n: string | null }>(`SELECT pg_total_relation_size(format('%I.session_history', $1::text)::regclass) AS n`, [schema]);
+    const sql = `SELECT pg_total_relation_size(format('%I.session_history', $1::text)::regclass) AS n`;
+    const result = await client.query<{ n: string | null }>(sql, [schema]);
     return Number(result.rows[0]?.n ?? 0);
   } finally {
     await client.end();
@@ -242,7 +246,8 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     let minRequests = 0;
     for (const resource of ['authentications', 'fingerprints'] as const) minRequests += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
     const storedBytes = options.target === 'postgres' ? await postgresBytes(options.postgresUrl ?? '', schema) : fileBytes(join(dir, `scale.${options.target}`));
-    const history = await historyBytes(options.target, join(dir, `scale.${options.target}`), options.postgresUrl ?? '', schema);
+    const file = join(dir, `scale.${options.target}`);
+    const history = await historyBytes(options.target, file, options.postgresUrl ?? '', schema);
     return {
       target: options.target,
       sessions: options.sessions,
@@ -263,7 +268,8 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
 }
 
 export function backfillTable(runs: readonly ScaleRun[]): string {
-  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session', 'history share', 'requests', 'min requests', 'requests/min'];
+  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session'];
+  header.push('history share', 'requests', 'min requests', 'requests/min');
   return markdownTable(
     header,
     runs.map((r) => [

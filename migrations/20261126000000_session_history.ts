@@ -16,7 +16,12 @@ import type { DialectViewDef } from '../src/store/views.js';
  */
 export const name = '20261126000000_session_history';
 
-const column = (name: string, type: 'text' | 'integer' | 'boolean' | 'timestamp', nullable = true) => ({ name, type, nullable, description: '' });
+const column = (name: string, type: 'text' | 'integer' | 'boolean' | 'timestamp', nullable = true) => ({
+  name,
+  type,
+  nullable,
+  description: '',
+});
 
 const SESSION_HISTORY: TableDef = {
   name: 'session_history',
@@ -38,12 +43,15 @@ const SESSION_HISTORY: TableDef = {
   ],
 };
 
-const COLUMNS = 'service_id, resource, account, valid_from, valid_to, result_id, result_final, flag, missing_since, update_counter, source, api_version';
+const COLUMNS =
+  'service_id, resource, account, valid_from, valid_to, result_id, result_final, flag, missing_since, ' +
+  'update_counter, source, api_version';
 
 /** The first version of each stored session of `resource` that has none; the same SQL in every dialect. */
 const firstVersions = (resource: string): string =>
   `INSERT INTO session_history (${COLUMNS})
-SELECT s.service_id, '${resource}', s.account, s.first_seen_at, NULL, s.result_id, s.result_final, s.flag, s.missing_since, s.update_counter, s.source, s.api_version
+SELECT s.service_id, '${resource}', s.account, s.first_seen_at, NULL, s.result_id, s.result_final, s.flag,
+  s.missing_since, s.update_counter, s.source, s.api_version
 FROM ${resource} s
 WHERE NOT EXISTS (SELECT 1 FROM session_history h WHERE h.resource = '${resource}' AND h.service_id = s.service_id)`;
 
@@ -56,12 +64,16 @@ const DROP_VIEWS = ['v_result_turnaround', 'v_session_timeline'].map(
   (view): MigrationStep => ({ kind: 'sql', up: everywhere(`DROP VIEW IF EXISTS ${view}`), down: NOTHING }),
 );
 
-const turnaroundOf = (resource: string, brand: string): string => `SELECT s.service_id, '${resource}' AS resource, s.account,
+const turnaroundOf = (
+  resource: string,
+  brand: string,
+): string => `SELECT s.service_id, '${resource}' AS resource, s.account,
   ${brand}, s.form_factor, h.result_id,
   s.created_at, h.valid_from AS final_at,
   {{final_epoch}} - s.created_epoch AS turnaround_seconds,
   EXISTS (SELECT 1 FROM session_history p
-          WHERE p.resource = h.resource AND p.service_id = h.service_id AND p.valid_from < h.valid_from) AS seen_non_final
+          WHERE p.resource = h.resource AND p.service_id = h.service_id
+            AND p.valid_from < h.valid_from) AS seen_non_final
 FROM (SELECT service_id, MIN(valid_from) AS final_at FROM session_history
       WHERE resource = '${resource}' AND result_final GROUP BY service_id) f
 JOIN session_history h ON h.resource = '${resource}' AND h.service_id = f.service_id AND h.valid_from = f.final_at
@@ -87,7 +99,8 @@ const SESSION_TIMELINE: DialectViewDef = {
   description: 'The versions of every session in order.',
   sql: `SELECT h.resource, h.service_id, h.account,
   ROW_NUMBER() OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS version,
-  h.valid_from, h.valid_to, h.result_id, h.result_final, h.flag, h.missing_since, h.update_counter, h.source, h.api_version,
+  h.valid_from, h.valid_to, h.result_id, h.result_final, h.flag, h.missing_since, h.update_counter,
+  h.source, h.api_version,
   LAG(h.result_id) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_id,
   LAG(h.result_final) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_final,
   LAG(h.flag) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_flag

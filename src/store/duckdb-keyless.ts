@@ -17,7 +17,14 @@ import type { OnConflict } from './sql-driver.js';
  * driver, and a write that may meet a stored key replaces by key
  * (keylessWriteStatements). SQLite and PostgreSQL keep their primary keys.
  */
-export const DUCKDB_KEYLESS_TABLES: readonly string[] = ['authentications', 'fingerprints', 'session_text_fields', 'session_images', 'session_warnings', 'session_history'];
+export const DUCKDB_KEYLESS_TABLES: readonly string[] = [
+  'authentications',
+  'fingerprints',
+  'session_text_fields',
+  'session_images',
+  'session_warnings',
+  'session_history',
+];
 
 /** Whether a DuckDB target keeps `table` without its primary key index (see DUCKDB_KEYLESS_TABLES). */
 export function duckdbKeyless(table: string): boolean {

@@ -1,5 +1,12 @@
 import type { Resource } from '../normalize/rows.js';
-import { chainVersions, historyRowOf, trackedOf, type HistoryRow, type HistorySource, type SessionVersions } from './history-version.js';
+import {
+  chainVersions,
+  historyRowOf,
+  trackedOf,
+  type HistoryRow,
+  type HistorySource,
+  type SessionVersions,
+} from './history-version.js';
 import { readRow } from './row-reader.js';
 import { table } from './schema.js';
 import { RESOURCES, sessionTable } from './session-table.js';
@@ -24,7 +31,11 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
     const own = sessions.filter((s) => s.resource === resource);
     if (own.length === 0) continue;
     // Sessions first stored here too: a row deleted by hand, or stored under the other resource, leaves its history.
-    const current = await currentVersions(tx, resource, own.map((s) => s.serviceId));
+    const current = await currentVersions(
+      tx,
+      resource,
+      own.map((s) => s.serviceId),
+    );
     const replaced: string[] = [];
     for (const s of own) {
       const stored = current.get(s.serviceId) ?? null;
@@ -37,21 +48,28 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
     }
     if (replaced.length > 0) {
       const list = tx.inList(replaced);
-      await tx.run(`DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`, [resource, ...list.params]);
+      await tx.run(
+        `DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+        [resource, ...list.params],
+      );
     }
   }
   // Every row's key is new: a closed row was deleted above, and a new start is later than its session's last.
   if (rows.length > 0) await tx.write(HISTORY, rows, 'fail');
 }
 
-async function currentVersions(tx: SqlExecutor, resource: Resource, ids: readonly string[]): Promise<Map<string, HistoryRow>> {
+async function currentVersions(
+  tx: SqlExecutor,
+  resource: Resource,
+  ids: readonly string[],
+): Promise<Map<string, HistoryRow>> {
   const found = new Map<string, HistoryRow>();
   if (ids.length === 0) return found;
   const list = tx.inList([...ids]);
-  const rows = await tx.all(`SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`, [
-    resource,
-    ...list.params,
-  ]);
+  const rows = await tx.all(
+    `SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+    [resource, ...list.params],
+  );
   for (const raw of rows) {
     const row = historyRowOf(readRow(HISTORY, raw));
     found.set(row.service_id, row);
@@ -72,7 +90,8 @@ export async function markMissingWhere(
 ): Promise<number> {
   const def = sessionTable(mark.resource);
   const found = await tx.all(
-    `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter FROM ${def.name} WHERE missing_since IS NULL AND (${mark.where})`,
+    `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter
+     FROM ${def.name} WHERE missing_since IS NULL AND (${mark.where})`,
     mark.params,
   );
   if (found.length === 0) return 0;
@@ -94,7 +113,10 @@ export async function markMissingWhere(
     };
   });
   const list = tx.inList(sessions.map((s) => s.serviceId));
-  const marked = await tx.run(`UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND service_id IN ${list.sql}`, [mark.now, ...list.params]);
+  const marked = await tx.run(
+    `UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND service_id IN ${list.sql}`,
+    [mark.now, ...list.params],
+  );
   await writeVersions(tx, sessions);
   return marked;
 }

@@ -114,7 +114,13 @@ export function chainVersions(
   for (const version of versions) {
     if (previous !== null && sameTracked(previous, version)) continue;
     const validFrom = previous === null ? version.valid_from : laterThan(version.valid_from, previous.valid_from);
-    const row: HistoryRow = { ...version, service_id: key.serviceId, resource: key.resource, valid_from: validFrom, valid_to: null };
+    const row: HistoryRow = {
+      ...version,
+      service_id: key.serviceId,
+      resource: key.resource,
+      valid_from: validFrom,
+      valid_to: null,
+    };
     if (previous !== null) {
       if (previous === current) closed = { ...current, valid_to: validFrom };
       else previous.valid_to = validFrom;

@@ -1,6 +1,14 @@
 import type { ImageRow, NormalizedSession, Resource, TextFieldRow, WarningRow } from '../normalize/rows.js';
 import { RESOURCES } from '../config/constants.js';
-import { sameTracked, trackedOf, versionStart, type HistorySource, type HistoryVersion, type SessionVersions, type TrackedValues } from './history-version.js';
+import {
+  sameTracked,
+  trackedOf,
+  versionStart,
+  type HistorySource,
+  type HistoryVersion,
+  type SessionVersions,
+  type TrackedValues,
+} from './history-version.js';
 import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
 
 /** What the store reads of a stored session before deciding: the merge rule's inputs plus preserved columns. */
@@ -167,7 +175,8 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
         if (state.missingSince !== null) {
           // Seen again: a version of its own, dated by this observation (the service changed nothing).
           const values = { ...state.tracked, missing_since: null };
-          state.versions.push(version(values, state.account, session.row.last_synced_at, options.source ?? session.row.source, state.apiVersion));
+          const source = options.source ?? session.row.source;
+          state.versions.push(version(values, state.account, session.row.last_synced_at, source, state.apiVersion));
           state.tracked = values;
         }
         markSeen(state, session.row.last_synced_at);
@@ -191,7 +200,8 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
     const versions = state?.versions ?? [];
     if (state === undefined || !sameTracked(state.tracked, tracked)) {
       const start = versionStart(state?.tracked ?? null, tracked, session.row);
-      versions.push(version(tracked, session.row.account, start, options.source ?? session.row.source, session.row.api_version));
+      const source = options.source ?? session.row.source;
+      versions.push(version(tracked, session.row.account, start, source, session.row.api_version));
     }
     const next: Current = {
       obs: {
@@ -218,7 +228,13 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
   return assemble(current, outcomes);
 }
 
-function version(values: TrackedValues, account: string, validFrom: string, source: HistorySource, apiVersion: string): HistoryVersion {
+function version(
+  values: TrackedValues,
+  account: string,
+  validFrom: string,
+  source: HistorySource,
+  apiVersion: string,
+): HistoryVersion {
   return { ...values, account, valid_from: validFrom, source, api_version: apiVersion };
 }
 

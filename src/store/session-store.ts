@@ -53,7 +53,14 @@ export class SqlSessionStore implements SessionStore {
  */
 export async function markMissingIn(
   tx: SqlExecutor,
-  mark: { account: string; resource: Resource; serviceIds: readonly string[]; now: string; source: HistorySource; seenBefore?: string },
+  mark: {
+    account: string;
+    resource: Resource;
+    serviceIds: readonly string[];
+    now: string;
+    source: HistorySource;
+    seenBefore?: string;
+  },
 ): Promise<number> {
   if (mark.serviceIds.length === 0) return 0;
   const list = tx.inList([...new Set(mark.serviceIds)]);

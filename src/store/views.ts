@@ -111,12 +111,14 @@ const epochOf = (column: string): Record<Dialect, string> => ({
 });
 
 /** The first version with a final result of each session of `resource`, with what the session row says of it. */
-const turnaroundOf = (resource: string, brand: string): string => `SELECT s.service_id, '${resource}' AS resource, s.account,
+const turnaroundOf = (resource: string, brand: string): string => `SELECT
+  s.service_id, '${resource}' AS resource, s.account,
   ${brand}, s.form_factor, h.result_id,
   s.created_at, h.valid_from AS final_at,
   {{final_epoch}} - s.created_epoch AS turnaround_seconds,
   EXISTS (SELECT 1 FROM session_history p
-          WHERE p.resource = h.resource AND p.service_id = h.service_id AND p.valid_from < h.valid_from) AS seen_non_final
+          WHERE p.resource = h.resource AND p.service_id = h.service_id
+            AND p.valid_from < h.valid_from) AS seen_non_final
 FROM (SELECT service_id, MIN(valid_from) AS final_at FROM session_history
       WHERE resource = '${resource}' AND result_final GROUP BY service_id) f
 JOIN session_history h ON h.resource = '${resource}' AND h.service_id = f.service_id AND h.valid_from = f.final_at
@@ -127,7 +129,11 @@ export const HISTORY_VIEWS: readonly DialectViewDef[] = [
   {
     name: 'v_result_turnaround',
     description:
-      'Per session with a final result in session_history: when it was created, when its first final version began (final_at), the seconds between (turnaround_seconds), its result then, and brand (authentications; null for fingerprints) and form factor. seen_non_final is false when the first version ivsync stored was already final: then final_at is only the start of that version (created_at for a backfilled session, so the turnaround is 0), not a measured change.',
+      'Per session with a final result in session_history: when it was created, when its first final version ' +
+      'began (final_at), the seconds between (turnaround_seconds), its result then, and brand (authentications; ' +
+      'null for fingerprints) and form factor. seen_non_final is false when the first version ivsync stored was ' +
+      'already final: then final_at is only the start of that version (created_at for a backfilled session, so ' +
+      'the turnaround is 0), not a measured change.',
     sql: `${turnaroundOf('authentications', 's.brand_id, s.brand_display')}
 UNION ALL
 ${turnaroundOf('fingerprints', 'NULL AS brand_id, NULL AS brand_display')}`,
@@ -136,10 +142,12 @@ ${turnaroundOf('fingerprints', 'NULL AS brand_id, NULL AS brand_display')}`,
   {
     name: 'v_session_timeline',
     description:
-      'The versions of every session in order (version 1 is the first ivsync stored), each with the values of the version before it (previous_result_id, previous_result_final, previous_flag; null for the first).',
+      'The versions of every session in order (version 1 is the first ivsync stored), each with the values of ' +
+      'the version before it (previous_result_id, previous_result_final, previous_flag; null for the first).',
     sql: `SELECT h.resource, h.service_id, h.account,
   ROW_NUMBER() OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS version,
-  h.valid_from, h.valid_to, h.result_id, h.result_final, h.flag, h.missing_since, h.update_counter, h.source, h.api_version,
+  h.valid_from, h.valid_to, h.result_id, h.result_final, h.flag, h.missing_since, h.update_counter,
+  h.source, h.api_version,
   LAG(h.result_id) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_id,
   LAG(h.result_final) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_final,
   LAG(h.flag) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_flag

@@ -17,7 +17,8 @@ async function versions(sink: QueryableSink, serviceId: string): Promise<Record<
   return rows.map((r) => readRow(HISTORY, r));
 }
 
-const count = async (sink: QueryableSink): Promise<number> => Number((await sink.query('SELECT COUNT(*) AS n FROM session_history'))[0]!.n);
+const count = async (sink: QueryableSink): Promise<number> =>
+  Number((await sink.query('SELECT COUNT(*) AS n FROM session_history'))[0]!.n);
 
 /** Runs DDL on a target as another program would: the sink's own query path is for reads. */
 async function executeOn(url: string, statements: readonly string[]): Promise<void> {
@@ -46,35 +47,81 @@ async function executeOn(url: string, statements: readonly string[]): Promise<vo
 }
 
 forEachTarget((_dialect, ctx) => {
-  it('a version per change of result, flag, counter or missing_since; a re-check that changes nothing writes nothing', async () => {
+  it('a version per change of result, flag, counter or missing_since; an unchanged re-check writes none', async () => {
     const sink = await ctx.open();
-    const created = auth('s', { result_id: 'pending', result_final: false, last_synced_at: t(10), first_seen_at: t(10) });
+    const created = auth('s', {
+      result_id: 'pending',
+      result_final: false,
+      last_synced_at: t(10),
+      first_seen_at: t(10),
+    });
     await sink.mergeBatch(batch([created]));
     await sink.mergeBatch(batch([{ ...created, row: { ...created.row, last_synced_at: t(20) } }]));
-    await sink.mergeBatch(batch([auth('s', { result_id: 'pending', result_final: false, flag: 'hold', last_synced_at: t(30) })]));
+    await sink.mergeBatch(
+      batch([auth('s', { result_id: 'pending', result_final: false, flag: 'hold', last_synced_at: t(30) })]),
+    );
     await sink.markMissing('default', 'authentications', ['s'], t(40));
     await sink.markMissing('default', 'authentications', ['s'], t(41));
-    await sink.mergeBatch(batch([auth('s', { result_id: 'pending', result_final: false, flag: 'hold', last_synced_at: t(50) })]));
-    const final = auth('s', { result_id: 'authentic', result_final: true, flag: 'hold', update_counter: 4, source: 'webhook', last_synced_at: t(60) });
-    await sink.applyDelivery({ id: 'd1', webhookUuid: 'w', channel: 'default', receivedAt: t(60), items: 1, body: '{}' }, batch([final]));
+    await sink.mergeBatch(
+      batch([auth('s', { result_id: 'pending', result_final: false, flag: 'hold', last_synced_at: t(50) })]),
+    );
+    const final = auth('s', {
+      result_id: 'authentic',
+      result_final: true,
+      flag: 'hold',
+      update_counter: 4,
+      source: 'webhook',
+      last_synced_at: t(60),
+    });
+    await sink.applyDelivery(
+      { id: 'd1', webhookUuid: 'w', channel: 'default', receivedAt: t(60), items: 1, body: '{}' },
+      batch([final]),
+    );
     // The same item polled later (no counter): the row is rewritten, the tracked values are the same.
-    await sink.mergeBatch(batch([auth('s', { result_id: 'authentic', result_final: true, flag: 'hold', last_synced_at: t(70) })]));
+    await sink.mergeBatch(
+      batch([auth('s', { result_id: 'authentic', result_final: true, flag: 'hold', last_synced_at: t(70) })]),
+    );
 
     const rows = await versions(sink, 's');
-    expect(rows.map((r) => [r.valid_from, r.valid_to, r.result_id, r.result_final, r.flag, r.missing_since, r.update_counter, r.source])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.valid_from,
+        r.valid_to,
+        r.result_id,
+        r.result_final,
+        r.flag,
+        r.missing_since,
+        r.update_counter,
+        r.source,
+      ]),
+    ).toEqual([
       [created.row.created_at, t(30), 'pending', false, null, null, null, 'search'],
       [t(30), t(40), 'pending', false, 'hold', null, null, 'search'],
       [t(40), t(50), 'pending', false, 'hold', t(40), null, 'get'],
       [t(50), t(60), 'pending', false, 'hold', null, null, 'search'],
       [t(60), null, 'authentic', true, 'hold', null, 4, 'webhook'],
     ]);
-    expect(rows.every((r) => r.account === 'default' && r.resource === 'authentications' && r.api_version === '1.4')).toBe(true);
+    expect(
+      rows.every((r) => r.account === 'default' && r.resource === 'authentications' && r.api_version === '1.4'),
+    ).toBe(true);
   });
 
-  it('a v2 change is dated by the service (last_updated_at); fingerprints are versioned apart from authentications', async () => {
+  it('a v2 change is dated by the service (last_updated_at); fingerprints are versioned apart', async () => {
     const sink = await ctx.open();
-    await sink.mergeBatch(batch([fp('f', { api_version: '2', result_final: false, result_id: 'pending', last_updated_at: t(5), last_synced_at: t(10) })]));
-    await sink.mergeBatch(batch([fp('f', { api_version: '2', result_final: true, last_updated_at: t(15), last_synced_at: t(90) })]));
+    await sink.mergeBatch(
+      batch([
+        fp('f', {
+          api_version: '2',
+          result_final: false,
+          result_id: 'pending',
+          last_updated_at: t(5),
+          last_synced_at: t(10),
+        }),
+      ]),
+    );
+    await sink.mergeBatch(
+      batch([fp('f', { api_version: '2', result_final: true, last_updated_at: t(15), last_synced_at: t(90) })]),
+    );
     const rows = await versions(sink, 'f');
     expect(rows.map((r) => [r.resource, r.valid_from, r.valid_to, r.result_final, r.api_version])).toEqual([
       ['fingerprints', fp('f').row.created_at, t(15), false, '2'],
@@ -90,8 +137,17 @@ forEachTarget((_dialect, ctx) => {
     let at = 100;
     for (const n of order) {
       const s = states[n - 1]!;
-      const item = auth('s', { update_counter: n, flag: s.flag, result_final: s.final, source: 'webhook', last_synced_at: t(at) });
-      await sink.applyDelivery({ id: `d${n}`, webhookUuid: 'w', channel: 'default', receivedAt: t(at), items: 1, body: '{}' }, batch([item]));
+      const item = auth('s', {
+        update_counter: n,
+        flag: s.flag,
+        result_final: s.final,
+        source: 'webhook',
+        last_synced_at: t(at),
+      });
+      await sink.applyDelivery(
+        { id: `d${n}`, webhookUuid: 'w', channel: 'default', receivedAt: t(at), items: 1, body: '{}' },
+        batch([item]),
+      );
       at += 1;
     }
     const rows = await versions(sink, 's');
@@ -101,7 +157,9 @@ forEachTarget((_dialect, ctx) => {
       [5, 'f5', true, false],
       [6, 'f6', true, true],
     ]);
-    const timeline = await sink.query("SELECT version, update_counter, previous_flag FROM v_session_timeline WHERE service_id = 's'");
+    const timeline = await sink.query(
+      "SELECT version, update_counter, previous_flag FROM v_session_timeline WHERE service_id = 's'",
+    );
     expect(timeline.map((r) => [Number(r.version), Number(r.update_counter), r.previous_flag])).toEqual([
       [1, 3, null],
       [2, 5, 'f3'],
@@ -113,9 +171,21 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(0) });
-    await sink.commitPage({ key: authWindow, batch: batch([auth('kept', { last_synced_at: t(1) }), auth('gone', { last_synced_at: t(1) })]), nextCursor: null, done: true, now: t(2) });
+    await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('kept', { last_synced_at: t(1) }), auth('gone', { last_synced_at: t(1) })]),
+      nextCursor: null,
+      done: true,
+      now: t(2),
+    });
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(10) });
-    const result = await sink.commitPage({ key: authWindow, batch: batch([auth('kept', { last_synced_at: t(11) })]), nextCursor: null, done: true, now: t(12) });
+    const result = await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('kept', { last_synced_at: t(11) })]),
+      nextCursor: null,
+      done: true,
+      now: t(12),
+    });
     expect(result.missing).toBe(1);
     expect((await versions(sink, 'gone')).map((r) => [r.valid_from, r.missing_since, r.source])).toEqual([
       [auth('gone').row.created_at, null, 'search'],
@@ -130,9 +200,13 @@ forEachTarget((_dialect, ctx) => {
     const pending = auth('a', { ...createdAt, result_id: 'pending', result_final: false, last_synced_at: t(1) });
     await sink.mergeBatch(batch([pending, fp('f', { result_final: true, form_factor: 'lightbox' })]));
     const final = { ...createdAt, result_final: true, api_version: '2' as const };
-    await sink.mergeBatch(batch([auth('a', { ...final, result_id: 'authentic', last_updated_at: t(90.5), last_synced_at: t(100) })]));
+    await sink.mergeBatch(
+      batch([auth('a', { ...final, result_id: 'authentic', last_updated_at: t(90.5), last_synced_at: t(100) })]),
+    );
     // A later final result does not move the first one.
-    await sink.mergeBatch(batch([auth('a', { ...final, result_id: 'counterfeit', last_updated_at: t(200), last_synced_at: t(300) })]));
+    await sink.mergeBatch(
+      batch([auth('a', { ...final, result_id: 'counterfeit', last_updated_at: t(200), last_synced_at: t(300) })]),
+    );
     const rows = await sink.query('SELECT * FROM v_result_turnaround ORDER BY service_id');
     expect(
       rows.map((r) => ({
@@ -145,8 +219,24 @@ forEachTarget((_dialect, ctx) => {
         seen_non_final: Boolean(r.seen_non_final),
       })),
     ).toEqual([
-      { service_id: 'a', resource: 'authentications', brand_id: 'acme', form_factor: 'microscopic', result_id: 'authentic', turnaround_seconds: 90.5, seen_non_final: true },
-      { service_id: 'f', resource: 'fingerprints', brand_id: null, form_factor: 'lightbox', result_id: 'registered', turnaround_seconds: 0, seen_non_final: false },
+      {
+        service_id: 'a',
+        resource: 'authentications',
+        brand_id: 'acme',
+        form_factor: 'microscopic',
+        result_id: 'authentic',
+        turnaround_seconds: 90.5,
+        seen_non_final: true,
+      },
+      {
+        service_id: 'f',
+        resource: 'fingerprints',
+        brand_id: null,
+        form_factor: 'lightbox',
+        result_id: 'registered',
+        turnaround_seconds: 0,
+        seen_non_final: false,
+      },
     ]);
   });
 
@@ -166,7 +256,7 @@ forEachTarget((_dialect, ctx) => {
     expect(String(rows[1]!.valid_from) > String(rows[0]!.valid_from)).toBe(true);
   });
 
-  it('the migration gives a target made without the table one version per stored session, from first_seen_at', async () => {
+  it('the migration gives a target without the table one version per stored session, from first_seen_at', async () => {
     const sink = await ctx.open();
     await sink.mergeBatch(
       batch([
@@ -187,15 +277,31 @@ forEachTarget((_dialect, ctx) => {
 
     const again = await ctx.open();
     expect((await again.query('SELECT name FROM knex_migrations WHERE name = ?', [MIGRATION])).length).toBe(1);
-    const rows = (await again.query('SELECT * FROM session_history ORDER BY service_id')).map((r) => readRow(HISTORY, r));
-    expect(rows.map((r) => [r.service_id, r.resource, r.valid_from, r.valid_to, r.result_final, r.flag, r.missing_since, r.update_counter, r.source])).toEqual([
+    const rows = (await again.query('SELECT * FROM session_history ORDER BY service_id')).map((r) =>
+      readRow(HISTORY, r),
+    );
+    expect(
+      rows.map((r) => [
+        r.service_id,
+        r.resource,
+        r.valid_from,
+        r.valid_to,
+        r.result_final,
+        r.flag,
+        r.missing_since,
+        r.update_counter,
+        r.source,
+      ]),
+    ).toEqual([
       ['a', 'authentications', t(3), null, false, null, null, null, 'search'],
       ['b', 'authentications', t(4), null, true, 'x', t(6), 7, 'webhook'],
       ['f', 'fingerprints', t(5), null, true, null, null, null, 'search'],
     ]);
     // The views are back, and history goes on from the migrated version.
     await again.mergeBatch(batch([auth('a', { result_final: true, result_id: 'authentic', last_synced_at: t(20) })]));
-    const timeline = await again.query("SELECT version, valid_from, result_final FROM v_session_timeline WHERE service_id = 'a'");
+    const timeline = await again.query(
+      "SELECT version, valid_from, result_final FROM v_session_timeline WHERE service_id = 'a'",
+    );
     expect(timeline.map((r) => [Number(r.version), readRow(HISTORY, r).valid_from, Boolean(r.result_final)])).toEqual([
       [1, t(3), false],
       [2, t(20), true],
