@@ -98,7 +98,12 @@ describe('planMerge versions for session_history', () => {
       incoming: [auth('s', { last_synced_at: t(9) })],
       expected: [[auth('s').row.created_at, null, true, null, 'search']],
     },
-    { name: 'a re-check with the same values: none', stored: {}, incoming: [auth('s', { last_synced_at: t(9) })], expected: [] },
+    {
+      name: 'a re-check with the same values: none',
+      stored: {},
+      incoming: [auth('s', { last_synced_at: t(9) })],
+      expected: [],
+    },
     {
       name: 'a stale observation: none',
       stored: { last_updated_at: t(8) },
@@ -139,7 +144,8 @@ describe('planMerge versions for session_history', () => {
         c.stored === undefined ? none : { ...none, authentications: new Map([stored('s', c.stored)]) };
       const plan = planMerge(c.incoming, storedSessions);
       const versions = plan.versions.flatMap((s) => s.versions);
-      expect(versions.map((v) => [v.valid_from, v.flag, v.result_final, v.missing_since, v.source])).toEqual(c.expected);
+      const made = versions.map((v) => [v.valid_from, v.flag, v.result_final, v.missing_since, v.source]);
+      expect(made).toEqual(c.expected);
     });
   }
 
