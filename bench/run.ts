@@ -77,7 +77,9 @@ if (sections.includes('scale')) {
     }
   }
   console.log('\nBackfill at scale (simulator limit 100,000 rps, no latency: the process sets the pace). requests/min: requests over');
-  console.log('the sum over resources of ceil(items / 25); bytes/session: the stored file (or Postgres relations) over the sessions.\n');
+  console.log('the sum over resources of ceil(items / 25); bytes/session: the stored file (or Postgres relations)');
+  console.log('over the sessions;');
+  console.log('history share: what session_history takes of that, after the backfill and the idle runs.\n');
   console.log(backfillTable(runs));
   console.log('\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,');
   console.log('budget share/h = requests × 12 runs an hour / 36,000 tokens an hour.\n');

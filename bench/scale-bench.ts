@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PAGE_LIMIT } from '../src/api/route-book.js';
 import { startSimulator } from '../src/simulator/index.js';
@@ -55,6 +57,8 @@ export interface ScaleRun {
   items: number;
   backfill: CommandFigure;
   storedBytes: number;
+  /** Bytes of session_history (its rows and its key), of storedBytes, after the whole run. */
+  historyBytes: number;
   minRequests: number;
   sync: CommandFigure;
   /** `tier: age` of the oldest check per refresh tier, when `status --json` tells it. */
@@ -140,6 +144,48 @@ async function postgresBytes(url: string, schema: string): Promise<number> {
 }
 
 /**
+ * What session_history takes in the target: its pages in SQLite (dbstat, the
+ * key's index included), its relation with index and TOAST in PostgreSQL, and
+ * its blocks in DuckDB (blocks of 256 KiB, the unit DuckDB allocates).
+ */
+async function historyBytes(target: ScaleTarget, path: string, postgresUrl: string, schema: string): Promise<number> {
+  if (target === 'sqlite') {
+    const db = new Database(path, { readonly: true });
+    try {
+      const sql = `SELECT sum(pgsize) AS n FROM dbstat
+                   WHERE name = 'session_history' OR name LIKE 'sqlite_autoindex_session_history%'`;
+      const row = db.prepare(sql).get() as { n: number | null };
+      return row.n ?? 0;
+    } finally {
+      db.close();
+    }
+  }
+  if (target === 'duckdb') {
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('session_history')
+         WHERE block_id IS NOT NULL AND block_id >= 0`,
+      );
+      return Number(reader.getRowObjectsJS()[0]?.n ?? 0) * 262_144;
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    const sql = `SELECT pg_total_relation_size(format('%I.session_history', $1::text)::regclass) AS n`;
+    const result = await client.query<{ n: string | null }>(sql, [schema]);
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * `tier: age s` for each object of `status --json` that names a `tier` and an
  * oldest check: the shape of the refresh report is not fixed here, so it is
  * looked for rather than read from one place.
@@ -200,12 +246,15 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     let minRequests = 0;
     for (const resource of ['authentications', 'fingerprints'] as const) minRequests += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
     const storedBytes = options.target === 'postgres' ? await postgresBytes(options.postgresUrl ?? '', schema) : fileBytes(join(dir, `scale.${options.target}`));
+    const file = join(dir, `scale.${options.target}`);
+    const history = await historyBytes(options.target, file, options.postgresUrl ?? '', schema);
     return {
       target: options.target,
       sessions: options.sessions,
       items,
       backfill,
       storedBytes,
+      historyBytes: history,
       minRequests,
       sync,
       oldestCheckByTier: oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown),
@@ -219,7 +268,8 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
 }
 
 export function backfillTable(runs: readonly ScaleRun[]): string {
-  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session', 'requests', 'min requests', 'requests/min'];
+  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session'];
+  header.push('history share', 'requests', 'min requests', 'requests/min');
   return markdownTable(
     header,
     runs.map((r) => [
@@ -231,6 +281,8 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
       ((r.backfill.cpuMs / r.items) * 1000).toFixed(0),
       r.backfill.peakRssMb.toFixed(0),
       (r.storedBytes / r.items).toFixed(0),
+      // One version per session after a backfill, plus what the idle runs and verify changed (nothing, mostly).
+      `${((r.historyBytes / r.storedBytes) * 100).toFixed(1)}%`,
       r.backfill.requests,
       r.minRequests,
       (r.backfill.requests / r.minRequests).toFixed(3),

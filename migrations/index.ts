@@ -8,6 +8,7 @@ import * as sessionRefresh from './20261123200000_session_refresh.js';
 import * as duckdbKeyless from './20261124000000_duckdb_keyless.js';
 import * as views from './20261126000000_views.js';
 import * as staleness from './20261126100000_staleness.js';
+import * as sessionHistory from './20261126200000_session_history.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   duckdbKeyless,
   views,
   staleness,
+  sessionHistory,
 ];

@@ -1,11 +1,25 @@
 import type { ImageRow, NormalizedSession, Resource, TextFieldRow, WarningRow } from '../normalize/rows.js';
 import { RESOURCES } from '../config/constants.js';
+import {
+  sameTracked,
+  trackedOf,
+  versionStart,
+  type HistorySource,
+  type HistoryVersion,
+  type SessionVersions,
+  type TrackedValues,
+} from './history-version.js';
 import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
 
 /** What the store reads of a stored session before deciding: the merge rule's inputs plus preserved columns. */
 export interface StoredSession extends Observation {
+  account: string;
   first_seen_at: string;
   missing_since: string | null;
+  /** With missing_since and update_counter, the values a new version in session_history is decided on. */
+  result_id: string | null;
+  result_final: boolean | null;
+  flag: string | null;
   /** The stored item text and interface: an observation with the same text and no higher counter changes nothing. */
   raw: string;
   api_version: string;
@@ -46,6 +60,8 @@ export interface MergePlan {
    * code), so only then can `children` hold one key twice.
    */
   childKeysMayRepeat: boolean;
+  /** The sessions whose tracked values changed, with their new versions for session_history. */
+  versions: SessionVersions[];
 }
 
 /**
@@ -78,6 +94,11 @@ interface Current {
   stored: boolean;
   seenChanged: boolean;
   children: Partial<ChildRows>;
+  account: string;
+  /** The values the session's latest version has: stored, or as this batch left them. */
+  tracked: TrackedValues;
+  /** Versions this batch adds, oldest first. */
+  versions: HistoryVersion[];
 }
 
 const laterOf = (a: string, b: string): string => (a >= b ? a : b);
@@ -91,6 +112,12 @@ export interface MergeOptions {
    * @default none
    */
   rewrite?: ReadonlySet<string>;
+  /**
+   * What the versions this merge writes to session_history name as their
+   * source, instead of each observation's own: `verify` for `verify --repair`.
+   * @default each session row's source
+   */
+  source?: HistorySource;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -130,6 +157,9 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
           stored: true,
           seenChanged: false,
           children: {},
+          account: s.account,
+          tracked: trackedOf(s),
+          versions: [],
         };
         states.set(id, state);
       }
@@ -141,7 +171,16 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
     };
     if (state !== undefined && (!isNewer(state.obs, obs) || (sameContent(state, session) && !rewrite.has(id)))) {
       outcomes.push(isNewer(state.obs, obs) ? 'unchanged' : 'stale');
-      if (session.row.source !== 'webhook') markSeen(state, session.row.last_synced_at);
+      if (session.row.source !== 'webhook') {
+        if (state.missingSince !== null) {
+          // Seen again: a version of its own, dated by this observation (the service changed nothing).
+          const values = { ...state.tracked, missing_since: null };
+          const source = options.source ?? session.row.source;
+          state.versions.push(version(values, state.account, session.row.last_synced_at, source, state.apiVersion));
+          state.tracked = values;
+        }
+        markSeen(state, session.row.last_synced_at);
+      }
       continue;
     }
     outcomes.push(state === undefined ? 'inserted' : 'changed');
@@ -157,6 +196,13 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
     if (replaced.session_text_fields) children.session_text_fields = session.textFields;
     if (replaced.session_images) children.session_images = session.images;
     if (replaced.session_warnings) children.session_warnings = session.warnings;
+    const tracked = trackedOf(incoming);
+    const versions = state?.versions ?? [];
+    if (state === undefined || !sameTracked(state.tracked, tracked)) {
+      const start = versionStart(state?.tracked ?? null, tracked, session.row);
+      const source = options.source ?? session.row.source;
+      versions.push(version(tracked, session.row.account, start, source, session.row.api_version));
+    }
     const next: Current = {
       obs: {
         update_counter: incoming.update_counter as number | null,
@@ -173,10 +219,23 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
       stored: state?.stored ?? false,
       seenChanged: false,
       children,
+      account: session.row.account,
+      tracked,
+      versions,
     };
     states.set(id, next);
   }
   return assemble(current, outcomes);
+}
+
+function version(
+  values: TrackedValues,
+  account: string,
+  validFrom: string,
+  source: HistorySource,
+  apiVersion: string,
+): HistoryVersion {
+  return { ...values, account, valid_from: validFrom, source, api_version: apiVersion };
 }
 
 /** The observation repeats what the batch or the target holds: same text, same interface, no higher counter. */
@@ -211,6 +270,7 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
       session_warnings: { replaceStored: [], rows: [] },
     },
     childKeysMayRepeat: false,
+    versions: [],
   };
   const [fewer, more] =
     current.authentications.size <= current.fingerprints.size
@@ -224,6 +284,7 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
   }
   for (const resource of RESOURCES) {
     for (const [serviceId, state] of current[resource]) {
+      if (state.versions.length > 0) plan.versions.push({ resource, serviceId, versions: state.versions });
       if (state.row) plan.rows[resource].push(state.row);
       else if (state.seenChanged) plan.seen.push({ resource, serviceId, lastSyncedAt: state.lastSyncedAt });
       for (const kind of ['session_text_fields', 'session_images', 'session_warnings'] as const) {

@@ -9,6 +9,7 @@
  * `timestamp` (see {@link ColumnType}) and `*_epoch` as a real number of seconds.
  */
 
+import { HISTORY_TABLES } from './history-tables.js';
 import { REFRESH_TABLES } from './refresh-tables.js';
 import { VERIFY_TABLES } from './verify-tables.js';
 
@@ -224,6 +225,7 @@ export const TABLES: readonly TableDef[] = [
       ),
     ],
   },
+  ...HISTORY_TABLES,
   ...VERIFY_TABLES,
   ...REFRESH_TABLES,
   {

@@ -1,4 +1,5 @@
 import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../normalize/rows.js';
+import { writeVersions } from './history-store.js';
 import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
 import { observedChange } from './change-lag.js';
 import { readRow } from './row-reader.js';
@@ -12,7 +13,21 @@ const CHANGE_LAGS = table('change_lags');
 const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
 
 /** Stored columns the merge rule and the content comparison read. */
-const DECIDING = ['service_id', 'update_counter', 'last_updated_at', 'last_synced_at', 'first_seen_at', 'missing_since', 'raw', 'api_version'];
+const DECIDING = [
+  'service_id',
+  'account',
+  'update_counter',
+  'last_updated_at',
+  'last_synced_at',
+  'first_seen_at',
+  'missing_since',
+  'raw',
+  'api_version',
+  // With update_counter and missing_since, what a version in session_history is decided on.
+  'result_id',
+  'result_final',
+  'flag',
+];
 
 export interface MergeOutcome {
   /** One per incoming session, in input order. */
@@ -24,7 +39,8 @@ export interface MergeOutcome {
 /**
  * Merges sessions into the session tables inside the caller's transaction:
  * reads what is stored for them, decides with the pure merge plan (newer
- * never loses), and writes rows, seen marks and child rows in bulk.
+ * never loses), and writes rows, seen marks, child rows and the sessions'
+ * new versions in session_history in bulk.
  */
 export async function mergeSessions(tx: SqlExecutor, sessions: readonly NormalizedSession[], options: MergeOptions = {}): Promise<MergeOutcome> {
   const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
@@ -134,6 +150,10 @@ async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonl
     const preserved: Record<string, unknown> = {};
     for (const c of def.columns) if (preserve.has(c.name)) preserved[c.name] = r[c.name];
     stored.set(r.service_id as string, {
+      account: r.account as string,
+      result_id: r.result_id as string | null,
+      result_final: r.result_final as boolean | null,
+      flag: r.flag as string | null,
       update_counter: r.update_counter as number | null,
       last_updated_at: r.last_updated_at as string | null,
       last_synced_at: r.last_synced_at as string,
@@ -173,6 +193,7 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
     if (replaced.length > 0) await tx.write(sessionTable(resource), replaced, 'replace');
   }
   await markSeen(tx, plan.seen);
+  await writeVersions(tx, plan.versions);
   const orphans = await orphanChildren(tx, plan, fresh);
   for (const kind of CHILD_KINDS) {
     const { replaceStored, rows } = plan.children[kind];

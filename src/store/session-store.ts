@@ -1,4 +1,6 @@
 import type { NormalizedBatch, Resource } from '../normalize/rows.js';
+import { markMissingWhere } from './history-store.js';
+import type { HistorySource } from './history-version.js';
 import { rowReader } from './row-reader.js';
 import { commitKeepingAside } from './refused-items.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
@@ -30,7 +32,7 @@ export class SqlSessionStore implements SessionStore {
 
   async markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number> {
     if (serviceIds.length === 0) return 0;
-    return this.#driver.transaction((tx) => markMissingIn(tx, { account, resource, serviceIds, now }));
+    return this.#driver.transaction((tx) => markMissingIn(tx, { account, resource, serviceIds, now, source: 'get' }));
   }
 
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
@@ -45,19 +47,29 @@ export class SqlSessionStore implements SessionStore {
 
 /**
  * `missing_since = now` for the sessions of `serviceIds` where still null,
- * inside the caller's transaction; with `seenBefore`, only those not seen
- * since then (a webhook that delivered one meanwhile proves it is there).
+ * inside the caller's transaction, each with its version in session_history;
+ * with `seenBefore`, only those not seen since then (a webhook that
+ * delivered one meanwhile proves it is there).
  */
 export async function markMissingIn(
   tx: SqlExecutor,
-  mark: { account: string; resource: Resource; serviceIds: readonly string[]; now: string; seenBefore?: string },
+  mark: {
+    account: string;
+    resource: Resource;
+    serviceIds: readonly string[];
+    now: string;
+    source: HistorySource;
+    seenBefore?: string;
+  },
 ): Promise<number> {
   if (mark.serviceIds.length === 0) return 0;
   const list = tx.inList([...new Set(mark.serviceIds)]);
   const seen = mark.seenBefore === undefined ? '' : ' AND last_synced_at < ?';
-  return tx.run(
-    `UPDATE ${sessionTable(mark.resource).name} SET missing_since = ?
-     WHERE account = ? AND missing_since IS NULL${seen} AND service_id IN ${list.sql}`,
-    [mark.now, mark.account, ...(mark.seenBefore === undefined ? [] : [mark.seenBefore]), ...list.params],
-  );
+  return markMissingWhere(tx, {
+    resource: mark.resource,
+    where: `account = ?${seen} AND service_id IN ${list.sql}`,
+    params: [mark.account, ...(mark.seenBefore === undefined ? [] : [mark.seenBefore]), ...list.params],
+    now: mark.now,
+    source: mark.source,
+  });
 }

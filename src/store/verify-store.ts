@@ -160,12 +160,19 @@ export class SqlVerifyStore implements VerifyStore {
     return this.#driver.transaction(async (tx) => {
       let repaired = 0;
       if (repair !== undefined) {
-        const { outcomes } = await mergeSessions(tx, repair.sessions, { rewrite: repair.rewrite });
+        const { outcomes } = await mergeSessions(tx, repair.sessions, { rewrite: repair.rewrite, source: 'verify' });
         const counts = countOutcomes(outcomes);
         // A stale outcome lost to a newer stored row (a webhook meanwhile): right as it is, not repaired.
         repaired += counts.written + counts.unchanged;
         const resource = repair.key.resource;
-        repaired += await markMissingIn(tx, { account: repair.key.account, resource, serviceIds: repair.notReturned, now: repair.now, seenBefore: repair.pagedSince });
+        repaired += await markMissingIn(tx, {
+          account: repair.key.account,
+          resource,
+          serviceIds: repair.notReturned,
+          now: repair.now,
+          source: 'verify',
+          seenBefore: repair.pagedSince,
+        });
         if (check.findings.length > 0) await markWindowIn(tx, repair.key, 'pending', null, repair.now);
       }
       const rows: Row[] = check.findings.map((f, i) => ({

@@ -117,10 +117,60 @@ FROM (
 const SYNC_HEALTH_DESCRIPTION =
   'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync (last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), the age in seconds of the last check of the non-final sessions of each tier (hot_, backoff_ and unchecked_check_age_p50_seconds, _p95_seconds, _max_seconds: nearest-rank percentiles and the oldest; a session never re-checked counts from when it was last observed; null when the tier has none), and when the webhook receiver last accepted a delivery (last_delivery_at).';
 
-/**
- * The analyst views as they are today. The migrations create them (each with its own
- * copy of the SQL); a test holds a migrated target to these definitions.
- */
+/** Unix seconds (with the fraction) of a `timestamp` column: SQLite keeps it as ISO text, `...T03:06:17.123456Z`. */
+const epochOf = (column: string): Record<Dialect, string> => ({
+  sqlite: `(CAST(strftime('%s', ${column}) AS REAL) + CAST(substr(${column}, 20, 7) AS REAL))`,
+  postgres: `EXTRACT(EPOCH FROM ${column})`,
+  duckdb: `EXTRACT(EPOCH FROM ${column})`,
+});
+
+/** The first version with a final result of each session of `resource`, with what the session row says of it. */
+const turnaroundOf = (resource: string, brand: string): string => `SELECT
+  s.service_id, '${resource}' AS resource, s.account,
+  ${brand}, s.form_factor, h.result_id,
+  s.created_at, h.valid_from AS final_at,
+  {{final_epoch}} - s.created_epoch AS turnaround_seconds,
+  EXISTS (SELECT 1 FROM session_history p
+          WHERE p.resource = h.resource AND p.service_id = h.service_id
+            AND p.valid_from < h.valid_from) AS seen_non_final
+FROM (SELECT service_id, MIN(valid_from) AS final_at FROM session_history
+      WHERE resource = '${resource}' AND result_final GROUP BY service_id) f
+JOIN session_history h ON h.resource = '${resource}' AND h.service_id = f.service_id AND h.valid_from = f.final_at
+JOIN ${resource} s ON s.service_id = f.service_id`;
+
+/** The views of session_history (migrations/20261126200000_session_history.ts created them). */
+export const HISTORY_VIEWS: readonly DialectViewDef[] = [
+  {
+    name: 'v_result_turnaround',
+    description:
+      'Per session with a final result in session_history: when it was created, when its first final version ' +
+      'began (final_at), the seconds between (turnaround_seconds), its result then, and brand (authentications; ' +
+      'null for fingerprints) and form factor. seen_non_final is false when the first version ivsync stored was ' +
+      'already final: then final_at is only the start of that version (created_at for a backfilled session, so ' +
+      'the turnaround is 0), not a measured change.',
+    sql: `${turnaroundOf('authentications', 's.brand_id, s.brand_display')}
+UNION ALL
+${turnaroundOf('fingerprints', 'NULL AS brand_id, NULL AS brand_display')}`,
+    fragments: { final_epoch: epochOf('h.valid_from') },
+  },
+  {
+    name: 'v_session_timeline',
+    description:
+      'The versions of every session in order (version 1 is the first ivsync stored), each with the values of ' +
+      'the version before it (previous_result_id, previous_result_final, previous_flag; null for the first).',
+    sql: `SELECT h.resource, h.service_id, h.account,
+  ROW_NUMBER() OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS version,
+  h.valid_from, h.valid_to, h.result_id, h.result_final, h.flag, h.missing_since, h.update_counter,
+  h.source, h.api_version,
+  LAG(h.result_id) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_id,
+  LAG(h.result_final) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_result_final,
+  LAG(h.flag) OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS previous_flag
+FROM session_history h
+ORDER BY h.service_id, h.resource, h.valid_from`,
+  },
+];
+
+/** The analyst views, created in every target after the tables. */
 export const VIEWS: readonly DialectViewDef[] = [
   {
     name: 'v_latest_authentications',
@@ -173,4 +223,5 @@ GROUP BY {{utc_day}}, result_id, brand_id`,
     sql: syncHealthSql(),
     fragments: { now_epoch: NOW_EPOCH, checked_epoch: CHECKED_EPOCH },
   },
+  ...HISTORY_VIEWS,
 ];

@@ -3,7 +3,7 @@ import type { ApiVersion, Resource } from '../normalize/rows.js';
 import type { CheckpointAdvance } from './checkpoint-advance.js';
 import { rowReader } from './row-reader.js';
 import { table } from './schema.js';
-import { sessionTable } from './session-table.js';
+import { markMissingWhere } from './history-store.js';
 import type { PassSpec, ReopenedWindows, ReopenScope, WindowKey, WindowQuery, WindowSpec, WindowState, WindowStatus, WindowStore } from './sink.js';
 import { placeholders } from './placeholders.js';
 import type { Row, SqlDriver, SqlExecutor } from './sql-driver.js';
@@ -173,11 +173,13 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
   );
   // Without a recorded pass start nothing tells seen from unseen; mark nothing.
   if (window.passStartedAt === null) return 0;
-  return tx.run(
-    `UPDATE ${sessionTable(advance.key.resource).name} SET missing_since = ?
-     WHERE account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ? AND missing_since IS NULL`,
-    [advance.now, advance.key.account, passFrom, passTo, window.passStartedAt],
-  );
+  return markMissingWhere(tx, {
+    resource: advance.key.resource,
+    where: 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?',
+    params: [advance.key.account, passFrom, passTo, window.passStartedAt],
+    now: advance.now,
+    source: 'search',
+  });
 }
 
 async function readWindow(tx: SqlExecutor, key: WindowKey): Promise<WindowState> {

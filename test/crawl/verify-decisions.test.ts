@@ -149,6 +149,10 @@ describe('diffWindow', () => {
 
 describe('planMerge with rewrite (verify --repair)', () => {
   const storedRow = (s: NormalizedSession): StoredSession => ({
+    account: s.row.account,
+    result_id: s.row.result_id,
+    result_final: s.row.result_final,
+    flag: s.row.flag,
     update_counter: null,
     last_updated_at: null,
     last_synced_at: t(5),

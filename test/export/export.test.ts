@@ -89,7 +89,7 @@ describe.each(sources)('export from a %s target', (dialect) => {
     expect(reported.relations.map((r) => r.name)).toEqual([...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)]);
     // The non-empty tables really are non-empty: the comparison below is not of nothing.
     const rows = new Map(reported.relations.map((r) => [r.name, r.rows]));
-    for (const name of ['authentications', 'fingerprints', 'session_text_fields', 'session_warnings', 'sync_windows', 'sync_runs', 'rejected_items', 'catalog_brands', 'catalog_categories']) {
+    for (const name of ['authentications', 'fingerprints', 'session_text_fields', 'session_warnings', 'session_history', 'sync_windows', 'sync_runs', 'rejected_items', 'catalog_brands', 'catalog_categories']) {
       expect(rows.get(name), name).toBeGreaterThan(0);
     }
     expect(readdirSync(join(path, '..'))).toEqual(['analyst.duckdb']);

@@ -5,7 +5,21 @@ import { auth, fp, t } from './fixtures.js';
 
 const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSession] => [
   id,
-  { update_counter: null, last_updated_at: null, last_synced_at: t(5), first_seen_at: t(1), missing_since: null, raw: '{}', api_version: '1.4', preserved: {}, ...s },
+  {
+    account: 'default',
+    update_counter: null,
+    last_updated_at: null,
+    last_synced_at: t(5),
+    first_seen_at: t(1),
+    missing_since: null,
+    result_id: 'authentic',
+    result_final: true,
+    flag: null,
+    raw: '{}',
+    api_version: '1.4',
+    preserved: {},
+    ...s,
+  },
 ];
 
 const none = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
@@ -73,4 +87,71 @@ describe('replacedChildren', () => {
     ['preserve names a child table', auth('x', {}, { preserve: ['session_warnings'], warnings: w }), { session_text_fields: false, session_images: false, session_warnings: false }],
   ];
   for (const [name, session, expected] of cases) it(name, () => expect(replacedChildren(session)).toEqual(expected));
+});
+
+describe('planMerge versions for session_history', () => {
+  // What each batch makes: [valid_from, flag, result_final, missing_since, source] per new version.
+  type Case = { name: string; stored?: Partial<StoredSession>; incoming: NormalizedSession[]; expected: unknown[][] };
+  const cases: Case[] = [
+    {
+      name: 'first seen: one version from created_at',
+      incoming: [auth('s', { last_synced_at: t(9) })],
+      expected: [[auth('s').row.created_at, null, true, null, 'search']],
+    },
+    {
+      name: 'a re-check with the same values: none',
+      stored: {},
+      incoming: [auth('s', { last_synced_at: t(9) })],
+      expected: [],
+    },
+    {
+      name: 'a stale observation: none',
+      stored: { last_updated_at: t(8) },
+      incoming: [auth('s', { flag: 'x', last_updated_at: t(7) })],
+      expected: [],
+    },
+    {
+      name: 'a changed flag, dated by the observation (v1.4)',
+      stored: {},
+      incoming: [auth('s', { flag: 'x', last_synced_at: t(9) })],
+      expected: [[t(9), 'x', true, null, 'search']],
+    },
+    {
+      name: 'a missing session seen again by a poll that changed nothing else',
+      stored: { missing_since: t(6), raw: auth('s').row.raw },
+      incoming: [auth('s', { last_synced_at: t(9) })],
+      expected: [[t(9), null, true, null, 'search']],
+    },
+    {
+      name: 'a stale webhook does not mark a missing session seen',
+      stored: { missing_since: t(6), update_counter: 5 },
+      incoming: [auth('s', { update_counter: 4, source: 'webhook' })],
+      expected: [],
+    },
+    {
+      name: 'two changes in one batch: two versions, in order',
+      stored: {},
+      incoming: [auth('s', { flag: 'x', last_synced_at: t(8) }), auth('s', { flag: 'y', last_synced_at: t(9) })],
+      expected: [
+        [t(8), 'x', true, null, 'search'],
+        [t(9), 'y', true, null, 'search'],
+      ],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const storedSessions =
+        c.stored === undefined ? none : { ...none, authentications: new Map([stored('s', c.stored)]) };
+      const plan = planMerge(c.incoming, storedSessions);
+      const versions = plan.versions.flatMap((s) => s.versions);
+      const made = versions.map((v) => [v.valid_from, v.flag, v.result_final, v.missing_since, v.source]);
+      expect(made).toEqual(c.expected);
+    });
+  }
+
+  it('verify --repair names its versions verify', () => {
+    const storedSessions = { ...none, authentications: new Map([stored('s')]) };
+    const plan = planMerge([auth('s', { flag: 'x', last_synced_at: t(9) })], storedSessions, { source: 'verify' });
+    expect(plan.versions.flatMap((s) => s.versions.map((v) => v.source))).toEqual(['verify']);
+  });
 });

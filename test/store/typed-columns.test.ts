@@ -12,8 +12,8 @@ forEachTarget((dialect, ctx) => {
   it('times are timestamps with time zone in DuckDB and PostgreSQL and ISO text in SQLite, read back as ISO text to the microsecond', async () => {
     const sink = await ctx.open();
     const types = await catalogTypes(sink, dialect);
-    // Every time column: the `*_at` ones and missing_since.
-    const times = [...types.keys()].filter((c) => /_at$|\.missing_since$/.test(c)).sort();
+    // Every time column: the `*_at` ones, missing_since, and session_history's valid_from and valid_to.
+    const times = [...types.keys()].filter((c) => /_at$|\.missing_since$|^session_history\.valid_(from|to)$/.test(c)).sort();
     expect(times.length).toBeGreaterThan(15);
     expect(columnsOf('timestamp').sort()).toEqual(times);
     for (const column of columnsOf('timestamp')) expect(types.get(column), column).toBe(CATALOG_TYPES.timestamp[dialect]);
