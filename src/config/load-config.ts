@@ -201,6 +201,7 @@ export function loadConfig(sources: ConfigSources): Config {
       maxIntervalSeconds: file.refresh?.maxIntervalSeconds ?? DEFAULTS.refresh.maxIntervalSeconds,
       maxRequestsPerRun: refreshBudget === undefined ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun) : budgetOf(refreshBudget),
     }),
+    store: Object.freeze({ retrySeconds: file.store?.retrySeconds ?? DEFAULTS.store.retrySeconds }),
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
       every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),

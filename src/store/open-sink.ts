@@ -4,8 +4,11 @@ import { FatalError } from '../errors.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import type { SqlDriver } from './sql-driver.js';
 import { MissingTargetError } from './missing-target-error.js';
-import { createSqlSink, type QueryableSink } from './sql-sink.js';
-import { shortDriverMessage } from './store-error.js';
+import { createSqlSink, DEFAULT_RETRY_MS, type QueryableSink } from './sql-sink.js';
+import { shortDriverMessage, StoreError } from './store-error.js';
+import { withStoreErrors } from './store-error-driver.js';
+import type { TransientRetryOptions } from './transient-retry-driver.js';
+import { withTransientRetries } from './transient-retry-driver.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -36,6 +39,13 @@ export interface OpenSinkOptions {
    * @default fail at once
    */
   waitWhileLocked?: AbortSignal;
+  /**
+   * How long a transaction that met a passing fault of the target (a
+   * database restart, a dropped connection, a serialization failure) is run
+   * again, whole, before it fails, in seconds; each retry is logged as a warning.
+   * @default 60
+   */
+  retrySeconds?: number;
 }
 
 /**
@@ -74,16 +84,22 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       break;
     }
   }
+  const retry: TransientRetryOptions = {
+    budgetMs: options.retrySeconds === undefined ? DEFAULT_RETRY_MS : options.retrySeconds * 1000,
+    onRetry: (fault) => options.logger?.warn({ target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs }, `target unavailable, retrying: ${fault.message}`),
+  };
   let migrated = true;
   try {
+    // A database that is starting up is waited for here too.
+    const opening = withTransientRetries(withStoreErrors(driver), { ...retry, retryRefused: false });
     // Asked before migrate, which would create the schema and the tables.
-    if (options.existing === true) migrated = await driver.isMigrated();
-    const applied = migrated ? await driver.migrate() : [];
+    if (options.existing === true) migrated = await opening.isMigrated();
+    const applied = migrated ? await opening.migrate() : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
     const password = parsed.kind === 'postgres' ? parsed.password : null;
-    const reason = shortDriverMessage(error instanceof Error ? error.message : String(error));
+    const reason = error instanceof StoreError ? error.detail : shortDriverMessage(error instanceof Error ? error.message : String(error));
     // A driver may echo its connection settings; the password must not travel on.
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);
@@ -92,7 +108,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new MissingTargetError(label, 'no-tables');
   }
-  return createSqlSink(driver, { clock });
+  return createSqlSink(driver, { clock, retry });
 }
 
 /**

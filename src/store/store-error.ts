@@ -21,6 +21,9 @@ export class StoreError extends FatalError {
   readonly failure: StoreFailure;
   /** SQLSTATE (PostgreSQL), result code (SQLite), error type (DuckDB), or a system error code; null when there is none. */
   readonly driverCode: string | null;
+  readonly dialect: Dialect;
+  /** The message without the dialect and code before it. */
+  readonly detail: string;
 
   constructor(dialect: Dialect, failure: StoreFailure, driverCode: string | null, message: string, cause: unknown) {
     const code = driverCode === null ? '' : ` (${driverCode})`;
@@ -28,6 +31,8 @@ export class StoreError extends FatalError {
     super(failure === 'row' ? 'TARGET_REFUSED_ROW' : 'TARGET_FAILED', `${what}: ${message}`, { cause });
     this.failure = failure;
     this.driverCode = driverCode;
+    this.dialect = dialect;
+    this.detail = message;
   }
 }
 
@@ -102,6 +107,12 @@ const DUCKDB_ROW_CONSTRAINT = /\b(?:NOT NULL|CHECK) constraint failed\b/;
 /** Node's codes for a connection that could not be made or was lost. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/**
+ * pg's own words, without a code, for a connection the server or the network
+ * closed (knex may put the statement it was running, often ROLLBACK, first).
+ */
+export const CONNECTION_LOST = /Connection terminated|connection error and is not queryable|Connection ended unexpectedly|terminating connection/i;
+
 interface ErrorShape {
   name?: unknown;
   code?: unknown;
@@ -123,14 +134,16 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
     return new DiskFullError(dialect, code ?? (dialect === 'duckdb' ? 'IO Error' : null), error);
   }
   if (code !== null && typeof shape.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
-    // A server error reached through knex, which always puts the statement first.
-    return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, true), error);
+    // A server error reached through knex, which puts the statement first; one
+    // met while connecting (57P03 "the database system is starting up") has none.
+    const statementFirst = message.includes(' - ');
+    return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, statementFirst), error);
   }
   if (code !== null && code.startsWith('SQLITE_')) {
     return new StoreError(dialect, SQLITE_ROW_CODES.has(code) ? 'row' : 'target', code, shortDriverMessage(message), error);
   }
   if (code !== null && CONNECTION_CODES.has(code)) return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
-  if (shape.name === 'KnexTimeoutError' || /^Connection terminated/i.test(message)) {
+  if (shape.name === 'KnexTimeoutError' || CONNECTION_LOST.test(message)) {
     return new StoreError(dialect, 'target', null, shortDriverMessage(message), error);
   }
   if (dialect === 'duckdb') {
