@@ -28,6 +28,8 @@ export interface CrawlContext {
   commits: CommitQueue;
   /** The run's own request count: every call of the run adds its attempts here. */
   tally: RequestTally;
+  /** The run's id in `sync_runs`: its page commits raise its counts there. @default none */
+  runId?: string | undefined;
   /** How the refresh of non-final sessions spends the run. @default DEFAULT_REFRESH_SETTINGS */
   refresh?: RefreshSettings | undefined;
   /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
@@ -53,6 +55,7 @@ export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: n
       concurrency: ctx.crawl.concurrency,
       splitAfterPages: ctx.crawl.splitAfterPages,
       call: { priority, tally: ctx.tally },
+      runId: ctx.runId,
     },
   );
 }

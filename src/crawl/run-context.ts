@@ -25,6 +25,7 @@ export function runContext(deps: RunDeps, run: RunScope, accounts: readonly stri
     onEvent: deps.onEvent,
     commits: deps.commits,
     tally: run.tally,
+    runId: run.id,
   };
 }
 

@@ -20,7 +20,7 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
         report.highWaterMarks.map((h) => [h.account, h.resource, h.apiVersion, iso(h.syncedTo), h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo)]),
       ),
   );
-  parts.push('Windows\n' + renderTable(['account', 'resource', 'api', 'status', 'windows', 'items last pass'], report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items])));
+  parts.push('Windows\n' + renderTable(['account', 'resource', 'api', 'status', 'windows', 'items fetched last pass'], report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items])));
   parts.push(
     `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} fingerprints\n` +
       `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
@@ -36,7 +36,7 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
   parts.push(
     'Last runs\n' +
       renderTable(
-        ['run', 'command', 'started', 'finished', 'status', 'requests', 'items', 'error'],
+        ['run', 'command', 'started', 'finished', 'status', 'requests', 'sessions written', 'error'],
         report.lastRuns.map((r) => [r.id, r.command, r.startedAt, r.finishedAt, r.status, r.requests, r.itemsWritten, r.error]),
       ),
   );
