@@ -5,6 +5,7 @@ import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/commit-queue.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import { WindowClaims } from '../crawl/window-claims.js';
 import { refreshSettings, type RefreshSettings } from '../crawl/refresh-settings.js';
 import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
@@ -145,6 +146,7 @@ export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: r
     signal: io.signal,
     leases: parts.leases,
     commits: new CommitQueue(parts.sink),
+    claims: new WindowClaims(),
     onEvent: parts.onEvent,
   };
 }

@@ -26,6 +26,7 @@ export function runContext(deps: RunDeps, run: RunScope, accounts: readonly stri
     commits: deps.commits,
     tally: run.tally,
     runId: run.id,
+    claims: deps.claims,
   };
 }
 
