@@ -98,7 +98,10 @@ export interface OpenTargetOptions {
   existing?: boolean;
   /** `--wait`: a DuckDB file another process has open is waited for (with `io.signal`), not refused. */
   wait?: { signal: AbortSignal; logger: Logger };
-  /** Told of migrations applied and of transactions retried while the database restarts. @default the wait's, else none */
+  /**
+   * Told of migrations applied and of transactions retried while the database restarts.
+   * @default the wait's, else none
+   */
   logger?: Logger;
 }
 

@@ -72,7 +72,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   },
   'daemon.timezone': { text: 'IANA time zone the schedule is read in. Flag --timezone, env IVS_TIMEZONE.' },
   'store.retrySeconds': {
-    text: 'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\na serialization failure) is tried again before the run fails, in seconds; 0 fails at once.',
+    text:
+      'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +
+      'a serialization failure) is tried again before the run fails, in seconds; 0 fails at once.',
   },
   'verify.budget': { text: 'Most requests one verify spends on its sample of stored windows. Flag --budget, env IVS_VERIFY_BUDGET.' },
   'verify.every': {

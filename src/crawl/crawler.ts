@@ -212,7 +212,8 @@ export class Crawler {
       const firstNew = stream.started;
       stream.started = Math.max(stream.started, assigned.through + 1);
       for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
-      const parts = this.#counted(pageCommits(stream.windows.map((w) => keyOf(w.window)), asked, assigned, batch, page.nextCursor, now));
+      const keys = stream.windows.map((w) => keyOf(w.window));
+      const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
       const results = await this.#commits.commitAll(parts);
 
       const step = stream.position - assigned.position;

@@ -40,7 +40,8 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
     const ctx = runContext(deps, run, options.accounts);
     let outcomes: CrawlOutcome[];
     try {
-      outcomes = await backfill(ctx, { from: options.from, to: options.to, resources: options.resources, priority: options.priority });
+      const { from, to, resources, priority } = options;
+      outcomes = await backfill(ctx, { from, to, resources, priority });
     } finally {
       deps.claims?.release(run.id);
     }

@@ -9,12 +9,10 @@ export type ClaimedWindow = Pick<WindowSpec, 'account' | 'resource' | 'apiVersio
  * crawl splits while paging stays inside the range it claimed.
  */
 export function unclaimed<W extends ClaimedWindow>(wanted: readonly W[], taken: readonly ClaimedWindow[]): W[] {
-  return wanted.filter(
-    (w) =>
-      !taken.some(
-        (t) => t.account === w.account && t.resource === w.resource && t.apiVersion === w.apiVersion && t.windowStart < w.windowEnd && w.windowStart < t.windowEnd,
-      ),
-  );
+  const sameScope = (a: ClaimedWindow, b: ClaimedWindow) =>
+    a.account === b.account && a.resource === b.resource && a.apiVersion === b.apiVersion;
+  const overlap = (a: ClaimedWindow, b: ClaimedWindow) => a.windowStart < b.windowEnd && b.windowStart < a.windowEnd;
+  return wanted.filter((w) => !taken.some((t) => sameScope(t, w) && overlap(t, w)));
 }
 
 /**
@@ -42,11 +40,16 @@ export class WindowClaims {
 }
 
 function rangeOf(w: ClaimedWindow): ClaimedWindow {
-  return { account: w.account, resource: w.resource, apiVersion: w.apiVersion, windowStart: w.windowStart, windowEnd: w.windowEnd };
+  const { account, resource, apiVersion, windowStart, windowEnd } = w;
+  return { account, resource, apiVersion, windowStart, windowEnd };
 }
 
 /** The tasks whose window `run` could claim: all of them when the process keeps no claims. */
-export function claimTasks<T extends { window: ClaimedWindow }>(claims: WindowClaims | undefined, run: string | undefined, tasks: readonly T[]): T[] {
+export function claimTasks<T extends { window: ClaimedWindow }>(
+  claims: WindowClaims | undefined,
+  run: string | undefined,
+  tasks: readonly T[],
+): T[] {
   if (claims === undefined || run === undefined) return [...tasks];
   const mine = new Set(claims.claim(run, tasks.map((t) => t.window)));
   return tasks.filter((t) => mine.has(t.window));

@@ -161,8 +161,10 @@ export class Daemon {
       }
       if (outcome.status === 'interrupted' || signal.aborted) return;
       const waitMs = backfillResumeMs(failures, gap);
-      const reason = outcome.status === 'held' ? `another process took its account over (${outcome.holder})` : outcome.error;
-      logger.warn({ failures, resumeInSeconds: waitMs / 1000, reason }, `background backfill stopped: ${reason}; resuming it in ${waitMs / 1000} s`);
+      const reason =
+        outcome.status === 'held' ? `another process took its account over (${outcome.holder})` : outcome.error;
+      const message = `background backfill stopped: ${reason}; resuming it in ${waitMs / 1000} s`;
+      logger.warn({ failures, resumeInSeconds: waitMs / 1000, reason }, message);
       // An abort ends the pause at once (its only rejection).
       await delay(waitMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;

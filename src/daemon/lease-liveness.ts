@@ -15,9 +15,15 @@ const TICK_PREFIX = 'tick:';
  * claim carries no heartbeat (it is stamped with its tick's time): it is
  * live exactly while the daemon that claimed it is.
  */
-export function leaseLiveness(leases: readonly LeaseState[], nowEpoch: number, ttlSeconds: number, holderIsDead: (holder: string) => boolean): LeaseView[] {
+export function leaseLiveness(
+  leases: readonly LeaseState[],
+  nowEpoch: number,
+  ttlSeconds: number,
+  holderIsDead: (holder: string) => boolean,
+): LeaseView[] {
   const fresh = (l: LeaseState) => !holderIsDead(l.holder) && nowEpoch - Date.parse(l.heartbeatAt) / 1000 <= ttlSeconds;
-  const liveDaemons = new Set(leases.filter((l) => l.name.startsWith(DAEMON_LEASE_PREFIX) && fresh(l)).map((l) => l.name));
+  const daemons = leases.filter((l) => l.name.startsWith(DAEMON_LEASE_PREFIX) && fresh(l));
+  const liveDaemons = new Set(daemons.map((l) => l.name));
   return leases.map((l) => ({
     ...l,
     stale: l.name.startsWith(TICK_PREFIX) ? !liveDaemons.has(daemonLease(l.holder)) : !fresh(l),

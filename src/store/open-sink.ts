@@ -86,7 +86,10 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   }
   const retry: TransientRetryOptions = {
     budgetMs: options.retrySeconds === undefined ? DEFAULT_RETRY_MS : options.retrySeconds * 1000,
-    onRetry: (fault) => options.logger?.warn({ target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs }, `target unavailable, retrying: ${fault.message}`),
+    onRetry: (fault) => {
+      const fields = { target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs };
+      options.logger?.warn(fields, `target unavailable, retrying: ${fault.message}`);
+    },
   };
   let migrated = true;
   try {
@@ -99,7 +102,8 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   } catch (error) {
     await driver.close().catch(() => undefined);
     const password = parsed.kind === 'postgres' ? parsed.password : null;
-    const reason = error instanceof StoreError ? error.detail : shortDriverMessage(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof StoreError ? error.detail : shortDriverMessage(message);
     // A driver may echo its connection settings; the password must not travel on.
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);

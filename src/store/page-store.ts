@@ -68,16 +68,22 @@ export class SqlPageStore implements PageStore {
  * the pages, so the row counts exactly what was committed, whenever the run
  * ends (a run that dies is relabelled `abandoned` with these counts).
  */
-async function countForRuns(tx: SqlExecutor, pages: readonly PageCommit[], results: readonly CommitResult[]): Promise<void> {
+async function countForRuns(
+  tx: SqlExecutor,
+  pages: readonly PageCommit[],
+  results: readonly CommitResult[],
+): Promise<void> {
   const runs = new Map<string, { written: number; requests: number }>();
   for (const [i, page] of pages.entries()) {
     if (page.run === undefined) continue;
     const seen = runs.get(page.run.id) ?? { written: 0, requests: 0 };
-    runs.set(page.run.id, { written: seen.written + results[i]!.written, requests: Math.max(seen.requests, page.run.tally.requests) });
+    const written = seen.written + results[i]!.written;
+    runs.set(page.run.id, { written, requests: Math.max(seen.requests, page.run.tally.requests) });
   }
   for (const [id, count] of runs) {
     await tx.run(
-      "UPDATE sync_runs SET items_written = items_written + ?, requests = CASE WHEN requests < ? THEN ? ELSE requests END WHERE id = ? AND status = 'running'",
+      'UPDATE sync_runs SET items_written = items_written + ?, ' +
+        "requests = CASE WHEN requests < ? THEN ? ELSE requests END WHERE id = ? AND status = 'running'",
       [count.written, count.requests, count.requests, id],
     );
   }

@@ -111,7 +111,8 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRES
  * pg's own words, without a code, for a connection the server or the network
  * closed (knex may put the statement it was running, often ROLLBACK, first).
  */
-export const CONNECTION_LOST = /Connection terminated|connection error and is not queryable|Connection ended unexpectedly|terminating connection/i;
+export const CONNECTION_LOST =
+  /Connection terminated|connection error and is not queryable|Connection ended unexpectedly|terminating connection/i;
 
 interface ErrorShape {
   name?: unknown;
@@ -137,7 +138,8 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
     // A server error reached through knex, which puts the statement first; one
     // met while connecting (57P03 "the database system is starting up") has none.
     const statementFirst = message.includes(' - ');
-    return new StoreError(dialect, postgresRefusesRow(code) ? 'row' : 'target', code, shortDriverMessage(message, statementFirst), error);
+    const failure = postgresRefusesRow(code) ? 'row' : 'target';
+    return new StoreError(dialect, failure, code, shortDriverMessage(message, statementFirst), error);
   }
   if (code !== null && code.startsWith('SQLITE_')) {
     return new StoreError(dialect, SQLITE_ROW_CODES.has(code) ? 'row' : 'target', code, shortDriverMessage(message), error);

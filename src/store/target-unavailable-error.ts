@@ -16,7 +16,8 @@ export class TargetUnavailableError extends StoreError {
       fault.dialect,
       'target',
       fault.driverCode,
-      `${fault.detail}${retried}; what was committed is kept: run the same command again once the database is up to resume`,
+      `${fault.detail}${retried}; what was committed is kept: ` +
+        'run the same command again once the database is up to resume',
       fault,
     );
     this.retriedMs = retriedMs;

@@ -32,7 +32,10 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
  * connection counts only when `refused` says so: when a command opens its
  * target, it more likely means a wrong address than a restart.
  */
-export function isTransientFault(error: unknown, options: { refused: boolean } = { refused: true }): error is StoreError {
+export function isTransientFault(
+  error: unknown,
+  options: { refused: boolean } = { refused: true },
+): error is StoreError {
   if (!(error instanceof StoreError) || error.failure !== 'target') return false;
   if (error.driverCode === 'ECONNREFUSED') return options.refused;
   if (error.driverCode !== null) return TRANSIENT_CODES.has(error.driverCode);

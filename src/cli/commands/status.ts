@@ -23,7 +23,13 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
         report.highWaterMarks.map((h) => [h.account, h.resource, h.apiVersion, iso(h.syncedTo), h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo)]),
       ),
   );
-  parts.push('Windows\n' + renderTable(['account', 'resource', 'api', 'status', 'windows', 'items fetched last pass'], report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items])));
+  parts.push(
+    'Windows\n' +
+      renderTable(
+        ['account', 'resource', 'api', 'status', 'windows', 'items fetched last pass'],
+        report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items]),
+      ),
+  );
   parts.push(
     `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} fingerprints\n` +
       `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
@@ -71,7 +77,10 @@ export function scheduleFacts(
   liveness: { ttlSeconds: number; holderIsDead: (holder: string) => boolean },
 ): ScheduleFacts {
   // The caller does not hold any of them; `held` would only say so.
-  const views = leaseLiveness(leases, nowEpoch, liveness.ttlSeconds, liveness.holderIsDead).map((l) => ({ ...l, held: false }));
+  const views = leaseLiveness(leases, nowEpoch, liveness.ttlSeconds, liveness.holderIsDead).map((l) => ({
+    ...l,
+    held: false,
+  }));
   const daemons = views.filter((l) => l.name.startsWith(DAEMON_LEASE_PREFIX) && !l.stale).length;
   const [next] = daemons > 0 ? nextRuns(schedule.expression, schedule.timezone, 1) : [];
   return {
@@ -90,7 +99,8 @@ export function renderScheduleFacts(facts: ScheduleFacts, nowEpoch: number): str
   const age = (iso: string) => Math.round(nowEpoch - Date.parse(iso) / 1000);
   return (
     (facts.schedule.daemons > 0
-      ? `Schedule: '${facts.schedule.expression}' (${facts.schedule.timezone}), next run ${facts.schedule.nextRun ?? '-'}\n\n`
+      ? `Schedule: '${facts.schedule.expression}' (${facts.schedule.timezone}), ` +
+        `next run ${facts.schedule.nextRun ?? '-'}\n\n`
       : `Schedule: no daemon runs on this target; nothing syncs it until one starts (or a sync runs from cron)\n\n`) +
     'Leases\n' +
     (facts.leases.every((l) => l.stale)
@@ -102,7 +112,10 @@ export function renderScheduleFacts(facts: ScheduleFacts, nowEpoch: number): str
 function leaseTable(leases: readonly LeaseView[], age: (iso: string) => number): string {
   return renderTable(
     ['lease', 'holder (host:pid:run)', 'since', 'heartbeat age (s)', 'state'],
-    leases.map((l) => [l.name, l.holder, l.acquiredAt, age(l.heartbeatAt), l.stale ? 'stale: its holder is gone' : 'live']),
+    leases.map((l) => {
+      const state = l.stale ? 'stale: its holder is gone' : 'live';
+      return [l.name, l.holder, l.acquiredAt, age(l.heartbeatAt), state];
+    }),
   );
 }
 
@@ -132,7 +145,8 @@ export const statusCommand: CliCommand = {
       const stored = await sink.status();
       const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };
       const now = io.clock() / 1000;
-      const facts = scheduleFacts(report, await sink.leases(), { expression: config.daemon.schedule, timezone: config.daemon.timezone }, now, {
+      const schedule = { expression: config.daemon.schedule, timezone: config.daemon.timezone };
+      const facts = scheduleFacts(report, await sink.leases(), schedule, now, {
         ttlSeconds: DEFAULT_LEASE_TTL_SECONDS,
         holderIsDead: localHolderIsDead(),
       });
