@@ -12,7 +12,13 @@ const simulator = useSimulators({ sessions: 1200, seed: 23, rate: 300, burst: 30
 const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
 
 function sessionsStored(db: string): number {
-  return query<{ n: number }>(db, 'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n')[0]!.n;
+  const sql = 'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n';
+  return query<{ n: number }>(db, sql)[0]!.n;
+}
+
+function envFor(url: string, dir: string, db: string): Record<string, string> {
+  const IVS_DB = `sqlite:${db}`;
+  return { IVS_BASE_URL: url, IVS_API_TOKEN: 'test-token', IVS_DB, IVS_CONFIG: writeConfig(dir), IVS_RATE: '300' };
 }
 
 interface StatusJson {
@@ -21,15 +27,16 @@ interface StatusJson {
 }
 
 describe('the records of a run', () => {
-  it('a run that dies keeps the counts of what it committed: requests and sessions written, as the tables hold them', async () => {
+  it('a run that dies keeps the counts of what it committed: requests, and sessions written as stored', async () => {
     const sim = await simulator();
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '300' };
+    const env = envFor(sim.url, dir, db);
     const child = spawnIvsync(args, env);
     await afterRequests(sim, 10, child.exited);
     // Killed once some pages are committed.
-    await until(() => (query<{ n: number }>(db, 'SELECT count(*) AS n FROM sync_windows WHERE pages > 0')[0]!.n > 0 ? true : undefined), 30_000, 'a committed page');
+    const paged = () => query<{ n: number }>(db, 'SELECT count(*) AS n FROM sync_windows WHERE pages > 0')[0]!.n;
+    await until(() => (paged() > 0 ? true : undefined), 30_000, 'a committed page');
     child.kill('SIGKILL');
     expect((await child.exited).signal).toBe('SIGKILL');
 
@@ -43,22 +50,25 @@ describe('the records of a run', () => {
     expect(run!.itemsWritten).toBe(stored);
     expect(run!.requests).toBeGreaterThanOrEqual(committedPages);
     // The row itself holds them: whoever relabels it keeps them.
-    expect(query(db, 'SELECT items_written, requests >= ? AS counted FROM sync_runs', committedPages)).toEqual([{ items_written: stored, counted: 1 }]);
+    const row = query(db, 'SELECT items_written, requests >= ? AS counted FROM sync_runs', committedPages);
+    expect(row).toEqual([{ items_written: stored, counted: 1 }]);
   }, 60_000);
 
-  it('each figure says what it counts, and they agree with the tables: items fetched, sessions written, rows stored', async () => {
+  it('each figure says what it counts, and they agree with the tables: items fetched, sessions written', async () => {
     const sim = await simulator({ sessions: 600 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '300' };
+    const env = envFor(sim.url, dir, db);
     const text = await runIvsync(args, env);
     expect(cliError(text.stderr)).toBeUndefined();
     const stored = sessionsStored(db);
     const rejected = query<{ n: number }>(db, 'SELECT count(*) AS n FROM rejected_items')[0]!.n;
-    const line = /backfill complete: (\d+) items fetched in \d+ pages, (\d+) sessions new or changed, \d+ requests/.exec(text.stdout);
+    const summary = /backfill complete: (\d+) items fetched in \d+ pages, (\d+) sessions new or changed, \d+ requests/;
+    const line = summary.exec(text.stdout);
     expect(line, text.stdout).not.toBeNull();
     const [fetched, written] = [Number(line![1]), Number(line![2])];
-    // Into an empty target every session written is a row stored; what was fetched holds them, the rejected items, and any item seen twice.
+    // Into an empty target every session written is a row stored; what was fetched holds them,
+    // the rejected items, and any item seen twice.
     expect(written).toBe(stored);
     expect(fetched).toBeGreaterThanOrEqual(stored + rejected);
 

@@ -16,24 +16,30 @@ interface StatusJson {
 }
 
 describe('status and the daemons of a target', () => {
-  it('shows a next run and live leases only while a daemon runs; a killed daemon leaves stale leases, marked so', async () => {
+  it('shows a next run and live leases only while a daemon runs; a killed daemon leaves stale leases', async () => {
     const sim = await simulator();
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '500' };
+    const IVS_DB = `sqlite:${db}`;
+    const IVS_CONFIG = writeConfig(dir);
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB, IVS_CONFIG, IVS_RATE: '500' };
     const status = async () => {
       const r = await runIvsync(['status', '--json'], env);
       expect(r.code).toBe(0);
       return JSON.parse(r.stdout) as StatusJson;
     };
 
-    const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    const args = ['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'];
+    const child = spawnIvsync(args, env);
     await servedUrl(child);
-    await until(() => (query<{ n: number }>(db, "SELECT count(*) AS n FROM sync_runs WHERE status = 'succeeded'")[0]!.n > 0 ? true : undefined), 30_000, 'a sync');
+    const succeeded = "SELECT count(*) AS n FROM sync_runs WHERE status = 'succeeded'";
+    const synced = () => query<{ n: number }>(db, succeeded)[0]!.n;
+    await until(() => (synced() > 0 ? true : undefined), 30_000, 'a sync');
     const running = await status();
     expect(running.schedule.daemons).toBe(1);
     expect(running.schedule.nextRun).not.toBeNull();
-    expect(running.leases.filter((l) => l.name.startsWith('tick:') || l.name.startsWith('daemon:')).every((l) => !l.stale)).toBe(true);
+    const daemonLeases = running.leases.filter((l) => l.name.startsWith('tick:') || l.name.startsWith('daemon:'));
+    expect(daemonLeases.every((l) => !l.stale)).toBe(true);
 
     child.kill('SIGKILL');
     await child.exited;
@@ -51,7 +57,8 @@ describe('status and the daemons of a target', () => {
   it('with no daemon ever, shows no next run', async () => {
     const sim = await simulator();
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`, IVS_CONFIG: writeConfig(dir) };
+    const db = `sqlite:${join(dir, 'x.sqlite')}`;
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: writeConfig(dir) };
     expect((await runIvsync(['sync', '--since', String(HISTORY_START)], env)).code).toBe(0);
     const r = JSON.parse((await runIvsync(['status', '--json'], env)).stdout) as StatusJson;
     expect(r.schedule).toMatchObject({ expression: '*/5 * * * *', daemons: 0, nextRun: null });

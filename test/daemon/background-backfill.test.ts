@@ -13,7 +13,14 @@ import { servedUrl, until } from './wait-for.js';
 announcePostgres('background backfill tests');
 
 const tempDir = useTempDir();
-const simulator = useSimulators({ sessions: 1500, seed: 31, rate: 400, burst: 400, latencyMs: 5, recordServedPages: true });
+const simulator = useSimulators({
+  sessions: 1500,
+  seed: 31,
+  rate: 400,
+  burst: 400,
+  latencyMs: 5,
+  recordServedPages: true,
+});
 let proxy: TcpProxy | undefined;
 const schemas: string[] = [];
 const children: Child[] = [];
@@ -43,6 +50,8 @@ async function select<T>(sql: string): Promise<T[]> {
   }
 }
 
+const CRAWL = { windowSeconds: 14 * 86_400, concurrency: 4, overlapSeconds: 60 };
+
 interface Setup {
   sim: RunningSimulator;
   schema: string;
@@ -64,11 +73,12 @@ async function startDaemon(config: Record<string, unknown> = {}): Promise<Setup>
     IVS_BASE_URL: sim.url,
     IVS_API_TOKEN: 'test-token',
     IVS_DB: url.toString(),
-    IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 14 * 86_400, concurrency: 4, overlapSeconds: 60 }, ...config }),
+    IVS_CONFIG: writeConfig(dir, { crawl: CRAWL, ...config }),
     IVS_RATE: '400',
   };
   // The scheduled syncs start a day back (nothing there: the history ended before); the backfill covers the history.
-  const args = ['daemon', '--schedule', '* * * * * *', '--since', String(now - 86_400), '--backfill-from', String(HISTORY_START), '--port', '0'];
+  const args = ['daemon', '--schedule', '* * * * * *', '--since', String(now - 86_400)];
+  args.push('--backfill-from', String(HISTORY_START), '--port', '0');
   const child = spawnIvsync(args, env);
   children.push(child);
   await servedUrl(child);
@@ -78,15 +88,18 @@ async function startDaemon(config: Record<string, unknown> = {}): Promise<Setup>
 /** The background backfill succeeded and every window of the history is paged (by it or by a sync). */
 async function historyComplete(schema: string): Promise<true | undefined> {
   const [row] = await select<{ backfills: string; open: string }>(
-    `SELECT (SELECT count(*) FROM "${schema}".sync_runs WHERE command = 'backfill' AND status = 'succeeded') AS backfills,
-            (SELECT count(*) FROM "${schema}".sync_windows WHERE status NOT IN ('done', 'sealed') AND window_end <= ${HISTORY_END}) AS open`,
+    `SELECT (SELECT count(*) FROM "${schema}".sync_runs
+             WHERE command = 'backfill' AND status = 'succeeded') AS backfills,
+            (SELECT count(*) FROM "${schema}".sync_windows
+             WHERE status NOT IN ('done', 'sealed') AND window_end <= ${HISTORY_END}) AS open`,
   );
   return row !== undefined && Number(row.backfills) > 0 && Number(row.open) === 0 ? true : undefined;
 }
 
 async function expectTruth(schema: string, sim: RunningSimulator): Promise<void> {
   for (const resource of ['authentications', 'fingerprints'] as const) {
-    const stored = await select<{ service_id: string }>(`SELECT service_id FROM "${schema}".${resource} ORDER BY service_id COLLATE "C"`);
+    const sql = `SELECT service_id FROM "${schema}".${resource} ORDER BY service_id COLLATE "C"`;
+    const stored = await select<{ service_id: string }>(sql);
     expect(stored.map((r) => r.service_id)).toEqual(truthFacts(sim, resource).map((f) => f.service_id));
   }
 }
@@ -98,7 +111,8 @@ describe.skipIf(!postgresUp)('a daemon with a background backfill', () => {
     const { sim, schema, child } = await startDaemon();
     await until(() => historyComplete(schema), 90_000, 'the background backfill');
     // A few more ticks after it: none fetches the history again.
-    const runs = async () => Number((await select<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".sync_runs WHERE command = 'sync'`))[0]?.n ?? 0);
+    const syncs = `SELECT count(*) AS n FROM "${schema}".sync_runs WHERE command = 'sync'`;
+    const runs = async () => Number((await select<{ n: string }>(syncs))[0]?.n ?? 0);
     const after = await runs();
     await until(async () => ((await runs()) >= after + 3 ? true : undefined), 30_000, 'three more syncs');
     child.kill('SIGTERM');
@@ -111,23 +125,28 @@ describe.skipIf(!postgresUp)('a daemon with a background backfill', () => {
     expect(itemsFetched(sim)).toBeLessThan(sessions * 1.1);
   }, 120_000);
 
-  it('resumes by itself after its database was gone past the retries, and every run ends with its real status', async () => {
+  it('resumes by itself after its database was gone past the retries; each run ends with its real status', async () => {
     const { sim, schema, child } = await startDaemon({ store: { retrySeconds: 1 } });
     // Cut once the backfill has committed part of the history.
-    await until(async () => (Number((await select<{ n: string }>(`SELECT sum(pages) AS n FROM "${schema}".sync_windows`))[0]?.n ?? 0) > 5 ? true : undefined), 60_000, 'backfill progress');
+    const sum = `SELECT sum(pages) AS n FROM "${schema}".sync_windows`;
+    const pages = async () => Number((await select<{ n: string }>(sum))[0]?.n ?? 0);
+    await until(async () => ((await pages()) > 5 ? true : undefined), 60_000, 'backfill progress');
     await proxy!.cut();
-    await until(() => (/background backfill stopped/.test(child.stderr()) ? true : undefined), 60_000, 'the backfill stopped');
+    const stopped = () => /background backfill stopped/.test(child.stderr());
+    await until(() => (stopped() ? true : undefined), 60_000, 'the backfill stopped');
     await proxy!.restore();
     await until(() => historyComplete(schema), 90_000, 'the background backfill resumed and complete');
     // Runs that ended while the database was gone are recorded once it is back.
     await until(async () => {
-      const open = await select<{ id: string }>(`SELECT id FROM "${schema}".sync_runs WHERE status = 'running' AND command = 'backfill'`);
+      const sql = `SELECT id FROM "${schema}".sync_runs WHERE status = 'running' AND command = 'backfill'`;
+      const open = await select<{ id: string }>(sql);
       return open.length === 0 ? true : undefined;
     }, 30_000, 'no backfill left running');
     child.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
     await expectTruth(schema, sim);
-    const runs = await select<{ command: string; status: string; error: string | null }>(`SELECT command, status, error FROM "${schema}".sync_runs`);
+    const sql = `SELECT command, status, error FROM "${schema}".sync_runs`;
+    const runs = await select<{ command: string; status: string; error: string | null }>(sql);
     expect(runs.filter((r) => r.status === 'running')).toEqual([]);
     const backfills = runs.filter((r) => r.command === 'backfill').map((r) => r.status);
     expect(backfills).toContain('failed');

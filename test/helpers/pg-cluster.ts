@@ -11,7 +11,9 @@ const run = promisify(execFile);
 function serverBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length === 0 ? null : join(root, versions[0]!, 'bin');
 }
 
@@ -53,7 +55,8 @@ export async function startPgCluster(): Promise<PgCluster> {
   const data = join(dir, 'data');
   const port = await freePort();
   await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c shared_buffers=16MB`;
+  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'full_page_writes=off', 'shared_buffers=16MB'];
+  const options = `-p ${port} -k ${dir} ${settings.map((s) => `-c ${s}`).join(' ')}`;
   const start = () => pg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   const stop = () => pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
   await start();

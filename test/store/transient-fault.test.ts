@@ -4,6 +4,8 @@ import { TargetUnavailableError } from '../../src/store/target-unavailable-error
 import { isTransientFault, transientRetryPauseMs } from '../../src/store/transient-fault.js';
 
 const target = (code: string | null, message = 'x') => new StoreError('postgres', 'target', code, message, null);
+const pgError = (message: string) => toStoreError(new Error(message), 'postgres');
+const NOT_QUERYABLE = 'ROLLBACK - Client has encountered a connection error and is not queryable';
 
 describe('isTransientFault', () => {
   const cases: Array<[string, unknown, boolean]> = [
@@ -15,8 +17,8 @@ describe('isTransientFault', () => {
     ['connection failure (08006)', target('08006'), true],
     ['refused', target('ECONNREFUSED'), true],
     ['reset', target('ECONNRESET'), true],
-    ['pg: connection terminated (no code)', toStoreError(new Error('ROLLBACK - Connection terminated unexpectedly'), 'postgres'), true],
-    ['pg: client not queryable (no code)', toStoreError(new Error('ROLLBACK - Client has encountered a connection error and is not queryable'), 'postgres'), true],
+    ['pg: connection terminated (no code)', pgError('ROLLBACK - Connection terminated unexpectedly'), true],
+    ['pg: client not queryable', pgError(NOT_QUERYABLE), true],
     ['undefined table (42P01)', target('42P01'), false],
     ['a refused row (22021)', new StoreError('postgres', 'row', '22021', 'x', null), false],
     ['disk full', new DiskFullError('postgres', '53100', null), false],
@@ -53,12 +55,14 @@ describe('TargetUnavailableError', () => {
   it('names the fault and says that the same command resumes, in one line', () => {
     const error = new TargetUnavailableError(target('57P03', 'the database system is starting up'), 61_200);
     expect(error.message).toBe(
-      'postgres failed (57P03): the database system is starting up, still failing after 61 s of retries; what was committed is kept: run the same command again once the database is up to resume',
+      'postgres failed (57P03): the database system is starting up, still failing after 61 s of retries; ' +
+        'what was committed is kept: run the same command again once the database is up to resume',
     );
   });
 
   it('keeps the message of a server error that came without a statement', () => {
     const raw = Object.assign(new Error('the database system is starting up'), { code: '57P03', severity: 'FATAL' });
-    expect((toStoreError(raw, 'postgres') as StoreError).message).toBe('postgres failed (57P03): the database system is starting up');
+    const message = (toStoreError(raw, 'postgres') as StoreError).message;
+    expect(message).toBe('postgres failed (57P03): the database system is starting up');
   });
 });
