@@ -5,6 +5,7 @@ import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/commit-queue.js';
 import type { CrawlEvent } from '../crawl/crawl-deps.js';
+import { WindowClaims } from '../crawl/window-claims.js';
 import { refreshSettings, type RefreshSettings } from '../crawl/refresh-settings.js';
 import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
@@ -97,12 +98,23 @@ export interface OpenTargetOptions {
   existing?: boolean;
   /** `--wait`: a DuckDB file another process has open is waited for (with `io.signal`), not refused. */
   wait?: { signal: AbortSignal; logger: Logger };
+  /**
+   * Told of migrations applied and of transactions retried while the database restarts.
+   * @default the wait's, else none
+   */
+  logger?: Logger;
 }
 
 /** Opens --db. */
 export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<Sink> {
   const wait = options.wait;
-  return openSink(config.db, { existing: options.existing ?? false, ...(wait ? { waitWhileLocked: wait.signal, logger: wait.logger } : {}) });
+  const logger = options.logger ?? wait?.logger;
+  return openSink(config.db, {
+    existing: options.existing ?? false,
+    retrySeconds: config.store.retrySeconds,
+    ...(wait ? { waitWhileLocked: wait.signal } : {}),
+    ...(logger ? { logger } : {}),
+  });
 }
 
 /** The leases of this process: its holder id names the host, the pid and the run (or daemon) id. */
@@ -137,6 +149,7 @@ export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: r
     signal: io.signal,
     leases: parts.leases,
     commits: new CommitQueue(parts.sink),
+    claims: new WindowClaims(),
     onEvent: parts.onEvent,
   };
 }
@@ -156,7 +169,11 @@ export async function withRunDeps<T>(
 ): Promise<T> {
   const bound = bindAccounts(config, accounts, options.logger);
   try {
-    const sink = await openTarget(config, { existing: options.existing ?? false, ...(options.wait === true ? { wait: { signal: io.signal, logger: options.logger } } : {}) });
+    const sink = await openTarget(config, {
+      existing: options.existing ?? false,
+      logger: options.logger,
+      ...(options.wait === true ? { wait: { signal: io.signal, logger: options.logger } } : {}),
+    });
     const keeper = leaseKeeper(sink, io, options.logger, options.runId, options.ttlSeconds);
     try {
       return await body(runDeps(config, io, { sink, bound, leases: keeper, onEvent: options.onEvent }));

@@ -107,6 +107,11 @@ export interface RefreshConfig {
   readonly maxRequestsPerRun: number | undefined;
 }
 
+export interface StoreConfig {
+  /** How long a transaction that met a passing fault of the target is tried again, seconds (store.retrySeconds). */
+  readonly retrySeconds: number;
+}
+
 export interface VerifyConfig {
   /** Most requests one verify spends (--budget, IVS_VERIFY_BUDGET or verify.budget). */
   readonly budget: number;
@@ -128,6 +133,7 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   readonly daemon: DaemonConfig;
   readonly refresh: RefreshConfig;
+  readonly store: StoreConfig;
   readonly verify: VerifyConfig;
   /** `debug` with --verbose, whatever the other sources say. */
   readonly logLevel: LogLevel;

@@ -140,6 +140,16 @@ export const DEFAULTS = deepFreeze({
      */
     maxRequestsPerRun: undefined as number | undefined,
   },
+  store: {
+    /**
+     * How long a transaction that met a passing fault of the target is tried
+     * again, whole, before the run fails, in seconds: a database restarting or
+     * shutting down (57P01, 57P02, 57P03), a connection refused or reset, a
+     * serialization failure or deadlock (40001, 40P01). 0 fails at once.
+     * @default 60
+     */
+    retrySeconds: 60,
+  },
   verify: {
     /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */
     budget: 100,

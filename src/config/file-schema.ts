@@ -81,6 +81,11 @@ export const fileSchema = z.strictObject({
       maxRequestsPerRun: z.number().int().min(1).optional(),
     })
     .optional(),
+  store: z
+    .strictObject({
+      retrySeconds: z.number().min(0).max(86_400).optional(),
+    })
+    .optional(),
   verify: z
     .strictObject({
       budget: z.number().int().min(1).optional(),

@@ -231,6 +231,7 @@ export function loadConfig(sources: ConfigSources): Config {
       budgetShare: budgetShare === undefined ? (file.refresh?.budgetShare ?? DEFAULTS.refresh.budgetShare) : shareOf(budgetShare),
       maxRequestsPerRun: refreshBudget === undefined ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun) : budgetOf(refreshBudget),
     }),
+    store: Object.freeze({ retrySeconds: file.store?.retrySeconds ?? DEFAULTS.store.retrySeconds }),
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
       every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),

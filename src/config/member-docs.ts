@@ -74,6 +74,11 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text: "node-cron expression, 5 fields or 6 with seconds first; quote it (YAML reads a leading * as an alias).\nFlag --schedule, env IVS_SCHEDULE.",
   },
   'daemon.timezone': { text: 'IANA time zone the schedule is read in. Flag --timezone, env IVS_TIMEZONE.' },
+  'store.retrySeconds': {
+    text:
+      'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +
+      'a serialization failure) is tried again before the run fails, in seconds; 0 fails at once.',
+  },
   'verify.budget': { text: 'Most requests one verify spends on its sample of stored windows. Flag --budget, env IVS_VERIFY_BUDGET.' },
   'verify.every': {
     text: "How often the daemon verifies each account, right after its sync: a period since the last verify\n(6h, 1d, 2w) or a cron expression ('0 3 * * *'). Off when unset. Flag --verify-every, env IVS_VERIFY_EVERY.",
@@ -89,5 +94,6 @@ export const SECTION_DOCS: Readonly<Record<SectionName, string>> = Object.freeze
   webhooks: 'The webhook receiver (ivsync webhooks serve, ivsync daemon --port).',
   daemon: 'ivsync daemon: when sync runs.',
   refresh: 'How sync re-checks sessions whose result is not final yet.',
+  store: 'The target database.',
   verify: 'ivsync verify: checking the copy against the service without crawling it all again.',
 });

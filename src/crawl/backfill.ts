@@ -4,6 +4,7 @@ import { crawlerFor, type CrawlContext } from './crawl-context.js';
 import type { BackfillPlanSummary } from './crawl-deps.js';
 import type { CrawlOutcome } from './crawler.js';
 import { planBackfill } from './planner.js';
+import { claimTasks } from './window-claims.js';
 import { checkWindowCount, missingWindows } from './windows.js';
 
 export interface BackfillOptions {
@@ -36,7 +37,8 @@ export async function backfill(ctx: CrawlContext, options: BackfillOptions): Pro
         const existing = await ctx.sink.listWindows(query);
         await ctx.sink.planWindows(missingWindows(scope, options.from, options.to, ctx.crawl.windowSeconds, existing));
         const windows = await ctx.sink.listWindows(query);
-        const planned = planBackfill(windows, now).map((t) => ({ ...t, resource }));
+        // A window another run of this process pages already (a scheduled sync of the daemon) is left to it.
+        const planned = claimTasks(ctx.claims, ctx.runId, planBackfill(windows, now)).map((t) => ({ ...t, resource }));
         tasks.push(...planned);
         summaries.push({
           account: account.name,

@@ -6,6 +6,7 @@ import { Crawler } from './crawler.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import type { BucketRoom } from './room-watch.js';
 import type { RefreshSettings } from './refresh-settings.js';
+import type { WindowClaims } from './window-claims.js';
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */
 export interface CrawlAccount {
@@ -28,6 +29,10 @@ export interface CrawlContext {
   commits: CommitQueue;
   /** The run's own request count: every call of the run adds its attempts here. */
   tally: RequestTally;
+  /** The run's id in `sync_runs`: its page commits raise its counts there. @default none */
+  runId?: string | undefined;
+  /** The windows the process's runs page: a run pages only the windows it claims. @default no claims */
+  claims?: WindowClaims | undefined;
   /** How the refresh of non-final sessions spends the run. @default DEFAULT_REFRESH_SETTINGS */
   refresh?: RefreshSettings | undefined;
   /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
@@ -59,6 +64,7 @@ export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: n
       concurrency: ctx.crawl.concurrency,
       splitAfterPages: split ? ctx.crawl.splitAfterPages : Infinity,
       call: { priority, tally: ctx.tally },
+      runId: ctx.runId,
     },
   );
 }

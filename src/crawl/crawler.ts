@@ -2,7 +2,7 @@ import type { CallOptions } from '../api/service-client.js';
 import { PAGE_SIZE } from '../config/constants.js';
 import type { ApiVersion, Resource } from '../normalize/rows.js';
 import { toIsoMicros } from '../normalize/time.js';
-import type { Sink, WindowKey, WindowSpec, WindowState } from '../store/sink.js';
+import type { PageCommit, Sink, WindowKey, WindowSpec, WindowState } from '../store/sink.js';
 import { CommitQueue } from './commit-queue.js';
 import { stopsTheRun } from './error-scope.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
@@ -24,6 +24,8 @@ export interface CrawlerOptions {
   splitAfterPages: number;
   /** How the crawl's requests are sent: their priority in the shared bucket (higher first), the run's tally. @default priority 0 */
   call?: CallOptions;
+  /** The run in `sync_runs` whose counts each commit raises. @default none */
+  runId?: string | undefined;
 }
 
 export interface CrawlerDeps {
@@ -210,7 +212,8 @@ export class Crawler {
       const firstNew = stream.started;
       stream.started = Math.max(stream.started, assigned.through + 1);
       for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
-      const parts = pageCommits(stream.windows.map((w) => keyOf(w.window)), asked, assigned, batch, page.nextCursor, now);
+      const keys = stream.windows.map((w) => keyOf(w.window));
+      const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
       const results = await this.#commits.commitAll(parts);
 
       const step = stream.position - assigned.position;
@@ -237,6 +240,14 @@ export class Crawler {
       if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
       sent = this.#roundTrip.asking();
     }
+  }
+
+  /** The commits of a page, each carrying the run to count them for (when the crawl belongs to one). */
+  #counted(parts: PageCommit[]): PageCommit[] {
+    const { runId, call } = this.#options;
+    if (runId === undefined) return parts;
+    const run = { id: runId, tally: call?.tally ?? { requests: 0 } };
+    return parts.map((part) => ({ ...part, run }));
   }
 
   /** Whether the stream would page on alone after the bucket could have served everything left. */

@@ -38,7 +38,13 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
   const empty = { items: 0, pages: 0, failedWindows: [] };
   return recordRun(recorderDeps(deps), spec, empty, async (run) => {
     const ctx = runContext(deps, run, options.accounts);
-    const outcomes = await backfill(ctx, { from: options.from, to: options.to, resources: options.resources, priority: options.priority });
+    let outcomes: CrawlOutcome[];
+    try {
+      const { from, to, resources, priority } = options;
+      outcomes = await backfill(ctx, { from, to, resources, priority });
+    } finally {
+      deps.claims?.release(run.id);
+    }
     const details = {
       items: outcomes.reduce((n, o) => n + o.items, 0),
       pages: outcomes.reduce((n, o) => n + o.pages, 0),

@@ -25,6 +25,8 @@ export function runContext(deps: RunDeps, run: RunScope, accounts: readonly stri
     onEvent: deps.onEvent,
     commits: deps.commits,
     tally: run.tally,
+    runId: run.id,
+    claims: deps.claims,
   };
 }
 

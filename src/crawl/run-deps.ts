@@ -5,6 +5,7 @@ import type { CommitQueue } from './commit-queue.js';
 import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
 import type { BucketRoom } from './room-watch.js';
 import type { RefreshSettings } from './refresh-settings.js';
+import type { WindowClaims } from './window-claims.js';
 
 /** One account a process can run for: its name and its client (bound to its token and bucket). */
 export interface RunAccount {
@@ -48,6 +49,8 @@ export interface RunDeps {
   leases: RunLeases;
   /** Shared by every run on the target, so that pages of concurrent crawls commit together. */
   commits: CommitQueue;
+  /** The windows this process's runs page, so that two of them never page one window. @default no claims */
+  claims?: WindowClaims | undefined;
   /** Progress, logs and metrics. */
   onEvent?: ((event: CrawlEvent) => void) | undefined;
 }

@@ -42,7 +42,12 @@ export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncRep
   const spec = { command: 'sync' as const, runId: options.runId, account, accounts: options.accounts, wait: options.wait };
   return recordRun(recorderDeps(deps), spec, { outcomes: [], catalogs: [] }, async (run) => {
     const ctx = runContext(deps, run, options.accounts);
-    const outcomes = await sync(ctx, { resources: options.resources, since: options.since });
+    let outcomes: SyncOutcome[];
+    try {
+      outcomes = await sync(ctx, { resources: options.resources, since: options.since });
+    } finally {
+      deps.claims?.release(run.id);
+    }
     const itemsWritten = outcomes.reduce((n, o) => n + o.incremental.written, 0);
     const refresh = refreshSpend(outcomes);
     if (outcomes.some((o) => o.incremental.interrupted) || run.signal.aborted) {

@@ -6,6 +6,7 @@ import { crawlerFor, type CrawlAccount, type CrawlContext } from './crawl-contex
 import type { CrawlOutcome } from './crawler.js';
 import { planIncremental, planSeal } from './planner.js';
 import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from './refresh-non-final.js';
+import { claimTasks } from './window-claims.js';
 import { checkWindowCount, missingWindows } from './windows.js';
 
 
@@ -60,7 +61,8 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   const query = { ...scope, from, to: Math.ceil(now) + 1 };
   await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
   // Every window of the scope: one left without a complete pass outside [from, now) is paged too.
-  const tasks = planIncremental(await sink.listWindows(scope), from, now);
+  // A window another run of this process pages (the daemon's background backfill) is left to it.
+  const tasks = claimTasks(ctx.claims, ctx.runId, planIncremental(await sink.listWindows(scope), from, now));
   const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
     return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };

@@ -132,15 +132,7 @@ export class Daemon {
   async run(): Promise<void> {
     const { leases, signal, logger } = this.#o;
     this.#releaseRegistration = await leases.hold([daemonLease(leases.holder)], { wait: false, signal });
-    if (this.#o.runBackfill) {
-      const started = this.#o.runBackfill;
-      this.#backfill = settle(started()).then((outcome) => {
-        this.#finished('backfill', outcome);
-        if (outcome.status === 'succeeded') logger.info({}, 'background backfill complete');
-        if (outcome.status === 'failed') logger.error({ err: outcome.error }, 'background backfill failed; restart the daemon to resume it');
-        if (outcome.status === 'held') logger.warn({ holder: outcome.holder }, 'background backfill stopped: another process took its account over; restart the daemon to resume it');
-      });
-    }
+    if (this.#o.runBackfill) this.#backfill = this.#keepBackfilling(this.#o.runBackfill);
     this.#schedule.start();
     logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.#schedule.nextRun()?.toISOString(), accounts: this.#o.accounts }, 'daemon started');
     await new Promise<void>((resolve) => {
@@ -148,6 +140,35 @@ export class Daemon {
       signal.addEventListener('abort', () => resolve(), { once: true });
     });
     await this.stop();
+  }
+
+  /**
+   * The background backfill, resumed after a failure (the target down past
+   * its retries, the service) or a lease another process took over, after a
+   * back-off that starts at the schedule's gap: its checkpoints make every
+   * resume continue where the last attempt committed. Only success or a stop
+   * ends it.
+   */
+  async #keepBackfilling(run: () => Promise<RunEnding>): Promise<void> {
+    const { logger, signal } = this.#o;
+    const gap = shortestGapMs(this.#o.schedule.expression, this.#o.schedule.timezone);
+    for (let failures = 1; ; failures++) {
+      const outcome = await settle(run());
+      this.#finished('backfill', outcome);
+      if (outcome.status === 'succeeded') {
+        logger.info({}, 'background backfill complete');
+        return;
+      }
+      if (outcome.status === 'interrupted' || signal.aborted) return;
+      const waitMs = backfillResumeMs(failures, gap);
+      const reason =
+        outcome.status === 'held' ? `another process took its account over (${outcome.holder})` : outcome.error;
+      const message = `background backfill stopped: ${reason}; resuming it in ${waitMs / 1000} s`;
+      logger.warn({ failures, resumeInSeconds: waitMs / 1000, reason }, message);
+      // An abort ends the pause at once (its only rejection).
+      await delay(waitMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+    }
   }
 
   /** Stops scheduling, lets the runs in flight commit, and gives the leases back. Idempotent. */
@@ -325,6 +346,16 @@ export class Daemon {
       this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
     }
   }
+}
+
+/**
+ * The pause before the background backfill's resume after `failures`
+ * stopped attempts in a row: the schedule's gap (at least a second), doubled
+ * per further failure, at most ten minutes (or the gap, if longer).
+ */
+export function backfillResumeMs(failures: number, gapMs: number): number {
+  const base = Math.max(1_000, gapMs);
+  return crashBackoffMs(failures, { threshold: 1, baseMs: base, maxMs: Math.max(base, 600_000) });
 }
 
 /** How a run ended, whether it reported its end or could not start at all. */

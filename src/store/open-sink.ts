@@ -8,9 +8,11 @@ import { MissingTargetError } from './missing-target-error.js';
 import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
 import { readOnlyDriver } from './read-only-driver.js';
 import type { SqlDriver } from './sql-driver.js';
-import { createSqlSink, type QueryableSink } from './sql-sink.js';
-import { shortDriverMessage } from './store-error.js';
+import { createSqlSink, DEFAULT_RETRY_MS, type QueryableSink } from './sql-sink.js';
+import { shortDriverMessage, StoreError } from './store-error.js';
+import { withStoreErrors } from './store-error-driver.js';
 import { targetKind, type TargetKind } from './target-kind.js';
+import { withTransientRetries, type TransientRetryOptions } from './transient-retry-driver.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -61,6 +63,13 @@ export interface OpenSinkOptions {
    * @default MIGRATIONS (migrations/index.ts), every one
    */
   migrations?: readonly Migration[];
+  /**
+   * How long a transaction that met a passing fault of the target (a
+   * database restart, a dropped connection, a serialization failure) is run
+   * again, whole, before it fails, in seconds; each retry is logged as a warning.
+   * @default 60
+   */
+  retrySeconds?: number;
 }
 
 /**
@@ -103,20 +112,30 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       break;
     }
   }
+  const retry: TransientRetryOptions = {
+    budgetMs: options.retrySeconds === undefined ? DEFAULT_RETRY_MS : options.retrySeconds * 1000,
+    onRetry: (fault) => {
+      const fields = { target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs };
+      options.logger?.warn(fields, `target unavailable, retrying: ${fault.message}`);
+    },
+  };
   let migrated = true;
   let kind: TargetKind = 'target';
   try {
+    // A database that is starting up is waited for here too.
+    const opening = withTransientRetries(withStoreErrors(driver), { ...retry, retryRefused: false });
     // A file's tables say whose it is before anything is written into it (target-kind.ts).
-    if (fileExisted) kind = targetKind(await tableNames(driver));
+    if (fileExisted) kind = targetKind(await tableNames(opening));
     // Asked before migrate, which would create the schema and the tables.
-    if (existing && kind !== 'export') migrated = await driver.isMigrated();
+    if (existing && kind !== 'export') migrated = await opening.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
-    const applied = migrated && writable && !readOnly ? await driver.migrate(migrations) : [];
+    const applied = migrated && writable && !readOnly ? await opening.migrate(migrations) : [];
     if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
     const password = parsed.kind === 'postgres' ? parsed.password : null;
-    const reason = shortDriverMessage(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof StoreError ? error.detail : shortDriverMessage(message);
     // A driver may echo its connection settings; the password must not travel on.
     const safe = password ? reason.split(password).join('***') : reason;
     throw new FatalError('TARGET_UNAVAILABLE', `cannot open target ${label}: ${safe}`);
@@ -133,9 +152,9 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new ForeignTargetError(label);
   }
-  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations });
-  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations });
-  return createSqlSink(driver, { clock, migrations });
+  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations, retry });
+  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations, retry });
+  return createSqlSink(driver, { clock, migrations, retry });
 }
 
 /** The tables and views of a SQLite or DuckDB database, read without writing. */

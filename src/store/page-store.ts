@@ -4,7 +4,7 @@ import { commitKeepingAside } from './refused-items.js';
 import { keepNewestCopies } from './page-duplicates.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { CommitResult, PageCommit, PageStore } from './sink.js';
-import type { SqlDriver } from './sql-driver.js';
+import type { SqlDriver, SqlExecutor } from './sql-driver.js';
 import { advanceCheckpoint } from './window-store.js';
 
 /** The crawl's pages: their sessions, rejected items and checkpoints, committed together. */
@@ -59,7 +59,35 @@ export class SqlPageStore implements PageStore {
         const missing = await advanceCheckpoint(tx, advance);
         results[advance.lastPage]!.missing += missing;
       }
+      await countForRuns(tx, pages, results);
       return results;
     });
+  }
+}
+
+/**
+ * Adds what the pages wrote to the `sync_runs` row of the run that fetched
+ * them, and raises its `requests` to the run's tally: in the transaction of
+ * the pages, so the row counts exactly what was committed, whenever the run
+ * ends (a run that dies is relabelled `abandoned` with these counts).
+ */
+async function countForRuns(
+  tx: SqlExecutor,
+  pages: readonly PageCommit[],
+  results: readonly CommitResult[],
+): Promise<void> {
+  const runs = new Map<string, { written: number; requests: number }>();
+  for (const [i, page] of pages.entries()) {
+    if (page.run === undefined) continue;
+    const seen = runs.get(page.run.id) ?? { written: 0, requests: 0 };
+    const written = seen.written + results[i]!.written;
+    runs.set(page.run.id, { written, requests: Math.max(seen.requests, page.run.tally.requests) });
+  }
+  for (const [id, count] of runs) {
+    await tx.run(
+      'UPDATE sync_runs SET items_written = items_written + ?, ' +
+        "requests = CASE WHEN requests < ? THEN ? ELSE requests END WHERE id = ? AND status = 'running'",
+      [count.written, count.requests, count.requests, id],
+    );
   }
 }

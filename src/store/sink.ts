@@ -234,6 +234,20 @@ export interface PageCommit {
    * it was asked for. @default 1
    */
   pages?: number;
+  /**
+   * The run that fetched the page: the commit adds its written sessions to
+   * the run's `items_written` and raises its `requests` to the tally, in the
+   * same transaction, so a run that dies keeps the counts of what it
+   * committed. @default no run counted
+   */
+  run?: RunTally;
+}
+
+/** A run's id in `sync_runs` and its live request count. */
+export interface RunTally {
+  id: string;
+  /** Read when the commit runs: the attempts the run has sent so far. */
+  tally: { readonly requests: number };
 }
 
 export interface CommitResult {

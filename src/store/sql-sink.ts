@@ -11,6 +11,7 @@ import type { SqlDriver } from './sql-driver.js';
 import { SqlStatusSource } from './status-report.js';
 import { SqlVerifyStore } from './verify-store.js';
 import { withStoreErrors } from './store-error-driver.js';
+import { withTransientRetries, type TransientRetryOptions } from './transient-retry-driver.js';
 import { SqlWindowStore } from './window-store.js';
 
 export interface SqlSinkOptions {
@@ -18,7 +19,12 @@ export interface SqlSinkOptions {
   clock: () => Date;
   /** What `migrate` applies (openSink passes migrations/index.ts's list). */
   migrations: readonly Migration[];
+  /** How transactions that meet a passing fault of the target are retried. @default 60 s, silently */
+  retry?: TransientRetryOptions;
 }
+
+/** Retry budget of a transaction that meets a passing fault of the target (store.retrySeconds). */
+export const DEFAULT_RETRY_MS = 60_000;
 
 /**
  * A Sink that also answers read-only SQL (the views, the tables): what an
@@ -36,8 +42,9 @@ export interface QueryableSink extends Sink {
  * drivers only move rows.
  */
 export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): QueryableSink {
-  // Driver errors leave the store as one-line StoreErrors that say whether a row or the target is at fault.
-  const driver = withStoreErrors(rawDriver);
+  // Driver errors leave the store as one-line StoreErrors that say whether a row or the target is at fault;
+  // a transaction that meets a passing fault (a database restart) is run again whole.
+  const driver = withTransientRetries(withStoreErrors(rawDriver), options.retry ?? { budgetMs: DEFAULT_RETRY_MS });
   const now = () => isoFromMicros(options.clock().getTime() * 1000);
   const windows = new SqlWindowStore(driver, now);
   const pages = new SqlPageStore(driver);

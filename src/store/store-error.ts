@@ -26,6 +26,9 @@ export class StoreError extends FatalError {
   readonly failure: StoreFailure;
   /** SQLSTATE (PostgreSQL), result code (SQLite), error type (DuckDB), or a system error code; null when there is none. */
   readonly driverCode: string | null;
+  readonly dialect: Dialect;
+  /** The message without the dialect and code before it. */
+  readonly detail: string;
 
   constructor(dialect: Dialect, failure: StoreFailure, driverCode: string | null, message: string, cause: unknown) {
     const code = driverCode === null ? '' : ` (${driverCode})`;
@@ -33,6 +36,8 @@ export class StoreError extends FatalError {
     super(failure === 'target' ? 'TARGET_FAILED' : 'TARGET_REFUSED_ROW', `${what}: ${message}`, { cause });
     this.failure = failure;
     this.driverCode = driverCode;
+    this.dialect = dialect;
+    this.detail = message;
   }
 }
 
@@ -173,6 +178,13 @@ function duckdbFailure(type: string, message: string): StoreFailure {
 /** Node's codes for a connection that could not be made or was lost. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/**
+ * pg's own words, without a code, for a connection the server or the network
+ * closed (knex may put the statement it was running, often ROLLBACK, first).
+ */
+export const CONNECTION_LOST =
+  /Connection terminated|connection error and is not queryable|Connection ended unexpectedly|terminating connection/i;
+
 interface ErrorShape {
   name?: unknown;
   code?: unknown;
@@ -194,14 +206,16 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
     return new DiskFullError(dialect, code ?? (dialect === 'duckdb' ? 'IO Error' : null), error);
   }
   if (code !== null && typeof shape.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
-    // A server error reached through knex, which always puts the statement first.
-    return new StoreError(dialect, postgresFailure(code), code, shortDriverMessage(message, true), error);
+    // A server error reached through knex, which puts the statement first; one
+    // met while connecting (57P03 "the database system is starting up") has none.
+    const statementFirst = message.includes(' - ');
+    return new StoreError(dialect, postgresFailure(code), code, shortDriverMessage(message, statementFirst), error);
   }
   if (code !== null && code.startsWith('SQLITE_')) {
     return new StoreError(dialect, sqliteFailure(code, message), code, shortDriverMessage(message), error);
   }
   if (code !== null && CONNECTION_CODES.has(code)) return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
-  if (shape.name === 'KnexTimeoutError' || /^Connection terminated/i.test(message)) {
+  if (shape.name === 'KnexTimeoutError' || CONNECTION_LOST.test(message)) {
     return new StoreError(dialect, 'target', null, shortDriverMessage(message), error);
   }
   if (dialect === 'duckdb') {

@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { crashBackoffMs } from '../../src/daemon/crash-backoff.js';
 import { healthOf, type HealthFacts } from '../../src/daemon/daemon-health.js';
-import { outcomeOf, shuffle } from '../../src/daemon/daemon.js';
+import { backfillResumeMs, outcomeOf, shuffle } from '../../src/daemon/daemon.js';
 import { fairShare, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
 import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
 import { LeaseLostError } from '../../src/daemon/lease-lost-error.js';
 import { accountLease, deadOnThisHost, holderId, parseHolder, tickLease } from '../../src/store/lease-names.js';
 import { FatalError, InterruptedError } from '../../src/errors.js';
+
+describe('the resume of a stopped background backfill', () => {
+  it.each([
+    ['first stop, 5-minute schedule: at the next tick', 1, 300_000, 300_000],
+    ['second stop: twice the gap', 2, 300_000, 600_000],
+    ['later stops: at most ten minutes', 9, 300_000, 600_000],
+    ['1-second schedule', 1, 1_000, 1_000],
+    ['a sub-second gap waits a second', 1, 100, 1_000],
+    ['a daily schedule: the gap, never less', 3, 86_400_000, 86_400_000],
+  ])('%s', (_name, failures, gapMs, expected) => {
+    expect(backfillResumeMs(failures, gapMs)).toBe(expected);
+  });
+});
 
 describe('crash backoff', () => {
   const options = { threshold: 3, baseMs: 1_000, maxMs: 10_000 };

@@ -48,7 +48,7 @@ describe.skipIf(!postgresUp)('the daemon while its target database is down', () 
     url.port = String(proxy.port);
     url.searchParams.set('schema', schema);
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url.toString(), IVS_CONFIG: writeConfig(dir), IVS_RATE: '1000' };
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url.toString(), IVS_CONFIG: writeConfig(dir, { store: { retrySeconds: 1 } }), IVS_RATE: '1000' };
     const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
     children.push(child);
     const base = await servedUrl(child);

@@ -68,7 +68,10 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     const text =
       windowsPaged === 0
         ? `backfill: nothing to do: every window from ${args.from} to ${args.to} is paged already (ivsync reset reopens windows to crawl them again)\n`
-        : `backfill complete: ${summary.items} items in ${summary.pages} pages, ${summary.requests} requests\n`;
+        : // Items fetched count what the service sent (a session seen twice, a rejected item);
+          // sessions new or changed, the rows stored.
+          `backfill complete: ${summary.items} items fetched in ${summary.pages} pages, ` +
+          `${summary.written} sessions new or changed, ${summary.requests} requests\n`;
     io.stdout.write(config.json ? `${JSON.stringify(summary)}\n` : text);
     return EXIT.ok;
   },

@@ -1,6 +1,9 @@
 import { webhookStreamState, type WebhookStreamState } from '../../crawl/refresh-settings.js';
 import { nextRuns } from '../../daemon/schedule.js';
+import { leaseLiveness, type LeaseView } from '../../daemon/lease-liveness.js';
+import { DAEMON_LEASE_PREFIX } from '../../store/lease-names.js';
 import type { LeaseState, StatusReport } from '../../store/sink.js';
+import { DEFAULT_LEASE_TTL_SECONDS } from './lease-options.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
 import { openTarget, refreshSettingsOf } from '../runtime.js';
@@ -22,7 +25,13 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
         report.highWaterMarks.map((h) => [h.account, h.resource, h.apiVersion, iso(h.syncedTo), h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo)]),
       ),
   );
-  parts.push('Windows\n' + renderTable(['account', 'resource', 'api', 'status', 'windows', 'items last pass'], report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items])));
+  parts.push(
+    'Windows\n' +
+      renderTable(
+        ['account', 'resource', 'api', 'status', 'windows', 'items fetched last pass'],
+        report.windows.map((w) => [w.account, w.resource, w.apiVersion, w.status, w.count, w.items]),
+      ),
+  );
   parts.push(
     `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} fingerprints\n` +
       `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
@@ -32,7 +41,7 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
   parts.push(
     'Last runs\n' +
       renderTable(
-        ['run', 'command', 'started', 'finished', 'status', 'requests', 'refresh spent/budget', 'items', 'error'],
+        ['run', 'command', 'started', 'finished', 'status', 'requests', 'refresh spent/budget', 'sessions written', 'error'],
         report.lastRuns.map((r) => {
           const { id, command, startedAt, finishedAt, status, requests, itemsWritten, error } = r;
           return [id, command, startedAt, finishedAt, status, requests, spendText(r.refresh), itemsWritten, error];
@@ -55,17 +64,33 @@ export function statusJson(report: StatusReport, nowEpoch: number): Record<strin
 
 /** What `status` adds to the target's report: the schedule, the leases and the freshness lag. */
 export interface ScheduleFacts {
-  schedule: { expression: string; timezone: string; nextRun: string | null };
-  leases: LeaseState[];
+  /**
+   * The schedule of this configuration; `nextRun` only while a daemon runs
+   * on the target (`daemons` live ones): without one, nothing will run.
+   */
+  schedule: { expression: string; timezone: string; daemons: number; nextRun: string | null };
+  /** Every lease, a dead holder's marked stale. */
+  leases: LeaseView[];
   freshness: Array<{ account: string; resource: string; apiVersion: string; lagSeconds: number | null }>;
 }
 
-export function scheduleFacts(report: StatusReport, leases: LeaseState[], schedule: { expression: string; timezone: string }, nowEpoch: number): ScheduleFacts {
-  const [next] = nextRuns(schedule.expression, schedule.timezone, 1);
+export function scheduleFacts(
+  report: StatusReport,
+  leases: LeaseState[],
+  schedule: { expression: string; timezone: string },
+  nowEpoch: number,
+  liveness: { ttlSeconds: number; holderIsDead: (holder: string) => boolean },
+): ScheduleFacts {
+  // The caller does not hold any of them; `held` would only say so.
+  const views = leaseLiveness(leases, nowEpoch, liveness.ttlSeconds, liveness.holderIsDead).map((l) => ({
+    ...l,
+    held: false,
+  }));
+  const daemons = views.filter((l) => l.name.startsWith(DAEMON_LEASE_PREFIX) && !l.stale).length;
+  const [next] = daemons > 0 ? nextRuns(schedule.expression, schedule.timezone, 1) : [];
   return {
-    schedule: { ...schedule, nextRun: next ? next.toISOString() : null },
-    // The caller does not hold any of them; `held` would only say so.
-    leases: leases.map((l) => ({ ...l, held: false })),
+    schedule: { ...schedule, daemons, nextRun: next ? next.toISOString() : null },
+    leases: views,
     freshness: report.highWaterMarks.map((h) => ({
       account: h.account,
       resource: h.resource,
@@ -78,11 +103,24 @@ export function scheduleFacts(report: StatusReport, leases: LeaseState[], schedu
 export function renderScheduleFacts(facts: ScheduleFacts, nowEpoch: number): string {
   const age = (iso: string) => Math.round(nowEpoch - Date.parse(iso) / 1000);
   return (
-    `Schedule: '${facts.schedule.expression}' (${facts.schedule.timezone}), next run ${facts.schedule.nextRun ?? '-'}\n\n` +
+    (facts.schedule.daemons > 0
+      ? `Schedule: '${facts.schedule.expression}' (${facts.schedule.timezone}), ` +
+        `next run ${facts.schedule.nextRun ?? '-'}\n\n`
+      : `Schedule: no daemon runs on this target; nothing syncs it until one starts (or a sync runs from cron)\n\n`) +
     'Leases\n' +
-    (facts.leases.length === 0
-      ? '(none: nothing is syncing now)\n'
-      : renderTable(['lease', 'holder (host:pid:run)', 'since', 'heartbeat age (s)'], facts.leases.map((l) => [l.name, l.holder, l.acquiredAt, age(l.heartbeatAt)])))
+    (facts.leases.every((l) => l.stale)
+      ? `(none live: nothing is syncing now)\n${facts.leases.length > 0 ? leaseTable(facts.leases, age) : ''}`
+      : leaseTable(facts.leases, age))
+  );
+}
+
+function leaseTable(leases: readonly LeaseView[], age: (iso: string) => number): string {
+  return renderTable(
+    ['lease', 'holder (host:pid:run)', 'since', 'heartbeat age (s)', 'state'],
+    leases.map((l) => {
+      const state = l.stale ? 'stale: its holder is gone' : 'live';
+      return [l.name, l.holder, l.acquiredAt, age(l.heartbeatAt), state];
+    }),
   );
 }
 
@@ -112,7 +150,11 @@ export const statusCommand: CliCommand = {
       const stored = await sink.status();
       const report = { ...stored, lastRuns: withAbandoned(stored.lastRuns, localHolderIsDead()) };
       const now = io.clock() / 1000;
-      const facts = scheduleFacts(report, await sink.leases(), { expression: config.daemon.schedule, timezone: config.daemon.timezone }, now);
+      const schedule = { expression: config.daemon.schedule, timezone: config.daemon.timezone };
+      const facts = scheduleFacts(report, await sink.leases(), schedule, now, {
+        ttlSeconds: DEFAULT_LEASE_TTL_SECONDS,
+        holderIsDead: localHolderIsDead(),
+      });
       const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
       const webhooks: WebhookStreamState = webhookStreamState(refreshSettingsOf(config).webhooks, report.lastDeliveryAt, nonFinal, now);
       io.stdout.write(
