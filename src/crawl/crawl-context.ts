@@ -39,14 +39,8 @@ export interface CrawlContext {
   resourcesInRun?: number | undefined;
 }
 
-/**
- * A crawler of one account for a run, its requests at `priority` in the
- * account's bucket and counted in the run's tally. `split: false` keeps each
- * pass in one stream: a cut ends two streams on a partial page where one
- * would have ended, so it buys speed with requests, which a refresh counted
- * against its budget must not spend.
- */
-export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: number, { split = true }: { split?: boolean } = {}): Crawler {
+/** A crawler of one account for a run, its requests at `priority` in the account's bucket and counted in the run's tally. */
+export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: number): Crawler {
   return new Crawler(
     {
       client: account.client,
@@ -62,7 +56,7 @@ export function crawlerFor(ctx: CrawlContext, account: CrawlAccount, priority: n
       account: account.name,
       apiVersion: account.client.apiVersion,
       concurrency: ctx.crawl.concurrency,
-      splitAfterPages: split ? ctx.crawl.splitAfterPages : Infinity,
+      splitAfterPages: ctx.crawl.splitAfterPages,
       call: { priority, tally: ctx.tally },
       runId: ctx.runId,
     },

@@ -61,7 +61,7 @@ export async function refreshNonFinal(
   const before = await sink.observedDigests(resource, checkedIds);
 
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawlerFor(ctx, account, PRIORITY.refresh, { split: false }).run(tasks);
+  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();
