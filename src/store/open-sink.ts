@@ -16,6 +16,7 @@ import { withTransientRetries, type TransientRetryOptions } from './transient-re
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
+  debug?(fields: Record<string, unknown>, message: string): void;
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 }
@@ -130,7 +131,8 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     if (existing && kind !== 'export') migrated = await opening.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
     const applied = migrated && writable && !readOnly ? await opening.migrate(migrations) : [];
-    if (applied.length > 0) options.logger?.info({ target: label, migrations: applied }, 'applied migrations');
+    // Detail for --verbose: a command's own output is what a user reads (`migrate` lists them).
+    if (applied.length > 0) options.logger?.debug?.({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
     const password = parsed.kind === 'postgres' ? parsed.password : null;

@@ -73,7 +73,9 @@ async function startDaemon(config: Record<string, unknown> = {}): Promise<Setup>
     IVS_BASE_URL: sim.url,
     IVS_API_TOKEN: 'test-token',
     IVS_DB: url.toString(),
-    IVS_CONFIG: writeConfig(dir, { crawl: CRAWL, ...config }),
+    // The passes' fetching is what is counted: the refresh, which re-checks every non-final session each run
+    // when that fits its budget, is given none (a share of the token too small for one request).
+    IVS_CONFIG: writeConfig(dir, { crawl: CRAWL, refresh: { budgetShare: 0.000001 }, ...config }),
     IVS_RATE: '400',
   };
   // The scheduled syncs start a day back (nothing there: the history ended before); the backfill covers the history.

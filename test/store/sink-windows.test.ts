@@ -188,7 +188,7 @@ forEachTarget((_dialect, ctx) => {
     expect(status.missing).toEqual({ authentications: 0, fingerprints: 1 });
     expect(status.rejected).toBe(0);
     expect(status.lastRuns).toHaveLength(10);
-    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x' });
+    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x', refresh: null });
     expect(status.lastRuns[1]).toMatchObject({ id: 'run-10', status: 'running', finishedAt: null });
     expect([...(await sink.nonFinalEpochs('default', 'fingerprints'))]).toEqual([1_000]);
     expect([...(await sink.nonFinalEpochs('default', 'authentications'))]).toEqual([1_000]);

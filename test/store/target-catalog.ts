@@ -110,7 +110,10 @@ async function duckdbSchema(sink: QueryableSink): Promise<TargetSchema> {
   for (const i of indexes) {
     tables[String(i.table_name)]?.indexes.push(`${String(i.index_name)} ${squash(String(i.sql))}`);
   }
-  return { tables, views: viewMap(views, 'view_name', 'sql') };
+  // DuckDB keeps a view as it prints the parsed query, and prints a type name quoted or not depending on how the
+  // catalog was last loaded (`AS "DATE"` after a checkpoint, `AS DATE` before): a type cast is compared unquoted.
+  const printed = views.map((v) => ({ ...v, sql: String(v.sql).replace(/ AS "([A-Z]+)"\)/g, ' AS $1)') }));
+  return { tables, views: viewMap(printed, 'view_name', 'sql') };
 }
 
 async function postgresSchema(sink: QueryableSink): Promise<TargetSchema> {
