@@ -9,11 +9,12 @@ export interface GotFailureShape {
 
 /**
  * Sorts one of got's errors into the kinds the retry policy knows. Relies on
- * got 14's error classes: `HTTPError` (non-2xx, with `response`), `ParseError`
+ * got 16's error classes: `HTTPError` (non-2xx, with `response`), `ParseError`
  * (a 2xx whose JSON does not parse, e.g. a body cut off mid-way), `TimeoutError`
  * (code `ETIMEDOUT`), and `RequestError`/`ReadError` carrying the socket's code
- * (`ECONNRESET` also for "socket hang up" and for a response that ends before
- * its Content-Length: got reports that as a ReadError with `ECONNRESET`).
+ * (`ECONNRESET` also for "socket hang up"). A response that ends before its
+ * Content-Length is a `ReadError` with `ERR_HTTP_CONTENT_LENGTH_MISMATCH`: the
+ * connection broke off mid-answer, which is a reset (got 14 said ECONNRESET).
  */
 export function failureKind(error: GotFailureShape): FailureKind {
   if (error.name === 'HTTPError' && error.response !== undefined) {
@@ -21,6 +22,7 @@ export function failureKind(error: GotFailureShape): FailureKind {
   }
   if (error.name === 'ParseError') return { kind: 'invalid-body' };
   if (error.name === 'TimeoutError') return { kind: 'timeout' };
+  if (error.code === 'ERR_HTTP_CONTENT_LENGTH_MISMATCH') return { kind: 'network', code: 'ECONNRESET' };
   const code = error.code ?? 'UNKNOWN';
   if (/^(E[A-Z]+|UND_ERR_[A-Z_]+|EAI_[A-Z]+)$/.test(code)) return { kind: 'network', code };
   return { kind: 'other', code };

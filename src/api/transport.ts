@@ -9,6 +9,7 @@ import { failFastVerdict } from './fail-fast-rule.js';
 import type { FailFastVerdict } from './fail-fast-rule.js';
 import { describeFailure, failureKind } from './failure-kind.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { retryAfterMs } from './retry-after.js';
 import { isRetryable, retryDecision } from './retry-policy.js';
 import type { FailureKind, RetryPolicyOptions } from './retry-policy.js';
 import { fillRoute } from './route-path.js';
@@ -82,7 +83,7 @@ interface AttemptState {
 
 /**
  * The HTTP layer: headers, the shared token bucket, the retry policy, error
- * mapping. What it relies on in got 14 (read in got's source, core/index.js
+ * mapping. What it relies on in got 16 (read in got's source, core/index.js
  * and as-promise/index.js):
  *
  * - Retries are got's own. On a retry got builds a new Request from the same
@@ -92,16 +93,22 @@ interface AttemptState {
  *   and the loop itself stays got's: no hand-written retry loop here.
  * - got's request time-out is armed in `_onRequest`, after the hooks ran, so
  *   time spent waiting for a token does not count against `timeoutMs`.
- * - With `enforceRetryRules` false (got's default) `retry.calculateDelay` is
- *   called for every failed attempt, whatever the method or status, and its
- *   answer alone decides: 0 means "give up", anything else is the wait. So
- *   POST searches are retried although POST is not in got's retry methods.
+ * - With `enforceRetryRules` false (set below: got 16's default is true)
+ *   `retry.calculateDelay` is called for every failed attempt, whatever the
+ *   method or status, and its answer alone decides: 0 means "give up",
+ *   anything else is the wait. So POST searches are retried although POST is
+ *   not in got's retry methods.
+ * - A refused connection reaches `calculateDelay` as ECONNREFUSED on Node 24
+ *   too. got 14 lost it there from Node 24.20 on, whose sockets then also
+ *   report ERR_SOCKET_CLOSED_BEFORE_CONNECTION: the request failed at once,
+ *   unretried, with that error instead.
  * - A 2xx body that fails JSON parsing raises `ParseError` through
  *   `_beforeError`, i.e. it reaches `calculateDelay` and can be retried. A body
  *   cut short before its Content-Length arrives as a `ReadError` with code
- *   `ECONNRESET`, also through `calculateDelay`.
- * - `Retry-After` is parsed by got into `RetryObject.retryAfter` in
- *   milliseconds (seconds times 1000, or an HTTP date minus now).
+ *   `ERR_HTTP_CONTENT_LENGTH_MISMATCH`, also through `calculateDelay`.
+ * - `Retry-After` is read from the failed answer's headers by
+ *   retry-after.ts, not taken from `RetryObject.retryAfter`: got 16 drops
+ *   fractions of a second, which the service sends.
  * - `RequestError.options` holds the request headers, the Authorization header
  *   included. No got error leaves this file: failures are mapped into the
  *   errors of ./errors.ts, which hold only strings and numbers.
@@ -201,6 +208,8 @@ export class Transport {
       },
       retry: {
         limit: this.#options.retry.limit,
+        // got's rules (no POST, its own codes and statuses) stay out: the retry policy decides alone.
+        enforceRetryRules: false,
         calculateDelay: (retry) => this.#afterFailure(call, state, retry),
       },
       signal,
@@ -248,7 +257,7 @@ export class Transport {
       forbiddenRejectsToken: call.forbiddenRejectsToken === true,
       idempotent,
     });
-    const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retry.retryAfter, this.#options.retry, this.#options.random);
+    const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()), this.#options.retry, this.#options.random);
     if (verdict.kind === 'strike') this.#latch.strike();
     const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
     if (waitMs > 0) {

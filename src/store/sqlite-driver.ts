@@ -6,6 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import PQueue from 'p-queue';
 import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
 import { WAL_FLOOR_BYTES } from './wal-bound.js';
+import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node-support.js';
 import type { TableDef } from './schema.js';
 import type { Migration } from './migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from './sql-driver.js';
@@ -15,6 +16,12 @@ import { columnValue } from './column-value.js';
 import { onConflictClause } from './upsert-clause.js';
 
 export interface SqliteDriverOptions {
+  /**
+   * The Node this runs on: one too old for better-sqlite3's addon is refused
+   * before anything is opened or created.
+   * @default process.versions
+   */
+  nodeVersions?: NodeVersions;
   /**
    * How long a writer waits for another connection's write lock before failing.
    * @default 10000
@@ -113,6 +120,8 @@ export class SqliteDriver implements SqlDriver {
   }
 
   static async open(path: string, options: SqliteDriverOptions = {}): Promise<SqliteDriver> {
+    const unsupported = unsupportedNode(options.nodeVersions ?? process.versions);
+    if (unsupported !== null) throw new UnsupportedNodeError(unsupported);
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
     const cacheSizeKb = options.cacheSizeKb ?? 8_192;
