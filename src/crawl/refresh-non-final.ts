@@ -26,8 +26,9 @@ export const NO_REFRESH: RefreshOutcome = Object.freeze({ budget: 0, repaged: 0,
 
 /**
  * Re-checks the non-final sessions the policy says are due, within the run's
- * refresh budget (what `passRequests`, the resource's pass, left of its share), and records each check (its tier, and a back-off reset
- * when the check saw the session change) in session_refresh.
+ * refresh budget (what the resource's pass, `passRequests`, left of its
+ * share), and records each check (its tier, and a back-off reset when the
+ * check saw the session change) in session_refresh.
  */
 export async function refreshNonFinal(
   ctx: CrawlContext,

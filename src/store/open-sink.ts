@@ -131,7 +131,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     if (existing && kind !== 'export') migrated = await opening.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
     const applied = migrated && writable && !readOnly ? await opening.migrate(migrations) : [];
-    // Detail for --verbose: a command's own output is what a user reads (`migrate` lists them).
+    // Detail for --verbose: on a new target the whole list would precede every first command's own output.
     if (applied.length > 0) options.logger?.debug?.({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
     await driver.close().catch(() => undefined);
