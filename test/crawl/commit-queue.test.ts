@@ -83,7 +83,7 @@ describe('CommitQueue', () => {
       commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
       commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
     };
-    const queue = new CommitQueue(sink, 2);
+    const queue = new CommitQueue(sink, { maxPages: 2 });
     const first = queue.commit(page('a1', 'authentications', ['w']));
     const three = queue.commitAll([page('a1', 'authentications', ['s1']), page('a1', 'authentications', ['s2']), page('a1', 'authentications', ['s3'])]);
     const broken = queue.commitAll([page('a1', 'authentications', ['half']), { ...page('a1', 'authentications', ['lost']), key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 } }]);
@@ -96,5 +96,33 @@ describe('CommitQueue', () => {
     expect(transactions).toEqual([1, 3, 2, 1]);
     const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
     expect(ids.map((r) => r.service_id)).toEqual(['s1', 's2', 's3', 'w', 'z']);
+  });
+
+  it('pages that arrive one by one soon after a commit wait for one transaction together; with no gap each commits alone', async () => {
+    const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
+    const arriveApart = async (queue: CommitQueue, ids: readonly string[]) => {
+      const settled: Array<Promise<unknown>> = [];
+      for (const id of ids) {
+        settled.push(queue.commit(page('a1', 'authentications', [id])));
+        // A response of its own: the next page arrives in a later turn of the event loop.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return Promise.all(settled);
+    };
+    const grouped: number[] = [];
+    const counting = (transactions: number[]) => ({
+      commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
+      commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
+    });
+    // A gap far longer than the test: the group starts only when it is full.
+    const queue = new CommitQueue(counting(grouped), { maxPages: 3, gapMs: 3_600_000 });
+    await queue.commit(page('a1', 'authentications', ['first']));
+    await arriveApart(queue, ['g1', 'g2', 'g3']);
+    expect(grouped).toEqual([1, 3]);
+    const alone: number[] = [];
+    await arriveApart(new CommitQueue(counting(alone), { maxPages: 3, gapMs: 0 }), ['s1', 's2', 's3']);
+    expect(alone).toEqual([1, 1, 1]);
+    const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
+    expect(ids.map((r) => r.service_id)).toEqual(['first', 'g1', 'g2', 'g3', 's1', 's2', 's3']);
   });
 });
