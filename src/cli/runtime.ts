@@ -6,19 +6,20 @@ import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/engine/commit-queue.js';
 import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import { WindowClaims } from '../crawl/engine/window-claims.js';
-import { refreshSettings, type RefreshSettings } from '../crawl/refresh/refresh-settings.js';
 import type { RunDeps, RunLeases } from '../crawl/runs/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
-import { shortestGapMs } from '../daemon/schedule.js';
 import { InputError, UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
 import { holderId } from '../store/leases/lease-names.js';
-import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
 import { localHolderIsDead } from './local-holder.js';
 import { createLogger, type Logger } from './logger.js';
+import { openTarget } from './open-target.js';
+import { refreshSettingsOf } from './refresh-settings-of.js';
 
 export { newRunId } from '../crawl/runs/run-recorder.js';
+export { openTarget, type OpenTargetOptions } from './open-target.js';
+export { refreshSettingsOf } from './refresh-settings-of.js';
 
 /** What a command gets from the composition root. */
 export interface CliIo {
@@ -93,48 +94,9 @@ export function bindAccounts(
   });
 }
 
-export interface OpenTargetOptions {
-  /** For the commands that only read: a missing target is an error, never created. */
-  existing?: boolean;
-  /** `--wait`: a DuckDB file another process has open is waited for (with `io.signal`), not refused. */
-  wait?: { signal: AbortSignal; logger: Logger };
-  /**
-   * Told of migrations applied and of transactions retried while the database restarts.
-   * @default the wait's, else none
-   */
-  logger?: Logger;
-}
-
-/** Opens --db. */
-export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<Sink> {
-  const wait = options.wait;
-  const logger = options.logger ?? wait?.logger;
-  return openSink(config.db, {
-    existing: options.existing ?? false,
-    retrySeconds: config.store.retrySeconds,
-    ...(wait ? { waitWhileLocked: wait.signal } : {}),
-    ...(logger ? { logger } : {}),
-  });
-}
-
 /** The leases of this process: its holder id names the host, the pid and the run (or daemon) id. */
 export function leaseKeeper(sink: Sink, io: CliIo, logger: Logger, id: string, ttlSeconds: number): LeaseKeeper {
   return new LeaseKeeper({ sink, holder: holderId(hostname(), process.pid, id), ttlSeconds, clock: io.clock, logger, holderIsDead: localHolderIsDead() });
-}
-
-/**
- * The refresh policy's settings: the config's members, the schedule's gap as
- * one run (plain `sync` from cron is expected on the same schedule), and the
- * slowest account's rate for the default budget.
- */
-export function refreshSettingsOf(config: Config): RefreshSettings {
-  const webhooks = config.webhooks;
-  return refreshSettings({
-    refresh: config.refresh,
-    runSeconds: shortestGapMs(config.daemon.schedule, config.daemon.timezone) / 1000,
-    rate: Math.min(...config.accounts.map((a) => a.rate)),
-    webhooks: { configured: webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0, healthySeconds: webhooks.healthySeconds },
-  });
 }
 
 /** RunDeps over what the process holds: its target, its bound accounts, its leases. */
