@@ -1,4 +1,5 @@
 import type { CommitResult, PageCommit, Sink } from '../../store/sink.js';
+import { groupWaitMs, nextArrivalMs } from './group-wait.js';
 
 /** The commits of one fetched page: they go into one transaction together. */
 interface Waiting {
@@ -11,23 +12,22 @@ interface Waiting {
 export const MAX_PAGES_PER_COMMIT = 64;
 
 /**
- * Least time between the starts of two transactions, by default. A commit
+ * Least time between the starts of two transactions, by default, when pages
+ * arrive fast (see group-wait.ts). A commit
  * into SQLite is synchronous, so no response arrives while it runs: without a
  * pause every page committed alone. A page of 25 sessions then dirtied about a
  * hundred 16 KiB index pages, and its WAL was copied back into the file again
  * and again: a 40k-session backfill at 2,000 rps took 1,882 transactions and
  * 332 WAL checkpoints for 1,638 pages, at 243 ms of CPU per 1,000 items.
  * With 20 ms: 1,229 and 211, 226 ms; 50 ms: 550 and 111, 195 ms; 100 ms: 426
- * and 78, 163 ms; 200 ms: 302 and 39, 156 ms. At the service's own limit
- * pages arrive about this far apart and still commit at once; only a faster
- * crawl waits, up to this long a page.
+ * and 78, 163 ms; 200 ms: 302 and 39, 156 ms. A page waits at most this long.
  */
 export const COMMIT_GAP_MS = 100;
 
 export interface CommitQueueOptions {
   /** Most pages in one transaction (a unit of several pages is never split). @default MAX_PAGES_PER_COMMIT */
   maxPages?: number;
-  /** Least ms between the starts of two transactions; a page waits at most this long for its group. @default COMMIT_GAP_MS */
+  /** Least ms between the starts of two transactions while pages arrive fast; a page waits at most this long. @default COMMIT_GAP_MS */
   gapMs?: number;
   /** A monotonic clock in ms. @default performance.now */
   now?: () => number;
@@ -35,7 +35,7 @@ export interface CommitQueueOptions {
 
 /**
  * Group commit. Pages that arrive while a transaction is committing, or
- * within `gapMs` of the previous one's start, wait and then commit together,
+ * (while they come fast) within `gapMs` of the previous one's start, wait and then commit together,
  * each still with its own checkpoint, so many concurrent windows cost one
  * transaction rather than one each. A page's promise settles only after its
  * transaction committed: the crawler asks for the next page only then (state
@@ -54,6 +54,9 @@ export class CommitQueue {
   #timer: NodeJS.Timeout | null = null;
   /** When the last transaction started. */
   #lastStart = Number.NEGATIVE_INFINITY;
+  /** When pages last arrived, and the mean ms between arrivals. */
+  #lastArrival: number | null = null;
+  #arrivalMs: number | null = null;
 
   constructor(sink: Pick<Sink, 'commitPages' | 'commitPage'>, options: CommitQueueOptions = {}) {
     this.#sink = sink;
@@ -74,17 +77,27 @@ export class CommitQueue {
   commitAll(pages: readonly PageCommit[]): Promise<CommitResult[]> {
     if (pages.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
+      const now = this.#now();
+      if (this.#lastArrival !== null) this.#arrivalMs = nextArrivalMs(this.#arrivalMs, now - this.#lastArrival, pages.length);
+      this.#lastArrival = now;
       this.#waiting.push({ pages, resolve, reject });
       this.#pages += pages.length;
       this.#schedule();
     });
   }
 
-  /** Starts the next transaction now, or once the gap since the last one has passed or a group is full. */
+  /** Starts the next transaction now, or after the wait groupWaitMs decides. */
   #schedule(): void {
     if (this.#draining || this.#waiting.length === 0) return;
-    const wait = this.#lastStart + this.#gapMs - this.#now();
-    if (wait <= 0 || this.#pages >= this.#maxPages) {
+    const wait = groupWaitMs({
+      now: this.#now(),
+      lastStart: this.#lastStart,
+      gapMs: this.#gapMs,
+      waitingPages: this.#pages,
+      maxPages: this.#maxPages,
+      arrivalMs: this.#arrivalMs,
+    });
+    if (wait <= 0) {
       if (this.#timer !== null) clearTimeout(this.#timer);
       this.#timer = null;
       void this.#drain();
