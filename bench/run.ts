@@ -105,7 +105,10 @@ if (sections.includes('accounts')) {
       for (const accounts of listFlag('--accounts', '1,10,40').map(Number)) {
         // At a real limit, the latency of a real service; lifted, none, so that the process sets the pace.
         const latencyMs = rate === null ? 0 : 150;
-        runs.push(await accountsRun({ accounts, sessionsPerAccount, target, rate, latencyMs, ...(url ? { postgresUrl: url } : {}) }));
+        const run = await accountsRun({ accounts, sessionsPerAccount, target, rate, latencyMs, ...(url ? { postgresUrl: url } : {}) });
+        runs.push(run);
+        // Each run as it ends (a Postgres run with 40 accounts takes minutes): the table follows at the end.
+        console.error(JSON.stringify({ accountsRun: { ...run, profile: run.profile.slice(0, 3) } }));
       }
     }
   }
