@@ -49,7 +49,7 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'http.retryBaseMs': { text: 'First retry delay in milliseconds; doubled per attempt, with full jitter.' },
   'http.retryMaxMs': { text: 'Longest retry delay in milliseconds.' },
   'v2.apiVersionHeader': { text: 'The Api-Version header sent on v2 requests.' },
-  'v2.paths': { text: 'Overrides of v2 operation paths, e.g. { supportedCatalog: /v2/catalog } (see README).' },
+  'v2.paths': { text: 'Overrides of v2 operation paths, e.g. { supportedCatalog: /v2/catalog } (see docs/api-v2.md).' },
   'webhooks.path': { text: 'Path the receiver takes deliveries at.' },
   'webhooks.secret': { text: 'Secret of webhooks without their own, 20 characters or more: text, or { env: NAME }. Env IVS_WEBHOOK_SECRET wins over it.' },
   'webhooks.secrets': { text: 'Secrets by webhook uuid, 20 characters or more each: { <uuid>: text } or { <uuid>: { env: NAME } }.' },
