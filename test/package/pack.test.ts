@@ -4,9 +4,9 @@ import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { until } from '../daemon/wait-for.js';
 import { spawnChild, type CliResult } from '../helpers/run-cli.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, truthRows } from '../helpers/truth.js';
+import { until } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
