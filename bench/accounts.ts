@@ -79,7 +79,8 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   let db: string;
   if (options.target === 'postgres') {
-    if (!options.postgresUrl) throw new Error('the postgres target needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
+    if (!options.postgresUrl)
+      throw new Error('the postgres target needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
     const url = new URL(options.postgresUrl);
     url.searchParams.set('schema', schema);
     db = url.toString();
@@ -91,12 +92,21 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
     const profileDir = join(dir, 'profile');
     mkdirSync(profileDir);
     const usageFile = join(dir, 'usage.json');
-    const env: Record<string, string> = { IVS_BASE_URL: sim.url, IVS_DB: db, IVS_CONFIG: config, IVS_BENCH_USAGE_FILE: usageFile };
+    const env: Record<string, string> = {
+      IVS_BASE_URL: sim.url,
+      IVS_DB: db,
+      IVS_CONFIG: config,
+      IVS_BENCH_USAGE_FILE: usageFile,
+    };
     for (const name of names) env[`IVS_TOKEN_${name.toUpperCase()}`] = `token-${name}`;
-    const cli = launch(['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'], {
-      ...env,
-      NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}`,
-    }, [REPORTER]);
+    const cli = launch(
+      ['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'],
+      {
+        ...env,
+        NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}`,
+      },
+      [REPORTER],
+    );
     const load = loadavg()[0]!;
     const simulatorCpu = process.cpuUsage();
     const started = Date.now();
@@ -109,22 +119,31 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
     });
     const seconds = (Date.now() - started) / 1000;
     const simCpu = process.cpuUsage(simulatorCpu);
-    if (code !== 0) throw new Error(`backfill of ${options.accounts} accounts exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+    if (code !== 0)
+      throw new Error(
+        `backfill of ${options.accounts} accounts exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`,
+      );
     const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; userMs: number; systemMs: number };
     const sink = await openSink(db);
     let items = 0;
     try {
-      const [row] = await sink.query('SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n');
+      const [row] = await sink.query(
+        'SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n',
+      );
       items = Number(row?.n ?? 0);
     } finally {
       await sink.close();
     }
     let truth = 0;
-    for (const name of names) for (const resource of ['authentications', 'fingerprints'] as const) truth += sim.world.truth(`token-${name}`, resource).length;
+    for (const name of names)
+      for (const resource of ['authentications', 'fingerprints'] as const)
+        truth += sim.world.truth(`token-${name}`, resource).length;
     if (items !== truth) throw new Error(`the target holds ${items} items, the service ${truth}`);
     const shares = names
       .map((name) => sim.stats.byOwner[name])
-      .map((o) => (o === undefined || o.lastAt === o.firstAt ? 0 : (o.requests - 1) / ((o.lastAt - o.firstAt) / 1000) / rate))
+      .map((o) =>
+        o === undefined || o.lastAt === o.firstAt ? 0 : (o.requests - 1) / ((o.lastAt - o.firstAt) / 1000) / rate,
+      )
       .sort((a, b) => a - b);
     return {
       options,
@@ -146,7 +165,16 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
 }
 
 export function accountsTable(runs: readonly AccountsRun[]): string {
-  const header = ['target', 'accounts', 'limit rps each', 'latency ms', 'items', 'wall s', 'items/s', 'CPU ms/1k items'];
+  const header = [
+    'target',
+    'accounts',
+    'limit rps each',
+    'latency ms',
+    'items',
+    'wall s',
+    'items/s',
+    'CPU ms/1k items',
+  ];
   header.push('of own limit (min)', 'of own limit (median)', 'peak RSS MB', 'simulator CPU ms', 'load (1 min)');
   const share = (x: number | null) => (x === null ? '-' : x.toFixed(3));
   return markdownTable(

@@ -34,7 +34,8 @@ export function profileTop(dir: string, count: number): ProfileEntry[] {
   for (let i = 0; i < main.samples.length; i++) {
     const frame = nodes.get(main.samples[i]!);
     if (frame === undefined || frame.functionName === '(idle)') continue;
-    const name = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-2).join('/')}${frame.url ? `:${frame.lineNumber + 1}` : ''}`.trim();
+    const where = frame.url ? `${frame.url.split('/').slice(-2).join('/')}:${frame.lineNumber + 1}` : '';
+    const name = `${frame.functionName || '(anonymous)'} ${where}`.trim();
     const dt = main.timeDeltas[i] ?? 0;
     self.set(name, (self.get(name) ?? 0) + dt);
     busy += dt;

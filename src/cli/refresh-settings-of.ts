@@ -13,6 +13,9 @@ export function refreshSettingsOf(config: Config): RefreshSettings {
     refresh: config.refresh,
     runSeconds: shortestGapMs(config.daemon.schedule, config.daemon.timezone) / 1000,
     rate: Math.min(...config.accounts.map((a) => a.rate)),
-    webhooks: { configured: webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0, healthySeconds: webhooks.healthySeconds },
+    webhooks: {
+      configured: webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0,
+      healthySeconds: webhooks.healthySeconds,
+    },
   });
 }

@@ -14,7 +14,11 @@ export type ApiVersion = (typeof API_VERSIONS)[number];
  * names one, in this order: the JSON file the contract names first, then the
  * YAML file `ivsync init` writes.
  */
-export const DEFAULT_CONFIG_FILES = Object.freeze(['./config/ivsync.json', './config/ivsync.yaml', './config/ivsync.yml']);
+export const DEFAULT_CONFIG_FILES = Object.freeze([
+  './config/ivsync.json',
+  './config/ivsync.yaml',
+  './config/ivsync.yml',
+]);
 
 /** The searchable resources, also the names of their tables. */
 export const RESOURCES = Object.freeze(['authentications', 'fingerprints'] as const);

@@ -27,7 +27,10 @@ export const COMMIT_GAP_MS = 100;
 export interface CommitQueueOptions {
   /** Most pages in one transaction (a unit of several pages is never split). @default MAX_PAGES_PER_COMMIT */
   maxPages?: number;
-  /** Least ms between the starts of two transactions while pages arrive fast; a page waits at most this long. @default COMMIT_GAP_MS */
+  /**
+   * Least ms between the starts of two transactions while pages arrive fast; a page waits at most this long.
+   * @default COMMIT_GAP_MS
+   */
   gapMs?: number;
   /** A monotonic clock in ms. @default performance.now */
   now?: () => number;
@@ -78,7 +81,8 @@ export class CommitQueue {
     if (pages.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       const now = this.#now();
-      if (this.#lastArrival !== null) this.#arrivalMs = nextArrivalMs(this.#arrivalMs, now - this.#lastArrival, pages.length);
+      if (this.#lastArrival !== null)
+        this.#arrivalMs = nextArrivalMs(this.#arrivalMs, now - this.#lastArrival, pages.length);
       this.#lastArrival = now;
       this.#waiting.push({ pages, resolve, reject });
       this.#pages += pages.length;
@@ -150,7 +154,9 @@ export class CommitQueue {
 
   async #one(w: Waiting): Promise<void> {
     try {
-      w.resolve(w.pages.length === 1 ? [await this.#sink.commitPage(w.pages[0]!)] : await this.#sink.commitPages(w.pages));
+      w.resolve(
+        w.pages.length === 1 ? [await this.#sink.commitPage(w.pages[0]!)] : await this.#sink.commitPages(w.pages),
+      );
     } catch (error) {
       w.reject(error);
     }
