@@ -119,10 +119,10 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
     });
     const seconds = (Date.now() - started) / 1000;
     const simCpu = process.cpuUsage(simulatorCpu);
-    if (code !== 0)
-      throw new Error(
-        `backfill of ${options.accounts} accounts exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`,
-      );
+    if (code !== 0) {
+      const log = Buffer.concat(stderr).toString('utf8').slice(-2000);
+      throw new Error(`backfill of ${options.accounts} accounts exited ${code}: ${log}`);
+    }
     const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; userMs: number; systemMs: number };
     const sink = await openSink(db);
     let items = 0;
