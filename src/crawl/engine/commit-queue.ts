@@ -13,14 +13,14 @@ export const MAX_PAGES_PER_COMMIT = 64;
 
 /**
  * Least time between the starts of two transactions, by default, when pages
- * arrive fast (see group-wait.ts). A commit
- * into SQLite is synchronous, so no response arrives while it runs: without a
- * pause every page committed alone. A page of 25 sessions then dirtied about a
- * hundred 16 KiB index pages, and its WAL was copied back into the file again
- * and again: a 40k-session backfill at 2,000 rps took 1,882 transactions and
- * 332 WAL checkpoints for 1,638 pages, at 243 ms of CPU per 1,000 items.
- * With 20 ms: 1,229 and 211, 226 ms; 50 ms: 550 and 111, 195 ms; 100 ms: 426
- * and 78, 163 ms; 200 ms: 302 and 39, 156 ms. A page waits at most this long.
+ * arrive fast (see group-wait.ts). A commit into SQLite is synchronous, so no
+ * response arrives while it runs: without a pause every page committed alone.
+ * A page of 25 sessions then dirtied about a hundred 16 KiB index pages, and
+ * its WAL was copied back into the file again and again: a 40k-session
+ * backfill at 2,000 rps took 1,882 transactions and 332 WAL checkpoints for
+ * 1,638 pages, at 243 ms of CPU per 1,000 items. With 20 ms: 1,229 and 211,
+ * 226 ms; 50 ms: 550 and 111, 195 ms; 100 ms: 426 and 78, 163 ms; 200 ms: 302
+ * and 39, 156 ms. A page waits at most this long.
  */
 export const COMMIT_GAP_MS = 100;
 
@@ -38,9 +38,9 @@ export interface CommitQueueOptions {
 
 /**
  * Group commit. Pages that arrive while a transaction is committing, or
- * (while they come fast) within `gapMs` of the previous one's start, wait and then commit together,
- * each still with its own checkpoint, so many concurrent windows cost one
- * transaction rather than one each. A page's promise settles only after its
+ * (while they come fast) within `gapMs` of the previous one's start, wait and
+ * then commit together, each still with its own checkpoint, so many concurrent
+ * windows cost one transaction rather than one each. A page's promise settles only after its
  * transaction committed: the crawler asks for the next page only then (state
  * advances only after the sink committed), so a kill loses only pages that
  * were never acknowledged and are fetched again.
