@@ -3,7 +3,7 @@ import type { ResourceName } from '../../config/config.js';
 import type { NormalizedSession } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { WindowState } from '../../store/sink.js';
-import type { VerifyFinding } from '../../store/verify/verify-store.js';
+import type { VerifyFinding } from '../../store/sink.js';
 import type { CrawlAccount, CrawlContext } from '../engine/crawl-context.js';
 import { stopsTheRun } from '../engine/error-scope.js';
 import { RequestBudget, type BudgetShare } from './request-budget.js';
