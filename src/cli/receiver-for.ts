@@ -3,7 +3,7 @@ import type { Sink } from '../store/sink.js';
 import type { ReceiverLogger } from '../webhooks/receiver-logger.js';
 import { webhookOwners } from '../webhooks/webhook-owners.js';
 import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import type { BoundAccount } from './runtime.js';
+import type { BoundAccount } from '../app/bind-accounts.js';
 
 /**
  * The webhook receiver for the configured accounts: each delivery is written

@@ -17,7 +17,8 @@ import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
 import { receiverFor } from '../receiver-for.js';
-import { bindAccounts, leaseKeeper, loggerFor, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
+import { openApp, type App } from '../../app/open-app.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
@@ -133,14 +134,22 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const logger = loggerFor(config, io, { daemon: daemonId });
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
-    let bound: BoundAccount[] = [];
-    const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
-    bound = bindAccounts(config, selected, logger, metrics.onRequest);
+    let app: App | undefined;
+    const metrics = new DaemonMetrics({ buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const sink = await openTarget(config, { logger });
-    const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
+    app = await openApp(config, {
+      accounts: selected,
+      logger,
+      id: daemonId,
+      leaseTtlSeconds: leaseTtl(args),
+      clock: io.clock,
+      signal: io.signal,
+      onRequest: metrics.onRequest,
+      onEvent: metrics.onCrawlEvent,
+    });
+    const { sink, leases: keeper, accounts: bound, deps } = app;
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
     const cadence =
@@ -148,7 +157,6 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         ? undefined
         : new VerifyCadence({ cadence: verifyEvery, timezone: schedule.timezone, clock: io.clock, lastStart: (account) => sink.lastVerifyStart(account) });
     try {
-      const deps = runDeps(config, io, { sink, bound, leases: keeper, onEvent: metrics.onCrawlEvent });
       const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
         logReport(logger, report);
         return report;
@@ -217,9 +225,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     } finally {
       await cadence?.stop();
       await server?.close();
-      await keeper.close();
-      await sink.close();
-      for (const b of bound) b.client.close();
+      await app.close();
     }
     return EXIT.ok;
   },

@@ -7,7 +7,9 @@ import { toIsoMicros } from '../../normalize/time.js';
 import type { ReopenedWindows } from '../../store/sink.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { leaseKeeper, loggerFor, openTarget, selectAccounts } from '../runtime.js';
+import { leaseKeeper } from '../../app/lease-keeper-for.js';
+import { openTarget } from '../../app/open-target.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface ResetArgs extends LeaseArgs {
