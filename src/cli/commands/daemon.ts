@@ -1,12 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
-import { parseTime } from '../../config/parse-time.js';
+import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
 import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
-import { checkWindowCount } from '../../crawl/engine/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
 import { VerifyCadence } from '../../daemon/verify-cadence.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
@@ -121,14 +120,10 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     }
     const now = io.clock() / 1000;
     const backfillToText = args['backfill-to'] ?? String(Math.floor(now));
-    let backfill: { from: number; to: number } | undefined;
-    if (backfillText !== undefined) {
-      const from = parseTime(backfillText, { kind: 'flag', name: '--backfill-from' }, now);
-      const to = parseTime(backfillToText, { kind: 'flag', name: '--backfill-to' }, now);
-      if (to < from) throw new InputError('BAD_INTERVAL', `${backfillToText} is before --backfill-from ${backfillText}`, { source: { kind: 'flag', name: '--backfill-to' }, value: backfillToText });
-      checkWindowCount(from, to, config.crawl);
-      backfill = { from, to };
-    }
+    const backfill: Interval | undefined =
+      backfillText === undefined
+        ? undefined
+        : parseInterval({ from: backfillText, to: backfillToText }, { from: '--backfill-from', to: '--backfill-to' }, now, config.crawl);
     const selected = selectAccounts(config, args.account);
     const daemonId = daemonIdOf();
     const logger = loggerFor(config, io, { daemon: daemonId });
@@ -183,7 +178,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
             ? undefined
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), ...backfill, resources, priority: PRIORITY.backfill, wait: true })),
+                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfill.from, to: backfill.to, resources, priority: PRIORITY.backfill, wait: true })),
         verify:
           cadence === undefined
             ? undefined

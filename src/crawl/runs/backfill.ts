@@ -1,16 +1,15 @@
 import type { ResourceName } from '../../config/config.js';
-import { UserError } from '../../errors.js';
+import type { Interval } from '../../config/interval.js';
 import { crawlerFor, type CrawlContext } from '../engine/crawl-context.js';
 import type { BackfillPlanSummary } from '../engine/crawl-deps.js';
 import type { CrawlOutcome } from '../engine/crawler.js';
 import { planBackfill } from '../engine/planner.js';
 import { claimTasks } from '../engine/window-claims.js';
-import { checkWindowCount, missingWindows } from '../engine/windows.js';
+import { missingWindows } from '../engine/windows.js';
 
 export interface BackfillOptions {
-  /** Epoch seconds; the interval [from, to] is closed and rounded out to whole windows. */
-  from: number;
-  to: number;
+  /** Rounded out to whole windows; checked where it was given (config/interval.ts). */
+  interval: Interval;
   resources: readonly ResourceName[];
   /** Priority of the backfill's requests in the bucket (a daemon's background backfill runs low). @default 0 */
   priority?: number;
@@ -22,10 +21,7 @@ export interface BackfillOptions {
  * not fetched again.
  */
 export async function backfill(ctx: CrawlContext, options: BackfillOptions): Promise<CrawlOutcome[]> {
-  if (!(options.to >= options.from)) {
-    throw new UserError('BAD_INTERVAL', `--to must not be before --from`);
-  }
-  checkWindowCount(options.from, options.to, ctx.crawl);
+  const { from, to } = options.interval;
   const now = ctx.clock() / 1000;
   const plans = await Promise.all(
     ctx.accounts.map(async (account) => {
@@ -33,9 +29,9 @@ export async function backfill(ctx: CrawlContext, options: BackfillOptions): Pro
       const summaries: BackfillPlanSummary[] = [];
       for (const resource of options.resources) {
         const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
-        const query = { ...scope, from: options.from, to: options.to + 1 };
+        const query = { ...scope, from, to: to + 1 };
         const existing = await ctx.sink.listWindows(query);
-        await ctx.sink.planWindows(missingWindows(scope, options.from, options.to, ctx.crawl.windowSeconds, existing));
+        await ctx.sink.planWindows(missingWindows(scope, from, to, ctx.crawl.windowSeconds, existing));
         const windows = await ctx.sink.listWindows(query);
         // A window another run of this process pages already (a scheduled sync of the daemon) is left to it.
         const planned = claimTasks(ctx.claims, ctx.runId, planBackfill(windows, now)).map((t) => ({ ...t, resource }));

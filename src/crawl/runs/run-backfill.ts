@@ -1,4 +1,5 @@
 import type { ResourceName } from '../../config/config.js';
+import { checkInterval } from '../../config/interval.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
 import { backfill } from './backfill.js';
 import type { CrawlOutcome } from '../engine/crawler.js';
@@ -8,7 +9,11 @@ import { recordRun, type RunRecord } from './run-recorder.js';
 
 export interface BackfillRunOptions {
   accounts: readonly string[];
-  /** Epoch seconds; the interval [from, to] is closed and rounded out to whole windows. */
+  /**
+   * Epoch seconds; the interval [from, to] is closed and rounded out to whole windows. The run fails
+   * (BAD_INTERVAL, TOO_MANY_WINDOWS) when it ends before it starts or plans more windows than
+   * crawl.maxWindows (config/interval.ts).
+   */
   from: number;
   to: number;
   resources: readonly ResourceName[];
@@ -40,8 +45,10 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
     const ctx = runContext(deps, run, options.accounts);
     let outcomes: CrawlOutcome[];
     try {
-      const { from, to, resources, priority } = options;
-      outcomes = await backfill(ctx, { from, to, resources, priority });
+      const { resources, priority } = options;
+      // The library's callers give numbers; the CLI's were checked as they were parsed, and pass again.
+      const interval = checkInterval(options.from, options.to, deps.crawl);
+      outcomes = await backfill(ctx, { interval, resources, priority });
     } finally {
       deps.claims?.release(run.id);
     }

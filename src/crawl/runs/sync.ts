@@ -7,7 +7,8 @@ import type { CrawlOutcome } from '../engine/crawler.js';
 import { planIncremental, planSeal } from '../engine/planner.js';
 import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from '../refresh/refresh-non-final.js';
 import { claimTasks } from '../engine/window-claims.js';
-import { checkWindowCount, missingWindows } from '../engine/windows.js';
+import { checkWindowCount } from '../../config/interval.js';
+import { missingWindows } from '../engine/windows.js';
 
 
 export interface SyncOptions {
