@@ -14,20 +14,7 @@ export function pickAccounts(deps: Pick<RunDeps, 'accounts'>, names: readonly st
 
 /** What the crawl of one run works with: the process's deps, the run's signal and tally, the run's accounts. */
 export function runContext(deps: RunDeps, run: RunScope, accounts: readonly string[]): CrawlContext {
-  return {
-    sink: deps.sink,
-    accounts: pickAccounts(deps, accounts),
-    crawl: deps.crawl,
-    refresh: deps.refresh,
-    normalize: deps.normalize,
-    clock: deps.clock,
-    signal: run.signal,
-    onEvent: deps.onEvent,
-    commits: deps.commits,
-    tally: run.tally,
-    runId: run.id,
-    claims: deps.claims,
-  };
+  return { ...deps, accounts: pickAccounts(deps, accounts), signal: run.signal, tally: run.tally, runId: run.id };
 }
 
 export function recorderDeps(deps: RunDeps): RecordRunDeps {

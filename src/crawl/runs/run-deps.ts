@@ -1,18 +1,9 @@
-import type { CrawlConfig } from '../../config/config.js';
-import type { Sink } from '../../store/sink.js';
 import type { CatalogClient } from './catalog-refresh.js';
-import type { CommitQueue } from '../engine/commit-queue.js';
-import type { CrawlClient, CrawlEvent, Normalize } from '../engine/crawl-deps.js';
-import type { BucketRoom } from '../engine/room-watch.js';
-import type { RefreshSettings } from '../refresh/refresh-settings.js';
-import type { WindowClaims } from '../engine/window-claims.js';
+import type { CrawlAccount, CrawlClient, CrawlDeps } from '../engine/crawl-deps.js';
 
 /** One account a process can run for: its name and its client (bound to its token and bucket). */
-export interface RunAccount {
-  name: string;
+export interface RunAccount extends CrawlAccount {
   client: CrawlClient & CatalogClient;
-  /** The token's bucket, so that a crawl adds request streams only while it has room. */
-  bucket?: BucketRoom;
 }
 
 /**
@@ -33,24 +24,10 @@ export interface RunLeases {
  * What a run needs from the process that starts it: the CLI builds these for
  * one command, the daemon once for all its runs (one target connection, one
  * client and bucket per account, one commit queue, its leases and metrics).
+ * The rest of what the crawl depends on is declared once, in CrawlDeps.
  */
-export interface RunDeps {
-  sink: Sink;
+export interface RunDeps extends CrawlDeps {
   /** Every account the process serves; a run picks its own by name. */
   accounts: readonly RunAccount[];
-  crawl: CrawlConfig;
-  /** How sync re-checks non-final sessions (budget, tiers, webhooks). @default DEFAULT_REFRESH_SETTINGS */
-  refresh?: RefreshSettings | undefined;
-  normalize: Normalize;
-  /** Milliseconds since the epoch. */
-  clock: () => number;
-  /** Aborted when the process stops (SIGINT/SIGTERM): runs commit their pages in flight and end interrupted. */
-  signal: AbortSignal;
   leases: RunLeases;
-  /** Shared by every run on the target, so that pages of concurrent crawls commit together. */
-  commits: CommitQueue;
-  /** The windows this process's runs page, so that two of them never page one window. @default no claims */
-  claims?: WindowClaims | undefined;
-  /** Progress, logs and metrics. */
-  onEvent?: ((event: CrawlEvent) => void) | undefined;
 }
