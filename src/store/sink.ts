@@ -43,6 +43,14 @@ export interface Sink extends WindowStore, PageStore, SessionStore, RefreshStore
   close(): Promise<void>;
 }
 
+/**
+ * What the crawl path (sync, backfill, verify, the refresh of non-final
+ * sessions, the catalog refresh) reads and writes: every store but the
+ * leases, the status report and the webhook inbox. It never opens, migrates
+ * or closes the target; the process that holds the Sink does.
+ */
+export type CrawlStore = WindowStore & PageStore & SessionStore & RefreshStore & RunLog & VerifyStore & Pick<DeliveryStore, 'replaceMirror'>;
+
 /** `sync_windows`: the windows of the history and each one's checkpoint. */
 export interface WindowStore {
   /** Inserts the windows that do not exist yet; existing rows are left as they are. */

@@ -2,7 +2,7 @@ import type { CallOptions } from '../../api/service-client.js';
 import type { Cursor } from '../../api/cursor.js';
 import type { CrawlConfig } from '../../config/config.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../../normalize/rows.js';
-import type { Sink } from '../../store/sink.js';
+import type { CrawlStore } from '../../store/sink.js';
 import type { RefreshSettings } from '../refresh/refresh-settings.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { BucketRoom } from './room-watch.js';
@@ -15,7 +15,7 @@ import type { WindowClaims } from './window-claims.js';
  * request tally; a crawler takes the part it uses (crawler.ts).
  */
 export interface CrawlDeps {
-  sink: Sink;
+  sink: CrawlStore;
   crawl: CrawlConfig;
   /** How sync re-checks non-final sessions (budget, tiers, webhooks). @default DEFAULT_REFRESH_SETTINGS */
   refresh?: RefreshSettings | undefined;

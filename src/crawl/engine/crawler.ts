@@ -3,7 +3,7 @@ import type { CrawlConfig } from '../../config/config.js';
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { PageCommit, Sink, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
+import type { CrawlStore, PageCommit, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
 import { stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
@@ -17,7 +17,7 @@ import { requestRange, splitRemainder } from './windows.js';
 
 /** The part of a run's CrawlContext (crawl-context.ts) a crawler uses. */
 export interface CrawlerContext extends Pick<CrawlDeps, 'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits'> {
-  sink: Pick<Sink, 'startPass' | 'splitWindow' | 'markWindow'>;
+  sink: Pick<CrawlStore, 'startPass' | 'splitWindow' | 'markWindow'>;
   crawl: Pick<CrawlConfig, 'concurrency' | 'splitAfterPages'>;
   /** The run's own request count: every request of the crawl adds its attempts here. */
   tally: RequestTally;
