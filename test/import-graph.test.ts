@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cycles, importGraph, layerOf, layerViolation, specifiers } from './import-graph.js';
@@ -25,6 +27,12 @@ describe('the import graph of src/', () => {
       }),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('has no module over 400 lines', () => {
+    const lines = (path: string): number => readFileSync(join(ROOT, path), 'utf8').replace(/\n$/, '').split('\n').length;
+    const long = [...graph.keys()].filter((path) => lines(path) > 400);
+    expect(long).toEqual([]);
   });
 
   it('puts every module of src/ in a stage', () => {

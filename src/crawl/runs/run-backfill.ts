@@ -1,8 +1,12 @@
 import type { ResourceName } from '../../config/config.js';
-import { checkInterval } from '../../config/interval.js';
+import { checkInterval, type Interval } from '../../config/interval.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
-import { backfill } from './backfill.js';
+import { crawlerFor, type CrawlContext } from '../engine/crawl-context.js';
+import type { BackfillPlanSummary } from '../engine/crawl-deps.js';
 import type { CrawlOutcome } from '../engine/crawler.js';
+import { planBackfill } from '../engine/planner.js';
+import { claimTasks } from '../engine/window-claims.js';
+import { missingWindows } from '../engine/windows.js';
 import type { RunDeps } from './run-deps.js';
 import { recorderDeps, runContext } from './run-context.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
@@ -45,10 +49,9 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
     const ctx = runContext(deps, run, options.accounts);
     let outcomes: CrawlOutcome[];
     try {
-      const { resources, priority } = options;
       // The library's callers give numbers; the CLI's were checked as they were parsed, and pass again.
       const interval = checkInterval(options.from, options.to, deps.crawl);
-      outcomes = await backfill(ctx, { interval, resources, priority });
+      outcomes = await crawlInterval(ctx, interval, options);
     } finally {
       deps.claims?.release(run.id);
     }
@@ -71,4 +74,48 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
     }
     return { details, status: 'succeeded', error: null, itemsWritten };
   });
+}
+
+/**
+ * Plans the windows of the interval that are missing and crawls every one
+ * not done, per account. Re-running the same backfill after a crash
+ * continues every window from its checkpoint; completed windows are not
+ * fetched again.
+ */
+async function crawlInterval(
+  ctx: CrawlContext,
+  interval: Interval,
+  options: Pick<BackfillRunOptions, 'resources' | 'priority'>,
+): Promise<CrawlOutcome[]> {
+  const { from, to } = interval;
+  const now = ctx.clock() / 1000;
+  const plans = await Promise.all(
+    ctx.accounts.map(async (account) => {
+      const tasks = [];
+      const summaries: BackfillPlanSummary[] = [];
+      for (const resource of options.resources) {
+        const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
+        const query = { ...scope, from, to: to + 1 };
+        const existing = await ctx.sink.listWindows(query);
+        await ctx.sink.planWindows(missingWindows(scope, from, to, ctx.crawl.windowSeconds, existing));
+        const windows = await ctx.sink.listWindows(query);
+        // A window another run of this process pages already (a scheduled sync of the daemon) is left to it.
+        const planned = claimTasks(ctx.claims, ctx.runId, planBackfill(windows, now)).map((t) => ({ ...t, resource }));
+        tasks.push(...planned);
+        summaries.push({
+          account: account.name,
+          resource,
+          windows: windows.length,
+          todo: planned.length,
+          resumed: planned.filter((t) => t.resume).length,
+          // A resumed pass may request beyond its window (it paged several): count the window's own part.
+          seconds: planned.reduce((sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart), 0),
+          totalSeconds: windows.reduce((sum, w) => sum + w.windowEnd - w.windowStart, 0),
+        });
+      }
+      return { account, tasks, summaries };
+    }),
+  );
+  ctx.onEvent?.({ type: 'backfill-plan', plans: plans.flatMap((p) => p.summaries) });
+  return Promise.all(plans.map(({ account, tasks }) => crawlerFor(ctx, account, options.priority ?? 0).run(tasks)));
 }
