@@ -1,4 +1,4 @@
-import type { CallOptions } from '../../api/service-client.js';
+import type { CallOptions, RequestTally } from '../../api/service-client.js';
 import type { Cursor } from '../../api/cursor.js';
 import type { CrawlConfig } from '../../config/config.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../../normalize/rows.js';
@@ -30,6 +30,18 @@ export interface CrawlDeps {
   claims?: WindowClaims | undefined;
   /** Progress, logs and metrics. */
   onEvent?: ((event: CrawlEvent) => void) | undefined;
+}
+
+/** Everything one run's backfill, sync or verify works with: the process's CrawlDeps and the run's own part. */
+export interface CrawlContext extends CrawlDeps {
+  /** The accounts of the run. */
+  accounts: readonly CrawlAccount[];
+  /** The run's own request count: every call of the run adds its attempts here. */
+  tally: RequestTally;
+  /** The run's id in `sync_runs`: its page commits raise its counts there. @default none */
+  runId?: string | undefined;
+  /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
+  resourcesInRun?: number | undefined;
 }
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */

@@ -1,14 +1,12 @@
 import type { ResourceName } from '../../config/config.js';
 import { checkInterval, type Interval } from '../../config/interval.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
-import { crawlerFor, type CrawlContext } from '../engine/crawl-context.js';
-import type { BackfillPlanSummary } from '../engine/crawl-deps.js';
-import type { CrawlOutcome } from '../engine/crawler.js';
+import type { BackfillPlanSummary, CrawlContext } from '../engine/crawl-deps.js';
+import { Crawler, type CrawlOutcome } from '../engine/crawler.js';
 import { planBackfill } from '../engine/planner.js';
 import { claimTasks } from '../engine/window-claims.js';
 import { missingWindows } from '../engine/windows.js';
-import type { RunDeps } from './run-deps.js';
-import { recorderDeps, runContext } from './run-context.js';
+import { recorderDeps, runContext, type RunDeps } from './run-deps.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
 
 export interface BackfillRunOptions {
@@ -117,5 +115,5 @@ async function crawlInterval(
     }),
   );
   ctx.onEvent?.({ type: 'backfill-plan', plans: plans.flatMap((p) => p.summaries) });
-  return Promise.all(plans.map(({ account, tasks }) => crawlerFor(ctx, account, options.priority ?? 0).run(tasks)));
+  return Promise.all(plans.map(({ account, tasks }) => new Crawler(ctx, account, options.priority ?? 0).run(tasks)));
 }

@@ -1,23 +1,11 @@
+import { UserError } from '../../errors.js';
 import type { CatalogClient } from './catalog-refresh.js';
-import type { CrawlAccount, CrawlClient, CrawlDeps } from '../engine/crawl-deps.js';
+import type { CrawlAccount, CrawlClient, CrawlContext, CrawlDeps } from '../engine/crawl-deps.js';
+import type { RecordRunDeps, RunLeases, RunScope } from './run-recorder.js';
 
 /** One account a process can run for: its name and its client (bound to its token and bucket). */
 export interface RunAccount extends CrawlAccount {
   client: CrawlClient & CatalogClient;
-}
-
-/**
- * The leases of this process in the target (daemon/lease-keeper.ts): a run
- * holds the lease of every account it works on, so one process at a time
- * syncs an account into a target.
- */
-export interface RunLeases {
-  /** Who this process is in `sync_leases` (`host:pid:id`). */
-  readonly holder: string;
-  /** Takes every lease in `names` or none; throws LeaseHeldError, or waits with `wait`. Returns the release. */
-  hold(names: readonly string[], options: { wait: boolean; signal: AbortSignal }): Promise<() => Promise<void>>;
-  /** Aborted, with a LeaseLostError as reason, when another process takes over one of the held `names`. */
-  lossSignal(names: readonly string[]): AbortSignal;
 }
 
 /**
@@ -30,4 +18,22 @@ export interface RunDeps extends CrawlDeps {
   /** Every account the process serves; a run picks its own by name. */
   accounts: readonly RunAccount[];
   leases: RunLeases;
+}
+
+/** The accounts of `deps` that `names` name, in that order. */
+export function pickAccounts(deps: Pick<RunDeps, 'accounts'>, names: readonly string[]): RunAccount[] {
+  return names.map((name) => {
+    const found = deps.accounts.find((a) => a.name === name);
+    if (!found) throw new UserError('UNKNOWN_ACCOUNT', `account '${name}' is not one this process serves (known: ${deps.accounts.map((a) => a.name).join(', ')})`);
+    return found;
+  });
+}
+
+/** What the crawl of one run works with: the process's deps, the run's signal and tally, the run's accounts. */
+export function runContext(deps: RunDeps, run: RunScope, accounts: readonly string[]): CrawlContext {
+  return { ...deps, accounts: pickAccounts(deps, accounts), signal: run.signal, tally: run.tally, runId: run.id };
+}
+
+export function recorderDeps(deps: RunDeps): RecordRunDeps {
+  return { runs: deps.sink, leases: deps.leases, clock: deps.clock, signal: deps.signal };
 }

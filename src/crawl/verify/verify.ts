@@ -4,7 +4,7 @@ import type { NormalizedSession } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { WindowState } from '../../store/sink.js';
 import type { VerifyFinding } from '../../store/sink.js';
-import type { CrawlAccount, CrawlContext } from '../engine/crawl-context.js';
+import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import { stopsTheRun } from '../engine/error-scope.js';
 import { RequestBudget, type BudgetShare } from './request-budget.js';
 import { PRIORITY } from '../../config/constants.js';
