@@ -15,7 +15,7 @@ import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
-import { receiverFor } from '../receiver-for.js';
+import { receiverFor } from '../../app/receiver-for.js';
 import { openApp, type App } from '../../app/open-app.js';
 import { loggerFor, selectAccounts } from '../runtime.js';
 import { withResources } from './crawl-options.js';

@@ -3,7 +3,7 @@ import type { DeliveryStore } from '../store/sink.js';
 import type { ReceiverLogger } from '../webhooks/receiver-logger.js';
 import { webhookOwners } from '../webhooks/webhook-owners.js';
 import { createWebhookReceiver, type DeliveryEvent, type DeliverySink, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import type { BoundAccount } from '../app/bind-accounts.js';
+import type { BoundAccount } from './bind-accounts.js';
 
 /**
  * The webhook receiver for the configured accounts: each delivery is written
