@@ -30,7 +30,8 @@ describe('the import graph of src/', () => {
   });
 
   it('has no module over 400 lines', () => {
-    const lines = (path: string): number => readFileSync(join(ROOT, path), 'utf8').replace(/\n$/, '').split('\n').length;
+    const lines = (path: string): number =>
+      readFileSync(join(ROOT, path), 'utf8').replace(/\n$/, '').split('\n').length;
     const long = [...graph.keys()].filter((path) => lines(path) > 400);
     expect(long).toEqual([]);
   });

@@ -19,7 +19,7 @@ export interface WindowGrid {
   maxWindows: number;
 }
 
-/** How many cells of a grid of `size` seconds aligned to epoch 0 hold any time of [from, to], counted without building them. */
+/** How many cells of a grid of `size` seconds aligned to epoch 0 hold any time of [from, to], without building them. */
 export function gridCellCount(from: number, to: number, size: number): number {
   return to < from ? 0 : Math.floor(to / size) - Math.floor(from / size) + 1;
 }
@@ -32,7 +32,8 @@ export function gridCellCount(from: number, to: number, size: number): number {
 export function checkWindowCount(from: number, to: number, grid: WindowGrid): void {
   const windows = gridCellCount(from, to, grid.windowSeconds);
   if (windows > grid.maxWindows) {
-    throw new TooManyWindowsError({ from, to, windows, maxWindows: grid.maxWindows, windowSeconds: grid.windowSeconds });
+    const { maxWindows, windowSeconds } = grid;
+    throw new TooManyWindowsError({ from, to, windows, maxWindows, windowSeconds });
   }
 }
 
@@ -45,7 +46,8 @@ export function checkInterval(from: number, to: number, grid: WindowGrid): Inter
     throw new UserError('BAD_INTERVAL', `the interval [${from}, ${to}] is not two times in epoch seconds`);
   }
   if (to < from) {
-    throw new UserError('BAD_INTERVAL', `the interval ends (${isoForMessage(to)}) before it starts (${isoForMessage(from)})`);
+    const problem = `the interval ends (${isoForMessage(to)}) before it starts (${isoForMessage(from)})`;
+    throw new UserError('BAD_INTERVAL', problem);
   }
   checkWindowCount(from, to, grid);
   return { from, to } as Interval;
@@ -87,13 +89,19 @@ export function parseBounds(
   flags: { from: string; to: string },
   nowSeconds: number,
 ): Bounds {
-  const from = texts.from === undefined ? undefined : parseTime(texts.from, { kind: 'flag', name: flags.from }, nowSeconds);
-  const to = texts.to === undefined ? undefined : parseTime(texts.to, { kind: 'flag', name: flags.to }, nowSeconds);
+  const time = (text: string | undefined, flag: string): number | undefined =>
+    text === undefined ? undefined : parseTime(text, { kind: 'flag', name: flag }, nowSeconds);
+  const from = time(texts.from, flags.from);
+  const to = time(texts.to, flags.to);
   if (from !== undefined && to !== undefined && to < from) throw reversed(texts, flags);
   return { from, to };
 }
 
-function reversed(texts: { from?: string | undefined; to?: string | undefined }, flags: { from: string; to: string }): InputError {
+function reversed(
+  texts: { from?: string | undefined; to?: string | undefined },
+  flags: { from: string; to: string },
+): InputError {
   const source: InputSource = { kind: 'flag', name: flags.to };
-  return new InputError('BAD_INTERVAL', `${texts.to} is before ${flags.from} ${texts.from}`, { source, value: texts.to });
+  const problem = `${texts.to} is before ${flags.from} ${texts.from}`;
+  return new InputError('BAD_INTERVAL', problem, { source, value: texts.to });
 }

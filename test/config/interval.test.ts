@@ -26,7 +26,13 @@ describe('parseInterval', () => {
   });
 
   it.each([
-    ['2025-02-01', '2025-01-01', 'BAD_INTERVAL', '--backfill-to: 2025-01-01 is before --backfill-from 2025-02-01', '--backfill-to'],
+    [
+      '2025-02-01',
+      '2025-01-01',
+      'BAD_INTERVAL',
+      '--backfill-to: 2025-01-01 is before --backfill-from 2025-02-01',
+      '--backfill-to',
+    ],
     ['yesterday', '2025-01-01', 'BAD_TIME', undefined, '--backfill-from'],
     ['2025-01-01', '1767225600000', 'BAD_TIME', undefined, '--backfill-to'],
     ['2020-01-01', '2025-12-31', 'TOO_MANY_WINDOWS', undefined, undefined],
