@@ -1,4 +1,4 @@
-import type { CommitResult, PageCommit, Sink } from '../../store/sink.js';
+import type { CommitResult, PageCommit, PageStore } from '../../store/sink.js';
 import { groupWaitMs, nextArrivalMs } from './group-wait.js';
 
 /** The commits of one fetched page: they go into one transaction together. */
@@ -46,7 +46,7 @@ export interface CommitQueueOptions {
  * were never acknowledged and are fetched again.
  */
 export class CommitQueue {
-  readonly #sink: Pick<Sink, 'commitPages' | 'commitPage'>;
+  readonly #sink: PageStore;
   readonly #maxPages: number;
   readonly #gapMs: number;
   readonly #now: () => number;
@@ -61,7 +61,7 @@ export class CommitQueue {
   #lastArrival: number | null = null;
   #arrivalMs: number | null = null;
 
-  constructor(sink: Pick<Sink, 'commitPages' | 'commitPage'>, options: CommitQueueOptions = {}) {
+  constructor(sink: PageStore, options: CommitQueueOptions = {}) {
     this.#sink = sink;
     this.#maxPages = options.maxPages ?? MAX_PAGES_PER_COMMIT;
     this.#gapMs = options.gapMs ?? COMMIT_GAP_MS;

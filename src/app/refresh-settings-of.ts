@@ -9,13 +9,11 @@ import { shortestGapMs } from '../daemon/schedule.js';
  */
 export function refreshSettingsOf(config: Config): RefreshSettings {
   const webhooks = config.webhooks;
+  const configured = webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0;
   return refreshSettings({
     refresh: config.refresh,
     runSeconds: shortestGapMs(config.daemon.schedule, config.daemon.timezone) / 1000,
     rate: Math.min(...config.accounts.map((a) => a.rate)),
-    webhooks: {
-      configured: webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0,
-      healthySeconds: webhooks.healthySeconds,
-    },
+    webhooks: { configured, healthySeconds: webhooks.healthySeconds },
   });
 }
