@@ -28,6 +28,8 @@ export interface DaemonObserver {
   runFinished(command: 'sync' | 'backfill' | 'verify', status: RunOutcome['status']): void;
   /** After every tick, with the target's windows and high-water marks. */
   observe(report: Awaited<ReturnType<Sink['status']>>): void;
+  /** After every tick that ran something: how many ticks in a row had a failed run. */
+  tickRecorded?(failedTicksInARow: number): void;
 }
 
 export interface DaemonOptions {
@@ -217,6 +219,7 @@ export class Daemon {
         for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!);
       }
       this.#record(outcomes);
+      observer.tickRecorded?.(this.#failuresInARow);
       try {
         const report = await this.#o.sink.status();
         observer.observe(report);

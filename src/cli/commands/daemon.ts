@@ -134,7 +134,12 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
     let bound: BoundAccount[] = [];
-    const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
+    const webhooksConfigured = hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret });
+    const metrics = new DaemonMetrics({
+      buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
+      clock: io.clock,
+      webhookHealthySeconds: webhooksConfigured ? config.webhooks.healthySeconds : undefined,
+    });
     bound = bindAccounts(config, selected, logger, metrics.onRequest);
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
@@ -192,7 +197,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       });
       cadence?.start();
       if (args.port !== undefined) {
-        if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
+        if (webhooksConfigured) {
           receiver = receiverFor(config, {
             sink,
             accounts: bound.map((b) => ({ name: b.config.name, bound: b })),
