@@ -112,6 +112,13 @@ export interface StoreConfig {
   readonly retrySeconds: number;
 }
 
+export interface AlertsConfig {
+  /** Where alerts go (IVS_ALERTS_URL or alerts.url); none: no alerts. Secrets: a URL may carry one. */
+  readonly urls: readonly Secret[];
+  readonly retries: number;
+  readonly timeoutMs: number;
+}
+
 export interface VerifyConfig {
   /** Most requests one verify spends (--budget, IVS_VERIFY_BUDGET or verify.budget). */
   readonly budget: number;
@@ -135,6 +142,7 @@ export interface Config {
   readonly refresh: RefreshConfig;
   readonly store: StoreConfig;
   readonly verify: VerifyConfig;
+  readonly alerts: AlertsConfig;
   /** `debug` with --verbose, whatever the other sources say. */
   readonly logLevel: LogLevel;
 }

@@ -1,4 +1,5 @@
 import { InputError, type InputSource } from '../errors.js';
+import { alertUrlsOf } from './alert-urls.js';
 import { checkSchedule, checkTimezone } from './check-schedule.js';
 import { LOG_LEVELS, type AccountConfig, type Config, type LogLevel } from './config.js';
 import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from './constants.js';
@@ -235,6 +236,11 @@ export function loadConfig(sources: ConfigSources): Config {
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
       every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),
+    }),
+    alerts: Object.freeze({
+      urls: Object.freeze(alertUrlsOf(env.IVS_ALERTS_URL, file.alerts?.url, env, path ?? '')),
+      retries: file.alerts?.retries ?? DEFAULTS.alerts.retries,
+      timeoutMs: file.alerts?.timeoutMs ?? DEFAULTS.alerts.timeoutMs,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),

@@ -74,6 +74,15 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text: "node-cron expression, 5 fields or 6 with seconds first; quote it (YAML reads a leading * as an alias).\nFlag --schedule, env IVS_SCHEDULE.",
   },
   'daemon.timezone': { text: 'IANA time zone the schedule is read in. Flag --timezone, env IVS_TIMEZONE.' },
+  'alerts.url': {
+    text:
+      'Where the daemon POSTs a JSON alert (text plus fields) when a run fails or recovers, it backs off, a lease\n' +
+      'is taken over, the webhook stream goes quiet, verify finds drift or a backfill ends: a URL, { env: NAME },\n' +
+      'or a list of them (a Slack or Mattermost incoming webhook shows the text). Env IVS_ALERTS_URL wins over it.',
+    example: { env: 'IVS_ALERTS_URL' },
+  },
+  'alerts.retries': { text: 'Retries of an alert the receiver did not take, with a doubling back-off; never holds a run back.' },
+  'alerts.timeoutMs': { text: 'Time-out of one alert attempt, in milliseconds.' },
   'store.retrySeconds': {
     text:
       'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +
@@ -96,4 +105,5 @@ export const SECTION_DOCS: Readonly<Record<SectionName, string>> = Object.freeze
   refresh: 'How sync re-checks sessions whose result is not final yet.',
   store: 'The target database.',
   verify: 'ivsync verify: checking the copy against the service without crawling it all again.',
+  alerts: 'ivsync daemon: messages to people when its state changes (docs/alerts.md).',
 });
