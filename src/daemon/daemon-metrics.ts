@@ -62,6 +62,7 @@ export class DaemonMetrics {
   readonly #ticksSkipped: Counter<'reason'>;
   readonly #windows: Gauge<'account' | 'resource' | 'status'>;
   readonly #failingTicks: Gauge;
+  readonly #alerts: Counter<'kind' | 'outcome'>;
   #lastDeliveryAt: string | null = null;
   readonly #verifyFindings: Counter<'account' | 'resource' | 'kind'>;
   readonly #refreshRequests: Counter<'account' | 'resource' | 'use'>;
@@ -91,6 +92,12 @@ export class DaemonMetrics {
       name: 'ivsync_windows',
       help: 'Windows of the history by status (pending, running, failed, done, sealed, ...), as of the last run.',
       labelNames: ['account', 'resource', 'status'],
+      registers,
+    });
+    this.#alerts = new Counter({
+      name: 'ivsync_alerts_total',
+      help: 'Alert messages by kind and outcome at each URL: sent, failed (after its retries), dropped (too many waiting).',
+      labelNames: ['kind', 'outcome'],
       registers,
     });
     this.#failingTicks = new Gauge({
@@ -291,8 +298,13 @@ export class DaemonMetrics {
     this.#ticksSkipped.inc({ reason });
   }
 
-  tickRecorded(failedTicksInARow: number): void {
-    this.#failingTicks.set(failedTicksInARow);
+  tickRecorded(tick: { failedTicksInARow: number }): void {
+    this.#failingTicks.set(tick.failedTicksInARow);
+  }
+
+  /** One alert message's fate at one URL. */
+  alertSent(kind: string, outcome: 'sent' | 'failed' | 'dropped'): void {
+    this.#alerts.inc({ kind, outcome });
   }
 
   /** Takes windows and high-water marks from a status report (after each tick). */

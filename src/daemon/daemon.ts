@@ -11,7 +11,12 @@ import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 
-export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string; runId?: string | undefined };
+export type RunOutcome =
+  | { status: 'succeeded' }
+  /** Left to the lease's holder; `lost` when it took the lease over from this process mid-run. */
+  | { status: 'held'; holder: string; lost?: true }
+  | { status: 'interrupted' }
+  | { status: 'failed'; error: string; runId?: string | undefined };
 
 /** How a run the daemon started ended (a SyncReport or BackfillReport has this shape). */
 export interface RunEnding {
@@ -28,8 +33,17 @@ export interface DaemonObserver {
   runFinished(command: 'sync' | 'backfill' | 'verify', status: RunOutcome['status']): void;
   /** After every tick, with the target's windows and high-water marks. */
   observe(report: Awaited<ReturnType<Sink['status']>>): void;
-  /** After every tick that ran something: how many ticks in a row had a failed run. */
-  tickRecorded?(failedTicksInARow: number): void;
+  /** Every run's outcome with its account (null: the background backfill, of every account); for the alerts. */
+  runEnded?(run: { command: 'sync' | 'backfill' | 'verify'; account: string | null; outcome: RunOutcome }): void;
+  /** After every tick that ran: ticks in a row with a failed run, and the backoff that started, if any. */
+  tickRecorded?(tick: TickRecord): void;
+}
+
+export interface TickRecord {
+  failedTicksInARow: number;
+  backoffUntil: string | null;
+  /** The failures of the tick, by account; null when none failed. */
+  error: string | null;
 }
 
 export interface DaemonOptions {
@@ -82,7 +96,7 @@ export interface DaemonOptions {
 export function outcomeOf(error: unknown): RunOutcome {
   if (error === undefined || error === null) return { status: 'succeeded' };
   if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
-  if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder };
+  if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder, lost: true };
   if (error instanceof InterruptedError) return { status: 'interrupted' };
   return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
 }
@@ -156,7 +170,7 @@ export class Daemon {
     const gap = shortestGapMs(this.#o.schedule.expression, this.#o.schedule.timezone);
     for (let failures = 1; ; failures++) {
       const outcome = await settle(run());
-      this.#finished('backfill', outcome);
+      this.#finished('backfill', outcome, null);
       if (outcome.status === 'succeeded') {
         logger.info({}, 'background backfill complete');
         return;
@@ -216,10 +230,10 @@ export class Daemon {
         // Claiming itself failed (the target is down): every account's run failed this tick.
         const failed = outcomeOf(error);
         outcomes = new Map(this.#o.accounts.map((account) => [account, failed]));
-        for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!);
+        for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!, account);
       }
-      this.#record(outcomes);
-      observer.tickRecorded?.(this.#failuresInARow);
+      const error = this.#record(outcomes);
+      observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil: this.#facts.backoffUntil, error });
       try {
         const report = await this.#o.sink.status();
         observer.observe(report);
@@ -240,7 +254,7 @@ export class Daemon {
       runs.push(
         settle(this.#o.runSync(account)).then(async (outcome) => {
           outcomes.set(account, outcome);
-          this.#finished('sync', outcome);
+          this.#finished('sync', outcome, account);
           if (outcome.status === 'succeeded' || outcome.status === 'failed') await this.#verifyIfDue(account);
         }),
       );
@@ -288,12 +302,13 @@ export class Daemon {
       this.#o.logger.warn({ account, err: (error as Error).message }, 'could not tell whether a verify is due; trying again next tick');
       return;
     }
-    this.#finished('verify', await settle(verify.run(account)));
+    this.#finished('verify', await settle(verify.run(account)), account);
   }
 
   /** Counts a run that ran or tried to; a lease held by another process means this one did not try. */
-  #finished(command: 'sync' | 'backfill' | 'verify', outcome: RunOutcome): void {
+  #finished(command: 'sync' | 'backfill' | 'verify', outcome: RunOutcome, account: string | null): void {
     if (outcome.status !== 'held') this.#o.observer.runFinished(command, outcome.status);
+    this.#o.observer.runEnded?.({ command, account, outcome });
   }
 
   /**
@@ -321,7 +336,8 @@ export class Daemon {
     return Math.max(1, live);
   }
 
-  #record(outcomes: ReadonlyMap<string, RunOutcome>): void {
+  /** Records a tick's outcomes for /healthz and the backoff; returns its failures as one line, or null. */
+  #record(outcomes: ReadonlyMap<string, RunOutcome>): string | null {
     const { logger, clock } = this.#o;
     const finishedAt = toIsoMicros(clock() / 1000);
     const failed = [...outcomes].filter((e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed');
@@ -342,12 +358,13 @@ export class Daemon {
         // One record per run, under the run's own id (the one `sync_runs` holds); a run that never started has none.
         for (const [account, o] of failed) logger.error({ account, ...(o.runId !== undefined ? { run: o.runId } : {}), failuresInARow: this.#failuresInARow, lastError: o.error }, 'run failed');
       }
-      return;
+      return error;
     }
     if ([...outcomes.values()].some((o) => o.status === 'succeeded')) {
       this.#failuresInARow = 0;
       this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
     }
+    return null;
   }
 }
 

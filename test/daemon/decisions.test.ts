@@ -100,7 +100,7 @@ describe('run outcomes', () => {
   it.each<[string, unknown, unknown]>([
     ['no error', undefined, { status: 'succeeded' }],
     ['lease held elsewhere', new LeaseHeldError(lease), { status: 'held', holder: 'box:42:ab12cd34' }],
-    ['lease taken over mid-run', new LeaseLostError('account:default', 'box:43:cd34ab12'), { status: 'held', holder: 'box:43:cd34ab12' }],
+    ['lease taken over mid-run', new LeaseLostError('account:default', 'box:43:cd34ab12'), { status: 'held', holder: 'box:43:cd34ab12', lost: true }],
     ['interrupted', new InterruptedError('stopped'), { status: 'interrupted' }],
     ['failed', new FatalError('X', 'boom'), { status: 'failed', error: 'boom' }],
     ['not an Error', 'odd', { status: 'failed', error: 'odd' }],

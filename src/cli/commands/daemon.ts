@@ -105,10 +105,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
-    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { daemonAlerts }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
       import('../../daemon/daemon-server.js'),
+      import('../../daemon/daemon-alerts.js'),
     ]);
     // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
@@ -144,6 +145,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
+    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
     const sink = await openTarget(config, { logger });
     const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
     let server: RunningDaemonServer | undefined;
@@ -167,9 +169,13 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         clock: io.clock,
         random: Math.random,
         logger,
-        observer: metrics,
-        webhookStream: (report) =>
-          webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
+        observer: alerts.observer,
+        webhookStream: (report) => {
+          const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
+          const stream = webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, nonFinal, io.clock() / 1000);
+          alerts.observe({ type: 'webhooks', ...stream });
+          return stream.detail;
+        },
         runSync: async (account) => {
           const report = await runSync(deps, { accounts: [account], resources, wait: false });
           metrics.refreshFinished(report.outcomes);
@@ -190,6 +196,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
                   const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
+                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId: report.runId, findings: report.findings });
                   // A partial verify checked what its budget held: not a failure of the daemon.
                   return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
                 },
@@ -215,11 +222,13 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
         });
         logger.info({ url: server.url, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
+        alerts.link = `${server.url}/`;
       }
       await daemon.run();
       // Drains the receiver: deliveries that fully arrived are committed and answered.
       await server?.close();
     } finally {
+      await alerts.close();
       await cadence?.stop();
       await server?.close();
       await keeper.close();
