@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,10 +80,11 @@ describe('a live daemon\'s /metrics', () => {
   let sim: RunningSimulator;
   let child: Child;
   let text: string;
+  // Its own directory: the daemon runs across the tests of this block, past useTempDir's per-test clean-up.
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-test-'));
 
   beforeAll(async () => {
     sim = await startSimulator({ sessions: 150, seed: 61, rate: 100, burst: 100, faults: '429=0.05' });
-    const dir = tempDir();
     const env = {
       IVS_BASE_URL: sim.url,
       IVS_API_TOKEN: 'test-token',
@@ -108,6 +110,7 @@ describe('a live daemon\'s /metrics', () => {
     child?.kill('SIGTERM');
     await child?.exited;
     await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('has no blank lines, and every counter ends in _total', () => {

@@ -1,0 +1,141 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertMessage } from '../../src/daemon/alert-message.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_START } from '../helpers/truth.js';
+import { parsePrometheusText } from './prometheus-text.js';
+import { servedUrl, until } from './wait-for.js';
+
+/** The secret part of a chat tool's incoming-webhook URL: it must never reach the daemon's output. */
+const HOOK_PATH = '/services/T0001/B0001/alert-path-secret-4711';
+
+interface Receiver {
+  url: string;
+  messages: AlertMessage[];
+  /** Requests answered in all, refused ones included. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+/** A local HTTP receiver of alerts that refuses the first `refuse` requests with 503, as a receiver restarting would. */
+async function startReceiver(refuse = 0): Promise<Receiver> {
+  const receiver = { messages: [] as AlertMessage[], requests: 0 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      receiver.requests++;
+      if (req.method !== 'POST' || req.url !== HOOK_PATH || req.headers['content-type'] !== 'application/json') {
+        res.writeHead(400).end();
+        return;
+      }
+      if (receiver.requests <= refuse) {
+        res.writeHead(503).end();
+        return;
+      }
+      receiver.messages.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AlertMessage);
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}${HOOK_PATH}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+const tempDir = useTempDir();
+let sim: RunningSimulator | undefined;
+let receiver: Receiver | undefined;
+const children: Child[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  await sim?.close();
+  await receiver?.close();
+  sim = undefined;
+  receiver = undefined;
+});
+
+const count = (db: string, sql: string): number => (existsSync(db) ? (query<{ n: number }>(db, sql)[0]?.n ?? 0) : 0);
+
+describe('alerts from a running daemon', () => {
+  it('an outage of the service sends one "failed" and one "recovered", in order, past a receiver that refused at first', async () => {
+    sim = await startSimulator({ sessions: 60, seed: 71 });
+    receiver = await startReceiver(1);
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    // No request retries: a 500 fails the run at once. The alert's own retry waits a second.
+    const config = writeConfig(dir, { http: { timeoutMs: 5_000, retryLimit: 0 }, alerts: { url: { env: 'HOOK_URL' }, retries: 3 } });
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, HOOK_URL: receiver.url };
+    const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    children.push(child);
+    const base = await servedUrl(child);
+    await until(() => (count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'succeeded'") > 0 ? true : undefined), 45_000, 'a sync that succeeded');
+
+    // The service goes down for two runs: fewer than the three in a row that start the backoff.
+    sim.setFaults('500=1');
+    await until(() => (count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'failed'") >= 2 ? true : undefined), 45_000, 'two failed syncs');
+    sim.setFaults('');
+    const failedRuns = query<{ id: string }>(db, "SELECT id FROM sync_runs WHERE status = 'failed' ORDER BY started_at");
+    await until(() => (receiver!.messages.some((m) => m.kind === 'run_recovered') ? true : undefined), 45_000, 'the recovered message');
+    // A few more runs succeed: they add no message.
+    const after = count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'succeeded'");
+    await until(() => (count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'succeeded'") >= after + 2 ? true : undefined), 45_000, 'two more syncs');
+
+    const messages = receiver.messages;
+    expect(messages.map((m) => m.kind)).toEqual(['run_failed', 'run_recovered']);
+    const [failed, recovered] = messages as [AlertMessage, AlertMessage];
+    expect(failed).toMatchObject({ severity: 'problem', account: 'default', command: 'sync', run_id: failedRuns[0]!.id, link: `${base}/` });
+    expect(failed.error).toMatch(/500/);
+    expect(failed.text).toContain(`ivsync [default]: sync failed (run ${failedRuns[0]!.id})`);
+    expect(recovered).toMatchObject({ severity: 'resolved', account: 'default', command: 'sync', failures: failedRuns.length });
+    expect(Date.parse(recovered.since!)).toBeLessThanOrEqual(Date.parse(recovered.at));
+    // The first attempt was refused (503) and retried: one more request than messages.
+    expect(receiver.requests).toBe(3);
+
+    const metrics = parsePrometheusText(await (await fetch(`${base}/metrics`)).text());
+    const sent = metrics.get('ivsync_alerts_total')?.samples.filter((s) => s.labels.outcome === 'sent').map((s) => [s.labels.kind, s.value]);
+    expect(sent).toEqual([['run_failed', 1], ['run_recovered', 1]]);
+    child.kill('SIGTERM');
+    const end = await child.exited;
+    expect(end.code).toBe(0);
+    expect(end.stderr).not.toContain('alert-path-secret-4711');
+  }, 120_000);
+
+  it('a receiver that is down never fails a run: the alert is logged by host only and counted as failed', async () => {
+    sim = await startSimulator({ sessions: 40, seed: 72 });
+    // A port that listened once and is closed now: every attempt is refused.
+    const gone = await startReceiver();
+    const url = gone.url;
+    await gone.close();
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const config = writeConfig(dir, { http: { timeoutMs: 5_000, retryLimit: 0 }, alerts: { retries: 1 } });
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_ALERTS_URL: url };
+    sim.setFaults('500=1');
+    const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    children.push(child);
+    const base = await servedUrl(child);
+    const failedCount = await until(async () => {
+      const samples = parsePrometheusText(await (await fetch(`${base}/metrics`)).text()).get('ivsync_alerts_total')?.samples ?? [];
+      return samples.find((s) => s.labels.kind === 'run_failed' && s.labels.outcome === 'failed')?.value;
+    }, 45_000, 'the alert given up');
+    expect(failedCount).toBe(1);
+    // The service back: runs go on and succeed while the receiver stays down.
+    sim.setFaults('');
+    await until(() => (count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'succeeded'") > 0 ? true : undefined), 45_000, 'a sync that succeeded');
+    child.kill('SIGTERM');
+    const end = await child.exited;
+    expect(end.code).toBe(0);
+    const origin = new URL(url).origin;
+    expect(end.stderr).toContain(`alert not delivered to ${origin}/…`);
+    expect(end.stderr).not.toContain('alert-path-secret-4711');
+  }, 120_000);
+});
