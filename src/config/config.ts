@@ -31,6 +31,12 @@ export interface AccountConfig {
   readonly rate: number;
   /** Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default [] */
   readonly webhooks: readonly string[];
+  /**
+   * When the daemon syncs this account: its own `schedule` and `timezone`
+   * (either falls back to the daemon's), already checked. With one account,
+   * --schedule and --timezone (or their variables) win over its members.
+   */
+  readonly schedule: { readonly expression: string; readonly timezone: string };
 }
 
 export interface CrawlConfig {

@@ -13,6 +13,8 @@ const accountSchema = z.strictObject({
   apiVersion: apiVersion.optional(),
   rate: positive.optional(),
   webhooks: z.array(z.string().min(1)).optional(),
+  schedule: z.string().min(1).optional(),
+  timezone: z.string().min(1).optional(),
 });
 
 const secretRef = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);

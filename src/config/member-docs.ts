@@ -25,7 +25,8 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text:
       'Accounts, each with its own token and rate bucket; every row records its account name.\n' +
       'Members: name, tokenEnv (the variable holding its token; the first defaults to IVS_API_TOKEN,\n' +
-      'the others to IVS_API_TOKEN_<NAME>), and baseUrl, apiVersion, rate to override the values above.',
+      'the others to IVS_API_TOKEN_<NAME>), and baseUrl, apiVersion, rate to override the values above,\n' +
+      'and schedule, timezone to override daemon.schedule and daemon.timezone for this account.',
   },
   'crawl.windowSeconds': {
     text: 'Size of the epoch windows the history is split into, in seconds. A window costs at least one\nrequest: sparse histories want large windows; dense windows are split while paging anyway.',

@@ -1,4 +1,4 @@
-import type { RunOutcome } from './daemon.js';
+import type { RunOutcome } from './run-outcome.js';
 
 /** What an alert says happened; docs/alerts.md lists them. */
 export type AlertKind =

@@ -1,30 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { InterruptedError } from '../errors.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink } from '../store/sink.js';
 import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
 import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
 import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
-import { LeaseHeldError } from './lease-held-error.js';
-import { LeaseLostError } from './lease-lost-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
+import { scheduleGroups } from './schedule-groups.js';
+import { outcomeOf, settle, type RunEnding, type RunOutcome } from './run-outcome.js';
 
-export type RunOutcome =
-  | { status: 'succeeded' }
-  /** Left to the lease's holder; `lost` when it took the lease over from this process mid-run. */
-  | { status: 'held'; holder: string; lost?: true }
-  | { status: 'interrupted' }
-  | { status: 'failed'; error: string; runId?: string | undefined };
-
-/** How a run the daemon started ended (a SyncReport or BackfillReport has this shape). */
-export interface RunEnding {
-  status: 'succeeded' | 'failed' | 'interrupted';
-  error: Error | null;
-  /** Its id in `sync_runs`, put on the daemon's record of its failure. */
-  runId?: string | undefined;
-}
+export { outcomeOf, type RunEnding, type RunOutcome } from './run-outcome.js';
 
 /** What the daemon reports for metrics. */
 export interface DaemonObserver {
@@ -53,6 +39,12 @@ export interface DaemonOptions {
   /** This process's leases; its holder is this daemon's identity. */
   leases: LeaseKeeper;
   schedule: { expression: string; timezone: string };
+  /**
+   * Accounts synced on a schedule of their own (`accounts[].schedule`); the
+   * others follow `schedule`. Each schedule ticks for its accounts alone.
+   * @default none
+   */
+  accountSchedules?: ReadonlyMap<string, { expression: string; timezone: string }> | undefined;
   /** One account's incremental sync, under the account's lease; rejects when it could not start (lease held, target down). */
   runSync: (account: string) => Promise<RunEnding>;
   /** The background backfill, if asked for; runs concurrently with the ticks. */
@@ -88,51 +80,63 @@ export interface DaemonOptions {
   stopDeadlineMs?: number;
 }
 
-/**
- * Classifies how a run ended. A lease held by another process is not a
- * failure, nor is one another process took over mid-run (the account is
- * theirs now): neither counts towards the crash-loop backoff.
- */
-export function outcomeOf(error: unknown): RunOutcome {
-  if (error === undefined || error === null) return { status: 'succeeded' };
-  if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
-  if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder, lost: true };
-  if (error instanceof InterruptedError) return { status: 'interrupted' };
-  return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+/** One schedule's task and the accounts its ticks claim. */
+interface TickGroup {
+  readonly expression: string;
+  readonly accounts: readonly string[];
+  readonly schedule: Schedule;
+  readonly claimTtl: number;
+  readonly graceMs: number;
 }
 
 /**
- * Runs `sync` for every account on a cron schedule. Per tick, each account's
+ * Runs `sync` for every account on a cron schedule (the daemon's, or the
+ * account's own: one task per distinct schedule). Per tick, each account's
  * sync is claimed by exactly one daemon of all that share the target (the
  * `tick:<account>` lease), runs under the account's lease, and a daemon that
  * crashes leaves its accounts to the others once its leases go stale.
  */
 export class Daemon {
   readonly #o: DaemonOptions;
-  readonly #schedule: Schedule;
-  readonly #claimTtl: number;
-  readonly #graceMs: number;
+  readonly #groups: readonly TickGroup[];
   #facts: HealthFacts = { lastTick: null, running: false, backoffUntil: null, stopping: false };
   #failuresInARow = 0;
-  #tick: Promise<void> = Promise.resolve();
+  #running = 0;
+  /** Ticks in flight, of every schedule: a stop waits for them. */
+  readonly #ticks = new Set<Promise<void>>();
   #backfill: Promise<void> = Promise.resolve();
   #releaseRegistration: (() => Promise<void>) | undefined;
   #stopped: Promise<void> | undefined;
 
   constructor(options: DaemonOptions) {
     this.#o = options;
-    const gap = shortestGapMs(options.schedule.expression, options.schedule.timezone);
-    this.#claimTtl = tickClaimTtlSeconds(gap);
-    this.#graceMs = options.claimGraceMs ?? gap / 4;
-    this.#schedule = new Schedule({
-      ...options.schedule,
-      logger: options.logger,
-      onTick: (at) => (this.#tick = this.#runTick(at)),
-      onSkipped: (at) => {
-        options.observer.tickSkipped('overlap');
-        options.logger.warn({ scheduledAt: at.toISOString() }, 'tick skipped: the previous run is still going');
-      },
+    this.#groups = scheduleGroups(options.accounts, options.schedule, options.accountSchedules).map((g) => {
+      const gap = shortestGapMs(g.expression, g.timezone);
+      const group: TickGroup = {
+        expression: g.expression,
+        accounts: g.accounts,
+        claimTtl: tickClaimTtlSeconds(gap),
+        graceMs: options.claimGraceMs ?? gap / 4,
+        // node-cron's noOverlap holds this schedule's next tick while one runs: an account never runs twice at once.
+        schedule: new Schedule({
+          expression: g.expression,
+          timezone: g.timezone,
+          logger: options.logger,
+          onTick: (at) => this.#track(this.#runTick(group, at)),
+          onSkipped: (at) => {
+            options.observer.tickSkipped('overlap');
+            options.logger.warn({ scheduledAt: at.toISOString(), accounts: g.accounts }, 'tick skipped: the previous run is still going');
+          },
+        }),
+      };
+      return group;
     });
+  }
+
+  #track(tick: Promise<void>): Promise<void> {
+    this.#ticks.add(tick);
+    void tick.finally(() => this.#ticks.delete(tick));
+    return tick;
   }
 
   health(): Health {
@@ -141,7 +145,9 @@ export class Daemon {
 
   /** The next scheduled tick, or null once stopping. */
   nextRun(): Date | null {
-    return this.#facts.stopping ? null : this.#schedule.nextRun();
+    if (this.#facts.stopping) return null;
+    const next = this.#groups.map((g) => g.schedule.nextRun()).filter((d): d is Date => d !== null);
+    return next.length === 0 ? null : new Date(Math.min(...next.map((d) => d.getTime())));
   }
 
   /** Starts the schedule (and the backfill); resolves when the daemon has stopped. */
@@ -149,8 +155,9 @@ export class Daemon {
     const { leases, signal, logger } = this.#o;
     this.#releaseRegistration = await leases.hold([daemonLease(leases.holder)], { wait: false, signal });
     if (this.#o.runBackfill) this.#backfill = this.#keepBackfilling(this.#o.runBackfill);
-    this.#schedule.start();
-    logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.#schedule.nextRun()?.toISOString(), accounts: this.#o.accounts }, 'daemon started');
+    for (const g of this.#groups) g.schedule.start();
+    const schedules = this.#groups.map((g) => ({ schedule: g.expression, accounts: g.accounts }));
+    logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.nextRun()?.toISOString(), accounts: this.#o.accounts, ...(schedules.length > 1 ? { schedules } : {}) }, 'daemon started');
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       signal.addEventListener('abort', () => resolve(), { once: true });
@@ -196,11 +203,11 @@ export class Daemon {
   async #stop(): Promise<void> {
     const { logger } = this.#o;
     this.#facts = { ...this.#facts, stopping: true };
-    await this.#schedule.stop();
+    await Promise.all(this.#groups.map((g) => g.schedule.stop()));
     const deadline = this.#o.stopDeadlineMs ?? 8_000;
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
-      Promise.all([this.#tick, this.#backfill]).then(() => true),
+      Promise.all([...this.#ticks, this.#backfill]).then(() => true),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadline))),
     ]);
     clearTimeout(timer);
@@ -209,7 +216,7 @@ export class Daemon {
     logger.info({}, 'daemon stopped');
   }
 
-  async #runTick(scheduledAt: Date): Promise<void> {
+  async #runTick(group: TickGroup, scheduledAt: Date): Promise<void> {
     const { logger, observer, clock } = this.#o;
     if (this.#facts.stopping) {
       observer.tickSkipped('stopping');
@@ -221,16 +228,17 @@ export class Daemon {
       logger.info({ scheduledAt: scheduledAt.toISOString(), backoffUntil: until }, 'tick skipped: backing off after repeated failures');
       return;
     }
+    this.#running++;
     this.#facts = { ...this.#facts, running: true, backoffUntil: null };
     try {
       let outcomes: Map<string, RunOutcome>;
       try {
-        outcomes = await this.#claimAndRun(scheduledAt);
+        outcomes = await this.#claimAndRun(group, scheduledAt);
       } catch (error) {
-        // Claiming itself failed (the target is down): every account's run failed this tick.
+        // Claiming itself failed (the target is down): every account's run of this tick failed.
         const failed = outcomeOf(error);
-        outcomes = new Map(this.#o.accounts.map((account) => [account, failed]));
-        for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!, account);
+        outcomes = new Map(group.accounts.map((account) => [account, failed]));
+        for (const account of group.accounts) this.#finished('sync', outcomes.get(account)!, account);
       }
       const error = this.#record(outcomes);
       observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil: this.#facts.backoffUntil, error });
@@ -242,12 +250,15 @@ export class Daemon {
         logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
       }
     } finally {
-      this.#facts = { ...this.#facts, running: false };
+      this.#running--;
+      this.#facts = { ...this.#facts, running: this.#running > 0 };
     }
   }
 
-  async #claimAndRun(scheduledAt: Date): Promise<Map<string, RunOutcome>> {
-    const { accounts, leases, random, signal } = this.#o;
+  async #claimAndRun(group: TickGroup, scheduledAt: Date): Promise<Map<string, RunOutcome>> {
+    const { leases, random, signal } = this.#o;
+    const { accounts } = group;
+    const claim = (account: string) => this.#claim(account, scheduledAt, group.claimTtl);
     const outcomes = new Map<string, RunOutcome>();
     const runs: Array<Promise<void>> = [];
     const start = (account: string): void => {
@@ -265,24 +276,24 @@ export class Daemon {
     // backfill) is synced here every tick: any other daemon would be refused.
     const own = order.filter((a) => leases.holds(accountLease(a)));
     for (const account of own) {
-      await this.#claim(account, scheduledAt);
+      await claim(account);
       start(account);
     }
     const started = new Set(own);
     for (const account of order) {
       if (started.size >= share || signal.aborted) break;
       if (started.has(account)) continue;
-      if (await this.#claim(account, scheduledAt)) {
+      if (await claim(account)) {
         started.add(account);
         start(account);
       }
     }
     if (started.size < accounts.length && !signal.aborted) {
       // An abort ends the pause at once (its only rejection); the loop below then starts nothing.
-      await delay(this.#graceMs, undefined, { signal }).catch(() => undefined);
+      await delay(group.graceMs, undefined, { signal }).catch(() => undefined);
       for (const account of order) {
         if (started.has(account) || signal.aborted) continue;
-        if (await this.#claim(account, scheduledAt)) {
+        if (await claim(account)) {
           started.add(account);
           start(account);
         }
@@ -317,8 +328,8 @@ export class Daemon {
    * every daemon of one tick sees the same claim live however late its own
    * attempt comes (a loaded host, a slow target), and the next tick finds it stale.
    */
-  async #claim(account: string, scheduledAt: Date): Promise<boolean> {
-    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, this.#claimTtl, toIsoMicros(scheduledAt.getTime() / 1000));
+  async #claim(account: string, scheduledAt: Date, ttlSeconds: number): Promise<boolean> {
+    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, ttlSeconds, toIsoMicros(scheduledAt.getTime() / 1000));
     return state.held;
   }
 
@@ -376,18 +387,6 @@ export class Daemon {
 export function backfillResumeMs(failures: number, gapMs: number): number {
   const base = Math.max(1_000, gapMs);
   return crashBackoffMs(failures, { threshold: 1, baseMs: base, maxMs: Math.max(base, 600_000) });
-}
-
-/** How a run ended, whether it reported its end or could not start at all. */
-function settle(run: Promise<RunEnding>): Promise<RunOutcome> {
-  return run.then(
-    (ending) => {
-      if (ending.status === 'succeeded') return { status: 'succeeded' };
-      const outcome = outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
-      return outcome.status === 'failed' ? { ...outcome, runId: ending.runId } : outcome;
-    },
-    (error: unknown) => outcomeOf(error),
-  );
 }
 
 /** Fisher–Yates with an injected random source. */

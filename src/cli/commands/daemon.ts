@@ -165,6 +165,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         sink,
         leases: keeper,
         schedule,
+        accountSchedules: new Map(selected.map((a) => [a.name, a.schedule])),
         signal: io.signal,
         clock: io.clock,
         random: Math.random,
