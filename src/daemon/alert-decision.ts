@@ -128,8 +128,8 @@ function onWebhooks(state: AlertState, event: Extract<AlertEvent, { type: 'webho
   if (now === state.webhooks) return { state, alerts: [] };
   const seed = { account: null, lastDeliveryAt: event.lastDeliveryAt };
   if (now === 'quiet') {
-    // A stream that never delivered is one not set up yet, not one that went quiet.
-    if (state.webhooks === 'unknown' && event.lastDeliveryAt === null) return { state: next, alerts: [] };
+    // A stream that never delivered is one not set up yet, not one that went quiet: its first delivery is no recovery.
+    if (state.webhooks === 'unknown' && event.lastDeliveryAt === null) return { state, alerts: [] };
     return { state: next, alerts: [{ kind: 'webhooks_quiet', ...seed }] };
   }
   // Healthy at the first look is no news; healthy after quiet is a recovery.

@@ -46,6 +46,7 @@ describe('when the daemon alerts', () => {
     ['a stream that never delivered: not quiet, it was never set up', [hooks(false, null), hooks(false, null)], []],
     ['healthy, then quiet, then healthy: quiet, healthy', [hooks(true), hooks(false), hooks(false), hooks(true)], ['webhooks_quiet', 'webhooks_healthy']],
     ['quiet at start after earlier deliveries: quiet', [hooks(false, AT)], ['webhooks_quiet']],
+    ['never delivered, then its first delivery, then quiet: only quiet', [hooks(false, null), hooks(true), hooks(false)], ['webhooks_quiet']],
     ['healthy at start: nothing', [hooks(true), hooks(true)], []],
     ['verify drift: once while it lasts, again after a clean verify', [verify([]), verify(['authentications']), verify(['authentications']), verify([]), verify(['fingerprints'])], ['verify_drift', 'verify_drift']],
     ['verify drift per account', [verify(['authentications'], 'one'), verify(['authentications'], 'two')], ['verify_drift', 'verify_drift']],

@@ -4,11 +4,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertMessage } from '../../src/daemon/alert-message.js';
+import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { spawnIvsync, type Child } from '../helpers/run-cli.js';
-import { query } from '../helpers/sqlite-target.js';
+import { runIvsync, spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
-import { HISTORY_START } from '../helpers/truth.js';
+import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { signedDelivery } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { servedUrl, until } from './wait-for.js';
 
@@ -137,5 +139,47 @@ describe('alerts from a running daemon', () => {
     const origin = new URL(url).origin;
     expect(end.stderr).toContain(`alert not delivered to ${origin}/…`);
     expect(end.stderr).not.toContain('alert-path-secret-4711');
+  }, 120_000);
+
+  it('a finished backfill, verify drift and a webhook stream that went quiet each send one message', async () => {
+    sim = await startSimulator({ sessions: 120, seed: 73, rate: 2000, burst: 2000 });
+    receiver = await startReceiver();
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const secret = 'hook-secret-of-the-alerting-daemon';
+    // A stream is quiet a second after its last delivery.
+    const config = writeConfig(dir, { verify: { budget: 500 }, webhooks: { healthySeconds: 1 } });
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '2000', IVS_ALERTS_URL: receiver.url, IVS_WEBHOOK_SECRET: secret };
+    expect((await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)).code).toBe(0);
+    expect((await runIvsync(['sync'], env)).code).toBe(0);
+    // Lost from the target inside a sealed window: only a verify finds it.
+    const [lost] = query<{ service_id: string }>(
+      db,
+      "SELECT s.service_id FROM authentications s JOIN sync_windows w ON w.resource = 'authentications' AND w.status = 'sealed' AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end LIMIT 1",
+    );
+    execute(db, 'DELETE FROM authentications WHERE service_id = ?', lost!.service_id);
+
+    const args = ['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--verify-every', '1h', '--port', '0'];
+    const child = spawnIvsync([...args, '--backfill-from', String(HISTORY_START), '--backfill-to', String(HISTORY_END)], env);
+    children.push(child);
+    const base = await servedUrl(child);
+    const kinds = () => receiver!.messages.map((m) => m.kind);
+    await until(() => (kinds().includes('verify_drift') && kinds().includes('backfill_finished') ? true : undefined), 45_000, 'the drift and backfill messages');
+    // The stream never delivered: it is not set up yet, and says nothing. One delivery, then a quiet second.
+    const { body, headers } = signedDelivery('alert-delivery', new Secret(secret));
+    expect((await fetch(`${base}/webhooks`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } })).status).toBe(200);
+    await until(() => (kinds().includes('webhooks_quiet') ? true : undefined), 45_000, 'the quiet message');
+    // A few more ticks (and their verify, not due) add nothing.
+    const after = count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE command = 'sync' AND status = 'succeeded'");
+    await until(() => (count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE command = 'sync' AND status = 'succeeded'") >= after + 2 ? true : undefined), 45_000, 'two more syncs');
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+
+    expect([...kinds()].sort()).toEqual(['backfill_finished', 'verify_drift', 'webhooks_quiet']);
+    const drift = receiver.messages.find((m) => m.kind === 'verify_drift')!;
+    const [verifyRun] = query<{ id: string }>(db, 'SELECT id FROM verify_runs');
+    expect(drift).toMatchObject({ account: 'default', command: 'verify', resource: 'authentications', findings: 1, run_id: verifyRun!.id });
+    expect(receiver.messages.find((m) => m.kind === 'webhooks_quiet')!.last_delivery_at).not.toBeNull();
+    expect(JSON.stringify(receiver.messages)).not.toContain(secret);
   }, 120_000);
 });
