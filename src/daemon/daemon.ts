@@ -5,7 +5,7 @@ import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
 import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
 import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
+import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/leases/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 import { scheduleGroups } from './schedule-groups.js';
 import { outcomeOf, settle, type RunEnding, type RunOutcome } from './run-outcome.js';
