@@ -26,7 +26,10 @@ function checked(text: string, source: InputSource): Secret {
     throw new InputError('BAD_ALERT_URL', 'must be an http:// or https:// URL', { source, value: alertUrlLabel(text) });
   }
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new InputError('BAD_ALERT_URL', `must be an http:// or https:// URL, got a ${protocol} one`, { source, value: alertUrlLabel(text) });
+    throw new InputError('BAD_ALERT_URL', `must be an http:// or https:// URL, got a ${protocol} one`, {
+      source,
+      value: alertUrlLabel(text),
+    });
   }
   return new Secret(text);
 }
@@ -43,10 +46,14 @@ export function alertUrlsOf(
   file: string,
 ): readonly Secret[] {
   if (envText !== undefined && envText.trim() !== '') {
-    return envText.split(/[\s,]+/).filter((t) => t !== '').map((t) => checked(t, { kind: 'env', name: 'IVS_ALERTS_URL' }));
+    return envText
+      .split(/[\s,]+/)
+      .filter((t) => t !== '')
+      .map((t) => checked(t, { kind: 'env', name: 'IVS_ALERTS_URL' }));
   }
   if (fileValue === undefined) return [];
-  const refs: readonly AlertUrlRef[] = typeof fileValue === 'string' || !Array.isArray(fileValue) ? [fileValue as AlertUrlRef] : fileValue;
+  const refs: readonly AlertUrlRef[] =
+    typeof fileValue === 'string' || !Array.isArray(fileValue) ? [fileValue as AlertUrlRef] : fileValue;
   return refs.flatMap((ref, index) => {
     const key = refs === fileValue ? `alerts.url.${index}` : 'alerts.url';
     if (typeof ref === 'string') return [checked(ref, { kind: 'config', key, file })];

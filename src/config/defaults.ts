@@ -161,7 +161,11 @@ export const DEFAULTS = deepFreeze({
      * @default undefined (no alerts)
      */
     url: undefined as AlertUrlRef | readonly AlertUrlRef[] | undefined,
-    /** Retries of a message the receiver did not take (a network error, 408, 429, 5xx), with a doubling back-off. @default 4 */
+    /**
+     * Retries of a message the receiver did not take (a network error, 408,
+     * 429, 5xx), with a doubling back-off.
+     * @default 4
+     */
     retries: 4,
     /** Time-out of one attempt, in milliseconds. @default 10000 */
     timeoutMs: 10_000,

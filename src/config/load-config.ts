@@ -125,8 +125,14 @@ function accountSchedule(
   file: string,
 ): { readonly expression: string; readonly timezone: string } {
   const source = (key: string) => ({ kind: 'config', key: `accounts.${index}.${key}`, file }) as const;
-  const expression = account.schedule === undefined || flagWins.expression ? daemon.expression : checkSchedule(account.schedule, source('schedule'));
-  const timezone = account.timezone === undefined || flagWins.timezone ? daemon.timezone : checkTimezone(account.timezone, source('timezone'));
+  const expression =
+    account.schedule === undefined || flagWins.expression
+      ? daemon.expression
+      : checkSchedule(account.schedule, source('schedule'));
+  const timezone =
+    account.timezone === undefined || flagWins.timezone
+      ? daemon.timezone
+      : checkTimezone(account.timezone, source('timezone'));
   return Object.freeze({ expression, timezone });
 }
 
@@ -204,7 +210,9 @@ export function loadConfig(sources: ConfigSources): Config {
   // With one account, --schedule and --timezone (or their variables) win over its members, as --rate does.
   const given = (s: Sourced<string> | undefined) => single && s !== undefined && s.source.kind !== 'config';
   const wins = { expression: given(schedule), timezone: given(timezone) };
-  const scheduled = accounts.map((a, index) => Object.freeze({ ...a, schedule: accountSchedule(accountsInFile[index]!, index, daemonSchedule, wins, path ?? '') }));
+  const scheduled = accounts.map((a, index) =>
+    Object.freeze({ ...a, schedule: accountSchedule(accountsInFile[index]!, index, daemonSchedule, wins, path ?? '') }),
+  );
 
   const secrets: Record<string, Secret> = {};
   for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? DEFAULTS.webhooks.secrets)) {

@@ -82,7 +82,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'or a list of them (a Slack or Mattermost incoming webhook shows the text). Env IVS_ALERTS_URL wins over it.',
     example: { env: 'IVS_ALERTS_URL' },
   },
-  'alerts.retries': { text: 'Retries of an alert the receiver did not take, with a doubling back-off; never holds a run back.' },
+  'alerts.retries': {
+    text: 'Retries of an alert the receiver did not take, with a doubling back-off; never holds a run back.',
+  },
   'alerts.timeoutMs': { text: 'Time-out of one alert attempt, in milliseconds.' },
   'store.retrySeconds': {
     text:

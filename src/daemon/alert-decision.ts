@@ -50,7 +50,12 @@ export interface AlertState {
   readonly drifted: readonly string[];
 }
 
-export const INITIAL_ALERT_STATE: AlertState = Object.freeze({ failing: {}, backingOff: false, webhooks: 'unknown', drifted: [] });
+export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
+  failing: {},
+  backingOff: false,
+  webhooks: 'unknown',
+  drifted: [],
+});
 
 export type AlertEvent =
   | { type: 'run'; command: AlertCommand; account: string | null; outcome: RunOutcome; at: string }
@@ -91,15 +96,24 @@ function onRun(state: AlertState, event: Extract<AlertEvent, { type: 'run' }>): 
   const base = { account, command };
   switch (outcome.status) {
     case 'failed': {
-      const next = { ...state, failing: { ...state.failing, [key]: { since: failing?.since ?? at, failures: (failing?.failures ?? 0) + 1 } } };
+      const next = {
+        ...state,
+        failing: { ...state.failing, [key]: { since: failing?.since ?? at, failures: (failing?.failures ?? 0) + 1 } },
+      };
       if (failing !== undefined) return { state: next, alerts: [] };
       return { state: next, alerts: [{ kind: 'run_failed', ...base, runId: outcome.runId, error: outcome.error }] };
     }
     case 'succeeded': {
       const alerts: AlertSeed[] = [];
       // A finished backfill says so whether or not it had failed before: it ends the failure too.
-      if (command === 'backfill') alerts.push({ kind: 'backfill_finished', ...base, ...(failing ? { since: failing.since, failures: failing.failures } : {}) });
-      else if (failing !== undefined) alerts.push({ kind: 'run_recovered', ...base, since: failing.since, failures: failing.failures });
+      if (command === 'backfill')
+        alerts.push({
+          kind: 'backfill_finished',
+          ...base,
+          ...(failing ? { since: failing.since, failures: failing.failures } : {}),
+        });
+      else if (failing !== undefined)
+        alerts.push({ kind: 'run_recovered', ...base, since: failing.since, failures: failing.failures });
       return { state: failing === undefined ? state : { ...state, failing: others }, alerts };
     }
     case 'held':
@@ -113,7 +127,13 @@ function onRun(state: AlertState, event: Extract<AlertEvent, { type: 'run' }>): 
 function onTick(state: AlertState, event: Extract<AlertEvent, { type: 'tick' }>): AlertDecision {
   if (event.backoffUntil !== null) {
     if (state.backingOff) return { state, alerts: [] };
-    const seed: AlertSeed = { kind: 'backoff', account: null, until: event.backoffUntil, failures: event.failedTicksInARow, error: event.error ?? undefined };
+    const seed: AlertSeed = {
+      kind: 'backoff',
+      account: null,
+      until: event.backoffUntil,
+      failures: event.failedTicksInARow,
+      error: event.error ?? undefined,
+    };
     return { state: { ...state, backingOff: true }, alerts: [seed] };
   }
   // A tick that succeeded ends the backoff; its recovery is each run's run_recovered.
@@ -139,10 +159,20 @@ function onWebhooks(state: AlertState, event: Extract<AlertEvent, { type: 'webho
 function onVerify(state: AlertState, event: Extract<AlertEvent, { type: 'verify' }>): AlertDecision {
   const drifted = state.drifted.includes(event.account);
   if (event.findings.length === 0) {
-    return { state: drifted ? { ...state, drifted: state.drifted.filter((a) => a !== event.account) } : state, alerts: [] };
+    return {
+      state: drifted ? { ...state, drifted: state.drifted.filter((a) => a !== event.account) } : state,
+      alerts: [],
+    };
   }
   if (drifted) return { state, alerts: [] };
   const resources = [...new Set(event.findings.map((f) => f.resource))].sort();
-  const seed: AlertSeed = { kind: 'verify_drift', account: event.account, command: 'verify', runId: event.runId, findings: event.findings.length, resource: resources.join(',') };
+  const seed: AlertSeed = {
+    kind: 'verify_drift',
+    account: event.account,
+    command: 'verify',
+    runId: event.runId,
+    findings: event.findings.length,
+    resource: resources.join(','),
+  };
   return { state: { ...state, drifted: [...state.drifted, event.account] }, alerts: [seed] };
 }

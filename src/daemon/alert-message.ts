@@ -62,22 +62,37 @@ function textOf(seed: AlertSeed): string {
     case 'run_recovered':
       return `${who}: ${command} recovered after ${seed.failures ?? 1} failed run(s) since ${seed.since ?? '?'}`;
     case 'backoff':
-      return `${who}: ${seed.failures ?? 0} failed ticks in a row; backing off until ${seed.until ?? '?'}: ${clip(seed.error ?? 'unknown error')}`;
+      return (
+        `${who}: ${seed.failures ?? 0} failed ticks in a row; backing off until ${seed.until ?? '?'}: ` +
+        clip(seed.error ?? 'unknown error')
+      );
     case 'lease_taken_over':
-      return `${who}: ${command} stopped: ${seed.holder ?? 'another process'} took its lease over (this daemon missed its heartbeats)`;
+      return (
+        `${who}: ${command} stopped: ${seed.holder ?? 'another process'} took its lease over ` +
+        '(this daemon missed its heartbeats)'
+      );
     case 'webhooks_quiet':
-      return `${who}: the webhook stream went quiet (last delivery ${seed.lastDeliveryAt ?? 'never'}); sync polls non-final sessions instead`;
+      return (
+        `${who}: the webhook stream went quiet (last delivery ${seed.lastDeliveryAt ?? 'never'}); ` +
+        'sync polls non-final sessions instead'
+      );
     case 'webhooks_healthy':
       return `${who}: the webhook stream is delivering again (last delivery ${seed.lastDeliveryAt ?? '?'})`;
     case 'verify_drift':
-      return `${who}: verify found ${seed.findings ?? 0} finding(s) in ${seed.resource ?? '?'}${run}; ivsync verify --repair fixes them`;
+      return (
+        `${who}: verify found ${seed.findings ?? 0} finding(s) in ${seed.resource ?? '?'}${run}; ` +
+        'ivsync verify --repair fixes them'
+      );
     case 'backfill_finished':
       return `${who}: the background backfill finished`;
   }
 }
 
 /** The message of one alert. */
-export function alertMessage(seed: AlertSeed, facts: { at: string; daemon: string; link?: string | undefined }): AlertMessage {
+export function alertMessage(
+  seed: AlertSeed,
+  facts: { at: string; daemon: string; link?: string | undefined },
+): AlertMessage {
   return {
     text: textOf(seed),
     kind: seed.kind,

@@ -15,7 +15,10 @@ const RETRIED_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
  * `retries` times, waiting base, 2×base, 4×base ... at most maxMs. Another
  * 4xx (a revoked Slack hook answers 404 or 410) never gets better.
  */
-export function alertRetryDelayMs(failure: AlertAttemptFailure, options: { retries: number; baseMs: number; maxMs: number }): number {
+export function alertRetryDelayMs(
+  failure: AlertAttemptFailure,
+  options: { retries: number; baseMs: number; maxMs: number },
+): number {
   if (failure.attempt > options.retries) return 0;
   const retried = failure.status === undefined ? failure.code !== undefined : RETRIED_STATUSES.has(failure.status);
   if (!retried) return 0;

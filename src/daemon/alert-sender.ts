@@ -38,7 +38,12 @@ export class AlertSender {
 
   constructor(options: AlertSenderOptions) {
     this.#o = options;
-    this.#queues = options.urls.map((url) => ({ url, label: alertUrlLabel(url.reveal()), queue: new PQueue({ concurrency: 1 }), waiting: [] }));
+    this.#queues = options.urls.map((url) => ({
+      url,
+      label: alertUrlLabel(url.reveal()),
+      queue: new PQueue({ concurrency: 1 }),
+      waiting: [],
+    }));
   }
 
   get enabled(): boolean {
@@ -54,7 +59,10 @@ export class AlertSender {
       void target.queue.add(async () => {
         target.waiting.splice(target.waiting.indexOf(entry), 1);
         if (dropped) {
-          this.#o.logger.warn({ url: target.label, kind: message.kind }, 'alert dropped: too many waiting for a receiver that does not answer');
+          this.#o.logger.warn(
+            { url: target.label, kind: message.kind },
+            'alert dropped: too many waiting for a receiver that does not answer',
+          );
           this.#o.onOutcome?.(message.kind, 'dropped');
           return;
         }

@@ -37,7 +37,8 @@ export class Alerts {
     this.#state = state;
     if (alerts.length === 0) return;
     const at = toIsoMicros(this.#o.clock() / 1000);
-    for (const seed of alerts) this.#o.sender.send(alertMessage(seed, { at, daemon: this.#o.daemon, link: this.#link }));
+    for (const seed of alerts)
+      this.#o.sender.send(alertMessage(seed, { at, daemon: this.#o.daemon, link: this.#link }));
   };
 
   /** The time of an event, as decideAlerts records it. */

@@ -28,7 +28,7 @@ export interface BucketProbe {
  * prom-client's default metrics that are gauges named `_total`: `promtool check metrics` refuses them, and each is
  * the sum over the `type` label of its series without the suffix, which stays.
  */
-const GAUGES_NAMED_TOTAL = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const GAUGES_NAMED_TOTAL = ['handles', 'requests', 'resources'].map((kind) => `nodejs_active_${kind}_total`);
 
 export interface DaemonMetricsOptions {
   /** The bucket of every account and its budget (requests per second), read at each scrape. */
@@ -96,7 +96,9 @@ export class DaemonMetrics {
     });
     this.#alerts = new Counter({
       name: 'ivsync_alerts_total',
-      help: 'Alert messages by kind and outcome at each URL: sent, failed (after its retries), dropped (too many waiting).',
+      help:
+        'Alert messages by kind and outcome at each URL: sent, failed (after its retries), ' +
+        'dropped (too many waiting).',
       labelNames: ['kind', 'outcome'],
       registers,
     });
@@ -226,7 +228,9 @@ export class DaemonMetrics {
     const last = () => (this.#lastDeliveryAt === null ? null : Date.parse(this.#lastDeliveryAt) / 1000);
     new Gauge({
       name: 'ivsync_webhook_last_delivery_timestamp_seconds',
-      help: 'When the newest webhook delivery in the target arrived (epoch seconds), as of the last run; absent before one.',
+      help:
+        'When the newest webhook delivery in the target arrived (epoch seconds), as of the last run; ' +
+        'absent before one.',
       registers,
       collect() {
         this.reset();
@@ -317,7 +321,9 @@ export class DaemonMetrics {
     this.#observeLags(report.changeLags ?? []);
     this.#windows.reset();
     // Both interfaces of an account keep windows: the gauge sums them.
-    for (const w of report.windows) this.#windows.inc({ account: w.account, resource: w.resource, status: w.status }, w.count);
+    for (const w of report.windows) {
+      this.#windows.inc({ account: w.account, resource: w.resource, status: w.status }, w.count);
+    }
     for (const h of report.highWaterMarks) {
       if (h.syncedTo === null) continue;
       const key = `${h.account}\u0000${h.resource}`;
@@ -356,7 +362,10 @@ export class DaemonMetrics {
     return this.registry.contentType;
   }
 
-  /** The exposition without the blank lines prom-client puts between families (promtool and strict parsers refuse them). */
+  /**
+   * The exposition without the blank lines prom-client puts between
+   * families (promtool and strict parsers refuse them).
+   */
   async text(): Promise<string> {
     const text = await this.registry.metrics();
     return text.replace(/\n{2,}/g, '\n');

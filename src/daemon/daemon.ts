@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink } from '../store/sink.js';
-import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
+import { backfillResumeMs, crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
 import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
-import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
+import { fairShare, shuffle, tickClaimTtlSeconds } from './fair-share.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/leases/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
@@ -125,7 +125,8 @@ export class Daemon {
           onTick: (at) => this.#track(this.#runTick(group, at)),
           onSkipped: (at) => {
             options.observer.tickSkipped('overlap');
-            options.logger.warn({ scheduledAt: at.toISOString(), accounts: g.accounts }, 'tick skipped: the previous run is still going');
+            const fields = { scheduledAt: at.toISOString(), accounts: g.accounts };
+            options.logger.warn(fields, 'tick skipped: the previous run is still going');
           },
         }),
       };
@@ -157,7 +158,10 @@ export class Daemon {
     if (this.#o.runBackfill) this.#backfill = this.#keepBackfilling(this.#o.runBackfill);
     for (const g of this.#groups) g.schedule.start();
     const schedules = this.#groups.map((g) => ({ schedule: g.expression, accounts: g.accounts }));
-    logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.nextRun()?.toISOString(), accounts: this.#o.accounts, ...(schedules.length > 1 ? { schedules } : {}) }, 'daemon started');
+    const { expression, timezone } = this.#o.schedule;
+    const nextRun = this.nextRun()?.toISOString();
+    const more = schedules.length > 1 ? { schedules } : {};
+    logger.info({ schedule: expression, timezone, nextRun, accounts: this.#o.accounts, ...more }, 'daemon started');
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       signal.addEventListener('abort', () => resolve(), { once: true });
@@ -241,7 +245,8 @@ export class Daemon {
         for (const account of group.accounts) this.#finished('sync', outcomes.get(account)!, account);
       }
       const error = this.#record(outcomes);
-      observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil: this.#facts.backoffUntil, error });
+      const { backoffUntil } = this.#facts;
+      observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil, error });
       try {
         const report = await this.#o.sink.status();
         observer.observe(report);
@@ -329,7 +334,8 @@ export class Daemon {
    * attempt comes (a loaded host, a slow target), and the next tick finds it stale.
    */
   async #claim(account: string, scheduledAt: Date, ttlSeconds: number): Promise<boolean> {
-    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, ttlSeconds, toIsoMicros(scheduledAt.getTime() / 1000));
+    const stamp = toIsoMicros(scheduledAt.getTime() / 1000);
+    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, ttlSeconds, stamp);
     return state.held;
   }
 
@@ -377,24 +383,4 @@ export class Daemon {
     }
     return null;
   }
-}
-
-/**
- * The pause before the background backfill's resume after `failures`
- * stopped attempts in a row: the schedule's gap (at least a second), doubled
- * per further failure, at most ten minutes (or the gap, if longer).
- */
-export function backfillResumeMs(failures: number, gapMs: number): number {
-  const base = Math.max(1_000, gapMs);
-  return crashBackoffMs(failures, { threshold: 1, baseMs: base, maxMs: Math.max(base, 600_000) });
-}
-
-/** Fisher–Yates with an injected random source. */
-export function shuffle<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { crashBackoffMs } from '../../src/daemon/crash-backoff.js';
+import { backfillResumeMs, crashBackoffMs } from '../../src/daemon/crash-backoff.js';
 import { healthOf, type HealthFacts } from '../../src/daemon/daemon-health.js';
-import { backfillResumeMs, outcomeOf, shuffle } from '../../src/daemon/daemon.js';
-import { fairShare, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
+import { outcomeOf } from '../../src/daemon/daemon.js';
+import { fairShare, shuffle, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
 import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
 import { LeaseLostError } from '../../src/daemon/lease-lost-error.js';
 import { accountLease, deadOnThisHost, holderId, parseHolder, tickLease } from '../../src/store/leases/lease-names.js';

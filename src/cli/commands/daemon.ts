@@ -135,7 +135,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
     let bound: BoundAccount[] = [];
-    const webhooksConfigured = hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret });
+    const { secrets, defaultSecret } = config.webhooks;
+    const webhooksConfigured = hasAnySecret({ byUuid: secrets, defaultSecret });
     const metrics = new DaemonMetrics({
       buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
       clock: io.clock,
@@ -197,7 +198,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
                   const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
-                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId: report.runId, findings: report.findings });
+                  const { runId, findings } = report;
+                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId, findings });
                   // A partial verify checked what its budget held: not a failure of the daemon.
                   return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
                 },
