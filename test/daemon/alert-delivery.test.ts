@@ -182,4 +182,27 @@ describe('alerts from a running daemon', () => {
     expect(receiver.messages.find((m) => m.kind === 'webhooks_quiet')!.last_delivery_at).not.toBeNull();
     expect(JSON.stringify(receiver.messages)).not.toContain(secret);
   }, 120_000);
+
+  it('a crash loop sends one "failed" and one "backoff", however many ticks fail', async () => {
+    sim = await startSimulator({ sessions: 20, seed: 74 });
+    receiver = await startReceiver();
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'revoked-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_ALERTS_URL: receiver.url };
+    const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START), '--port', '0'], env);
+    children.push(child);
+    const base = await servedUrl(child);
+    await until(() => (receiver!.messages.some((m) => m.kind === 'backoff') ? true : undefined), 45_000, 'the backoff message');
+    // /healthz says the same; the daemon now waits a minute, and its failures so far sent nothing more.
+    expect(((await (await fetch(`${base}/healthz`)).json()) as { reason: string }).reason).toMatch(/crash loop/);
+    child.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+    expect(receiver.messages.map((m) => m.kind)).toEqual(['run_failed', 'backoff']);
+    const backoff = receiver.messages[1]!;
+    expect(backoff).toMatchObject({ severity: 'problem', account: null, failures: 3 });
+    expect(Date.parse(backoff.until!)).toBeGreaterThan(Date.parse(backoff.at));
+    expect(backoff.error).toMatch(/^default: /);
+    expect(count(db, "SELECT COUNT(*) AS n FROM sync_runs WHERE status = 'failed'")).toBe(3);
+    expect(JSON.stringify(receiver.messages)).not.toContain('revoked-token');
+  }, 90_000);
 });
