@@ -137,11 +137,23 @@ export function refreshSettingsOf(config: Config): RefreshSettings {
   });
 }
 
+/** An account's gap between runs when its schedule is its own; undefined when it follows the daemon's. */
+function runSecondsOf(config: Config, account: AccountConfig): number | undefined {
+  const { expression, timezone } = account.schedule;
+  if (expression === config.daemon.schedule && timezone === config.daemon.timezone) return undefined;
+  return shortestGapMs(expression, timezone) / 1000;
+}
+
 /** RunDeps over what the process holds: its target, its bound accounts, its leases. */
 export function runDeps(config: Config, io: CliIo, parts: { sink: Sink; bound: readonly BoundAccount[]; leases: RunLeases; onEvent?: ((event: CrawlEvent) => void) | undefined }): RunDeps {
   return {
     sink: parts.sink,
-    accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client, bucket: b.limiter })),
+    accounts: parts.bound.map((b) => ({
+      name: b.config.name,
+      client: b.client,
+      bucket: b.limiter,
+      runSeconds: runSecondsOf(config, b.config),
+    })),
     crawl: config.crawl,
     refresh: refreshSettingsOf(config),
     normalize: normalizeItems,

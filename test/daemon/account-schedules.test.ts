@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { runIvsync, spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
@@ -85,4 +85,17 @@ describe('schedules per account', () => {
     // The account on the slower schedule ran less often than the other.
     expect(all.filter((r) => r.account === 'a2').length).toBeLessThan(all.filter((r) => r.account === 'a1').length);
   }, 150_000);
+
+  it("an account's refresh budget counts in its own schedule's gap", async () => {
+    // Hourly for a2, the daemon's 5 minutes for a1: twelve times the share of the token between two runs.
+    const { env } = await twoAccounts(83, { a1: undefined, a2: '0 * * * *' });
+    const sync = await runIvsync(['sync', '--json', '--since', String(HISTORY_START)], { ...env, IVS_RATE: '10' });
+    expect(sync.code).toBe(0);
+    const outcomes = (JSON.parse(sync.stdout) as { outcomes: Array<{ account: string; refreshBudget: number }> }).outcomes;
+    const budget = (account: string) => Math.max(...outcomes.filter((o) => o.account === account).map((o) => o.refreshBudget));
+    // 10% of 10 requests/s over 300 s, split over two resources, less what each pass spent; over 3,600 s for a2.
+    expect(budget('a1')).toBeLessThanOrEqual(150);
+    expect(budget('a2')).toBeGreaterThan(1_500);
+    expect(budget('a2')).toBeLessThanOrEqual(1_800);
+  });
 });

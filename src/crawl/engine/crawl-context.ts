@@ -14,6 +14,12 @@ export interface CrawlAccount {
   client: CrawlClient;
   /** The token's bucket, so that a crawl adds request streams only while it has room. */
   bucket?: BucketRoom;
+  /**
+   * Seconds between this account's runs, when its schedule is its own
+   * (`accounts[].schedule`): its refresh budget and back-off count in its runs.
+   * @default the refresh settings' runSeconds (the daemon's schedule)
+   */
+  runSeconds?: number | undefined;
 }
 
 /** Everything one run's backfill or sync needs (see run-deps.ts for what a caller provides). */

@@ -13,6 +13,8 @@ export interface RunAccount {
   client: CrawlClient & CatalogClient;
   /** The token's bucket, so that a crawl adds request streams only while it has room. */
   bucket?: BucketRoom;
+  /** Seconds between this account's runs when its schedule is its own (crawl-context.ts). */
+  runSeconds?: number | undefined;
 }
 
 /**
