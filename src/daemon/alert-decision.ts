@@ -92,7 +92,7 @@ function onRun(state: AlertState, event: Extract<AlertEvent, { type: 'run' }>): 
   const { command, account, outcome, at } = event;
   const key = `${command} ${account ?? '*'}`;
   const failing = state.failing[key];
-  const { [key]: _ended, ...others } = state.failing;
+  const others = Object.fromEntries(Object.entries(state.failing).filter(([k]) => k !== key));
   const base = { account, command };
   switch (outcome.status) {
     case 'failed': {

@@ -22,7 +22,10 @@ export function announcePromtool(what: string): void {
 }
 
 /** Runs promtool with `args` (and `input` on stdin): its exit code and what it printed. */
-export function promtool(args: readonly string[], options: { cwd?: string; input?: string } = {}): { code: number; output: string } {
+export function promtool(
+  args: readonly string[],
+  options: { cwd?: string; input?: string } = {},
+): { code: number; output: string } {
   const run = spawnSync(PROMTOOL!, args, { cwd: options.cwd, input: options.input, encoding: 'utf8' });
   return { code: run.status ?? -1, output: `${run.stdout}${run.stderr}` };
 }
