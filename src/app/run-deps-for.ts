@@ -4,6 +4,7 @@ import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import { WindowClaims } from '../crawl/engine/window-claims.js';
 import type { RunDeps } from '../crawl/runs/run-deps.js';
 import type { RunLeases } from '../crawl/runs/run-recorder.js';
+import { shortestGapMs } from '../daemon/schedule.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
 import type { Sink } from '../store/sink.js';
 import type { BoundAccount } from './bind-accounts.js';
