@@ -103,7 +103,7 @@ export const initCommand: CliCommand<InitArgs> = {
     io.stdout.write(
       credentials.status === 'ok'
         ? `credentials: ${credentials.accounts.map((a) => `${a.account} ok (api ${a.apiVersion})`).join(', ')}\n`
-        : `credentials: NOT CHECKED: ${credentials.reason}; fill in ${envPath}, load it, and run ivsync health\n`,
+        : `credentials: NOT CHECKED: ${credentials.reason}; fill in ${envPath} and run ivsync health\n`,
     );
     const width = Math.max(...next.map((n) => n.command.length));
     io.stdout.write(`next:\n${next.map((n) => `  ${n.command.padEnd(width)}   # ${n.why}\n`).join('')}`);
