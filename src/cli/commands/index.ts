@@ -6,6 +6,7 @@ import { exportCommand } from './export.js';
 import { healthCommand } from './health.js';
 import { initCommand } from './init.js';
 import { migrateCommand } from './migrate.js';
+import { queryCommand } from './query.js';
 import { resetCommand } from './reset.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyArray<CliCommand<never>> = [
   syncCommand,
   daemonCommand,
   statusCommand,
+  queryCommand,
   verifyCommand,
   resetCommand,
   healthCommand,
