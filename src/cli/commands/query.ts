@@ -1,6 +1,5 @@
-import type { Argv } from 'yargs';
 import { openReadOnlyQuery } from '../../store/query/open-read-only-query.js';
-import { EXIT, type CliCommand, type GlobalArgs } from '../command.js';
+import { EXIT, type CliCommand } from '../command.js';
 import { QUERY_FORMATS, renderQueryResult, type QueryFormat } from '../query-output.js';
 import { USES } from './option-sets.js';
 
@@ -19,10 +18,10 @@ export const queryCommand: CliCommand<QueryArgs> = {
     ['$0 query --db duckdb:exports/ivsync.duckdb --format csv "SELECT * FROM v_daily_results"', 'an export, as CSV'],
     ['$0 query --db parquet:exports/parquet "SELECT count(*) FROM fingerprints"', 'Parquet files, one table per file'],
   ],
-  builder: (yargs: Argv<GlobalArgs>) =>
+  builder: (yargs) =>
     yargs
       .positional('sql', { type: 'string', demandOption: true, describe: 'one statement that reads: SELECT, WITH ..., EXPLAIN' })
-      .option('format', { type: 'string', choices: [...QUERY_FORMATS], describe: 'output: an aligned table, CSV with a header, or a JSON array (default table; json with --json)' }) as Argv<GlobalArgs>,
+      .option('format', { type: 'string', choices: [...QUERY_FORMATS], describe: 'output: an aligned table, CSV with a header, or a JSON array (default table; json with --json)' }),
   run: async ({ args, io, config: load }) => {
     const config = load();
     const format: QueryFormat = args.format ?? (config.json ? 'json' : 'table');
