@@ -16,6 +16,7 @@ import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { USES } from './option-sets.js';
+import { sendTestCommand } from './webhooks-send-test.js';
 import { EXIT, type CliCommand, type CommandContext } from '../command.js';
 import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../receiver-for.js';
@@ -266,8 +267,8 @@ const serveCommand: CliCommand<ServeArgs> = {
 
 export const webhooksCommand: CliCommand = {
   command: 'webhooks',
-  describe: 'receive deliveries (serve) and manage the webhooks of the account (create, list, show, deactivate)',
+  describe: 'receive deliveries (serve), test the receiver (send-test), and manage the webhooks of the account (create, list, show, deactivate)',
   uses: USES.crawl,
   examples: [['$0 webhooks serve --port 8080', 'take deliveries at POST /webhooks'], ['$0 webhooks list', 'the active webhooks, as a table']],
-  subcommands: [serveCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
+  subcommands: [serveCommand, sendTestCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
 };
