@@ -164,10 +164,19 @@ export async function withRunDeps<T>(
   config: Config,
   io: CliIo,
   accounts: readonly AccountConfig[],
-  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void; existing?: boolean; wait?: boolean },
+  options: {
+    runId: string;
+    logger: Logger;
+    ttlSeconds: number;
+    onEvent?: (event: CrawlEvent) => void;
+    /** Every request attempt of the run's clients, for progress. */
+    onRequest?: (account: string, event: RequestEvent) => void;
+    existing?: boolean;
+    wait?: boolean;
+  },
   body: (deps: RunDeps) => Promise<T>,
 ): Promise<T> {
-  const bound = bindAccounts(config, accounts, options.logger);
+  const bound = bindAccounts(config, accounts, options.logger, options.onRequest);
   try {
     const sink = await openTarget(config, {
       existing: options.existing ?? false,

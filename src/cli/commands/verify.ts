@@ -5,6 +5,7 @@ import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
 import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
+import { RequestProgress } from '../request-progress.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
@@ -49,8 +50,12 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     // Opened only when it exists already: verify never creates the target it is asked to check.
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false }, (deps) => {
+    let progress: RequestProgress | undefined;
+    const onRequest = () => progress?.onRequest();
+    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false, onRequest }, (deps) => {
       logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
+      // Drawn once the target is open and the leases held: a refusal before that needs no bar.
+      progress = new RequestProgress({ tty: Boolean(io.stderr.isTTY) && !config.json, stream: io.stderr, logger, budget, label: 'verify' });
       return runVerify(deps, {
         runId,
         accounts: selected.map((a) => a.name),
@@ -61,7 +66,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
         to,
         repair: args.repair ?? false,
         wait: args.wait ?? false,
-      });
+      }).finally(() => progress?.stop());
     });
     for (const f of report.failed) logger.error(f, 'window could not be paged');
     io.stdout.write(config.json ? `${JSON.stringify(verifyJson(report))}\n` : renderVerify(report));
