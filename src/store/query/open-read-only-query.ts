@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { MissingTargetError } from '../missing-target-error.js';
-import { parseTarget } from '../parse-target.js';
+import { MissingTargetError } from '../target/missing-target-error.js';
+import { parseTarget } from '../target/parse-target.js';
 import type { ReadOnlyQuery } from './read-only-query.js';
 
 const PARQUET = 'parquet:';
