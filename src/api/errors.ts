@@ -91,7 +91,8 @@ export class RouteNotFoundError extends UserError implements ApiFailure {
   readonly url: string;
 
   constructor(details: { method: string; url: string; baseUrl: string; route: string }) {
-    super('ROUTE_NOT_FOUND', `${details.method} ${details.url} answered 404 (no such route): ${baseUrlHint(details.baseUrl)}`);
+    const hint = baseUrlHint(details.baseUrl);
+    super('ROUTE_NOT_FOUND', `${details.method} ${details.url} answered 404 (no such route): ${hint}`);
     this.route = details.route;
     this.url = details.url;
   }
@@ -101,7 +102,8 @@ export class RouteNotFoundError extends UserError implements ApiFailure {
 export function baseUrlHint(baseUrl: string): string {
   const url = new URL(baseUrl);
   if (url.pathname !== '/' && url.pathname !== '') {
-    return `the base URL ${baseUrl} has a path (${url.pathname}); the routes carry their own, so give the service's root: --base-url ${url.origin}`;
+    const root = `--base-url ${url.origin}`;
+    return `the base URL ${baseUrl} has a path (${url.pathname}); the routes carry their own, so give the service's root: ${root}`;
   }
   return `is ${baseUrl} the service's root? (for v2, check the paths under v2.paths in the config)`;
 }

@@ -3,7 +3,14 @@ import https from 'node:https';
 import got, { RequestError } from 'got';
 import type { Got, OptionsOfJSONResponseBodyWrapped, RetryObject } from 'got';
 import type { Secret } from '../config/secret.js';
-import { ApiError, AuthRejectedError, BadRequestError, RetriesExhaustedError, RouteNotFoundError, ServiceUnreachableError } from './errors.js';
+import {
+  ApiError,
+  AuthRejectedError,
+  BadRequestError,
+  RetriesExhaustedError,
+  RouteNotFoundError,
+  ServiceUnreachableError,
+} from './errors.js';
 import { FailFastLatch } from './fail-fast-latch.js';
 import { failFastVerdict } from './fail-fast-rule.js';
 import type { FailFastVerdict } from './fail-fast-rule.js';
@@ -304,7 +311,8 @@ export class Transport {
         throw new BadRequestError({ route, serviceMessage: this.#scrub(serviceMessage(body), call) });
       }
       if (status === 404 && call.alwaysExists === true) {
-        const error = new RouteNotFoundError({ method: call.method, url: this.#url(path), baseUrl: this.#options.baseUrl, route });
+        const url = this.#url(path);
+        const error = new RouteNotFoundError({ method: call.method, url, baseUrl: this.#options.baseUrl, route });
         // Every other request of this client would meet it too: they fail at once.
         this.#latch.trip(error);
         throw error;

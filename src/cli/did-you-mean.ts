@@ -36,18 +36,21 @@ interface ParserUsage {
 }
 
 function isParserUsage(value: unknown): value is ParserUsage {
-  return typeof value === 'object' && value !== null && 'getDescriptions' in value && typeof value.getDescriptions === 'function' && 'getCommands' in value && typeof value.getCommands === 'function';
+  if (typeof value !== 'object' || value === null) return false;
+  return 'getDescriptions' in value && typeof value.getDescriptions === 'function' && 'getCommands' in value && typeof value.getCommands === 'function';
 }
 
 /** The options and sub-commands where the parser stopped; none when yargs handed over something else. */
 export function usageContext(usage: unknown, argv: readonly string[]): UsageContext {
   if (!isParserUsage(usage)) return { options: [], commands: [], argv };
   // A command is declared with its positionals (`query <sql>`): its name is the first word.
-  return { options: Object.keys(usage.getDescriptions()), commands: usage.getCommands().map(([name]) => name.split(' ')[0]!), argv };
+  const commands = usage.getCommands().map(([name]) => name.split(' ')[0]!);
+  return { options: Object.keys(usage.getDescriptions()), commands, argv };
 }
 
 function typedAsOption(name: string, argv: readonly string[]): boolean {
-  return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`) || arg === `-${name}` || arg === `--no-${name}`);
+  const spellings = [`--${name}`, `-${name}`, `--no-${name}`];
+  return argv.some((arg) => spellings.includes(arg) || arg.startsWith(`--${name}=`));
 }
 
 function unknownWord(name: string, context: UsageContext): string {

@@ -77,7 +77,8 @@ const CLEAR_LINE = '\r\u001b[2K';
  */
 export function renderSignalNotice(signal: string, record: RecordContext | undefined): string {
   const message = `${signal}: finishing the pages in flight (again to stop at once)`;
-  return record ? `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n` : `${CLEAR_LINE}ivsync: ${message}\n`;
+  if (record) return `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n`;
+  return `${CLEAR_LINE}ivsync: ${message}\n`;
 }
 
 /** Whether the command line asks for JSON output: read before parsing, since a parse error must honour it too. */

@@ -20,8 +20,12 @@ export const queryCommand: CliCommand<QueryArgs> = {
   ],
   builder: (yargs) =>
     yargs
-      .positional('sql', { type: 'string', demandOption: true, describe: 'one statement that reads: SELECT, WITH ..., EXPLAIN' })
-      .option('format', { type: 'string', choices: [...QUERY_FORMATS], describe: 'output: an aligned table, CSV with a header, or a JSON array (default table; json with --json)' }),
+      .positional('sql', { type: 'string', demandOption: true, describe: 'one statement that reads: SELECT, WITH, EXPLAIN' })
+      .option('format', {
+        type: 'string',
+        choices: [...QUERY_FORMATS],
+        describe: 'output: an aligned table, CSV with a header, or a JSON array (default table; json with --json)',
+      }),
   run: async ({ args, io, config: load }) => {
     const config = load();
     const format: QueryFormat = args.format ?? (config.json ? 'json' : 'table');

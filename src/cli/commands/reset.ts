@@ -37,7 +37,8 @@ export const resetCommand: CliCommand<ResetArgs> = {
   run: async ({ args, io, config: load, runId }) => {
     const config = load();
     const now = io.clock() / 1000;
-    const resources: readonly ResourceName[] = args.resources === undefined ? RESOURCES : parseResources(args.resources, { kind: 'flag', name: '--resources' });
+    const resources: readonly ResourceName[] =
+      args.resources === undefined ? RESOURCES : parseResources(args.resources, { kind: 'flag', name: '--resources' });
     const from = args.from === undefined ? undefined : parseTime(args.from, { kind: 'flag', name: '--from' }, now);
     const to = args.to === undefined ? undefined : parseTime(args.to, { kind: 'flag', name: '--to' }, now);
     if (from !== undefined && to !== undefined && to < from) {

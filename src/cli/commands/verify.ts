@@ -52,10 +52,12 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     // Opened only when it exists already: verify never creates the target it is asked to check.
     let progress: RequestProgress | undefined;
     const onRequest = () => progress?.onRequest();
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false, onRequest }, (deps) => {
+    const runOptions = { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false, onRequest };
+    const report = await withRunDeps(config, io, selected, runOptions, (deps) => {
       logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
       // Drawn once the target is open and the leases held: a refusal before that needs no bar.
-      progress = new RequestProgress({ tty: Boolean(io.stderr.isTTY) && !config.json, stream: io.stderr, logger, budget, label: 'verify' });
+      const tty = Boolean(io.stderr.isTTY) && !config.json;
+      progress = new RequestProgress({ tty, stream: io.stderr, logger, budget, label: 'verify' });
       return runVerify(deps, {
         runId,
         accounts: selected.map((a) => a.name),

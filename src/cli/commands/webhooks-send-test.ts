@@ -35,15 +35,24 @@ export const sendTestCommand: CliCommand<SendTestArgs> = {
   builder: (yargs) =>
     yargs
       .option('url', { type: 'string', describe: `the receiver's URL (default http://127.0.0.1:PORT plus webhooks.path)` })
-      .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'the port of webhooks serve (or the daemon) on this machine, when no --url' })
-      .option('webhook-uuid', { type: 'string', describe: 'the webhook to sign for, with its own secret if it has one (default: a sample uuid)' }),
+      .option('port', {
+        type: 'number',
+        default: DEFAULT_PORT,
+        describe: 'the port of webhooks serve (or the daemon) on this machine, when no --url',
+      })
+      .option('webhook-uuid', {
+        type: 'string',
+        describe: 'the webhook to sign for, with its own secret if it has one (default: a sample uuid)',
+      }),
   run: async ({ args, io, config: load }) => {
     const config = load();
     const url = args.url ?? `http://127.0.0.1:${args.port ?? DEFAULT_PORT}${config.webhooks.path}`;
     const uuid = webhookUuidFor(config, args['webhook-uuid']);
-    const secret = expectedSecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret }, uuid);
+    const secrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
+    const secret = expectedSecret(secrets, uuid);
     if (secret === undefined) {
-      throw new UserError('NO_WEBHOOK_SECRET', 'no webhook secret to sign with: set IVS_WEBHOOK_SECRET, or webhooks.secret / webhooks.secrets in the config file');
+      const where = 'set IVS_WEBHOOK_SECRET, or webhooks.secret / webhooks.secrets in the config file';
+      throw new UserError('NO_WEBHOOK_SECRET', `no webhook secret to sign with: ${where}`);
     }
     const body = sampleDelivery(uuid, new Date(io.clock()).toISOString());
     let response: Response;
@@ -55,14 +64,22 @@ export const sendTestCommand: CliCommand<SendTestArgs> = {
         signal: AbortSignal.any([io.signal, AbortSignal.timeout(config.http.timeoutMs)]),
       });
     } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
-      throw new UserError('RECEIVER_UNREACHABLE', `cannot reach the receiver at ${url}: ${cause} (is webhooks serve or the daemon running there?)`);
+      // fetch says only `fetch failed`; its cause names the refused connection or the unknown host.
+      const reason = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      const cause = reason instanceof Error ? reason.message : String(reason);
+      const hint = '(is webhooks serve or the daemon running there?)';
+      throw new UserError('RECEIVER_UNREACHABLE', `cannot reach the receiver at ${url}: ${cause} ${hint}`);
     }
     const text = await response.text();
     if (response.status !== 200) {
       throw new UserError('DELIVERY_REFUSED', `the receiver at ${url} answered ${response.status}: ${text.slice(0, 200)}`);
     }
-    io.stdout.write(config.json ? `${JSON.stringify({ url, webhookUuid: uuid, status: response.status, answer: JSON.parse(text) as unknown })}\n` : `delivered a signed test delivery to ${url} (webhook ${uuid}): ${response.status} ${text}\n`);
+    const answer = JSON.parse(text) as unknown;
+    io.stdout.write(
+      config.json
+        ? `${JSON.stringify({ url, webhookUuid: uuid, status: response.status, answer })}\n`
+        : `delivered a signed test delivery to ${url} (webhook ${uuid}): ${response.status} ${text}\n`,
+    );
     return EXIT.ok;
   },
 };
