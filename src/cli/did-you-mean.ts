@@ -37,7 +37,12 @@ interface ParserUsage {
 
 function isParserUsage(value: unknown): value is ParserUsage {
   if (typeof value !== 'object' || value === null) return false;
-  return 'getDescriptions' in value && typeof value.getDescriptions === 'function' && 'getCommands' in value && typeof value.getCommands === 'function';
+  return (
+    'getDescriptions' in value &&
+    typeof value.getDescriptions === 'function' &&
+    'getCommands' in value &&
+    typeof value.getCommands === 'function'
+  );
 }
 
 /** The options and sub-commands where the parser stopped; none when yargs handed over something else. */
@@ -80,7 +85,9 @@ export function explainUsage(message: string, context: UsageContext): string {
   const recommended = /^Did you mean (.+)\?$/.exec(message);
   if (recommended) {
     const meant = recommended[1]!;
-    const words = context.argv.filter((arg) => !arg.startsWith('-') && arg !== meant && !context.commands.includes(arg));
+    const words = context.argv.filter(
+      (arg) => !arg.startsWith('-') && arg !== meant && !context.commands.includes(arg),
+    );
     const typed = words.sort((a, b) => distance(a, meant) - distance(b, meant))[0];
     return typed === undefined ? message : `unknown command '${typed}': did you mean ${meant}?`;
   }

@@ -24,7 +24,12 @@ const CEILING = 0.99;
  * The fraction the bar shows: the estimate's, but never less than shown
  * before (a bar going backwards reads as lost work) and below 100% until done.
  */
-export function shownFraction(previous: number, pagesDone: number, estimatedTotal: number | undefined, done: boolean): number {
+export function shownFraction(
+  previous: number,
+  pagesDone: number,
+  estimatedTotal: number | undefined,
+  done: boolean,
+): number {
   if (done) return 1;
   if (estimatedTotal === undefined || estimatedTotal <= 0) return previous;
   return Math.max(previous, Math.min(CEILING, pagesDone / estimatedTotal));
@@ -44,7 +49,8 @@ export function smoothedEta(
   pagesLeft: number | undefined,
   pagesPerSecond: number,
 ): number | undefined {
-  if (pagesLeft === undefined || !(pagesPerSecond > 0) || !Number.isFinite(pagesLeft)) return previous === undefined ? undefined : Math.max(0, previous - sinceSeconds);
+  if (pagesLeft === undefined || !(pagesPerSecond > 0) || !Number.isFinite(pagesLeft))
+    return previous === undefined ? undefined : Math.max(0, previous - sinceSeconds);
   const raw = Math.max(0, pagesLeft) / pagesPerSecond;
   if (previous === undefined) return raw;
   const counted = Math.max(0, previous - sinceSeconds);

@@ -13,7 +13,7 @@ export function jsonValue(value: unknown): unknown {
   return value;
 }
 
-/** One value as text: JSON for objects and lists, and NULL spelled out in a table so that it differs from a text '-'. */
+/** One value as text: JSON for objects and lists; `nullText` for NULL (spelled out in a table, unlike a text '-'). */
 export function textValue(value: unknown, nullText: string): string {
   const plain = jsonValue(value);
   if (plain === null || plain === undefined) return nullText;
@@ -28,7 +28,9 @@ export function textValue(value: unknown, nullText: string): string {
 export function renderQueryResult(result: QueryResult, format: QueryFormat): string {
   switch (format) {
     case 'json': {
-      const objects = result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, jsonValue(row[i])])));
+      const objects = result.rows.map((row) =>
+        Object.fromEntries(result.columns.map((c, i) => [c, jsonValue(row[i])])),
+      );
       return `${JSON.stringify(objects)}\n`;
     }
     case 'csv':
@@ -39,7 +41,10 @@ export function renderQueryResult(result: QueryResult, format: QueryFormat): str
     case 'table': {
       const count = `(${result.rows.length} ${result.rows.length === 1 ? 'row' : 'rows'})\n`;
       if (result.columns.length === 0) return count;
-      return `${renderTable(result.columns, result.rows.map((row) => row.map((v) => textValue(v, 'NULL'))))}${count}`;
+      return `${renderTable(
+        result.columns,
+        result.rows.map((row) => row.map((v) => textValue(v, 'NULL'))),
+      )}${count}`;
     }
   }
 }

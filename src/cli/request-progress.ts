@@ -30,7 +30,12 @@ export class RequestProgress {
     this.#options = options;
     if (options.tty) {
       this.#bar = new cliProgress.SingleBar(
-        { stream: options.stream, format: ' {bar} {value} of at most {total} requests', hideCursor: true, clearOnComplete: false },
+        {
+          stream: options.stream,
+          format: ' {bar} {value} of at most {total} requests',
+          hideCursor: true,
+          clearOnComplete: false,
+        },
         cliProgress.Presets.shades_classic,
       );
       this.#bar.start(Math.max(1, options.budget), 0);
@@ -56,6 +61,9 @@ export class RequestProgress {
   }
 
   #line(): void {
-    this.#options.logger.info({ requests: this.#requests, budget: this.#options.budget }, `${this.#options.label} progress`);
+    this.#options.logger.info(
+      { requests: this.#requests, budget: this.#options.budget },
+      `${this.#options.label} progress`,
+    );
   }
 }

@@ -12,5 +12,12 @@ export const SAMPLE_WEBHOOK_UUID = '00000000-0000-4000-8000-000000000000';
  * it was sent makes each one a new delivery rather than a repeat.
  */
 export function sampleDelivery(webhookUuid: string, sentAt: string): string {
-  return JSON.stringify({ channel: SAMPLE_CHANNEL, webhook_uuid: webhookUuid, sent_at: sentAt, item_count: 0, items: [], next_cursor: null });
+  return JSON.stringify({
+    channel: SAMPLE_CHANNEL,
+    webhook_uuid: webhookUuid,
+    sent_at: sentAt,
+    item_count: 0,
+    items: [],
+    next_cursor: null,
+  });
 }

@@ -21,7 +21,11 @@ describe('suggestion', () => {
 });
 
 describe('explainUsage', () => {
-  const context = { options: ['resources', 'json', 'since'], commands: ['status', 'sync'], argv: ['sync', '--resurce', 'x', '--since-x', '3'] };
+  const context = {
+    options: ['resources', 'json', 'since'],
+    commands: ['status', 'sync'],
+    argv: ['sync', '--resurce', 'x', '--since-x', '3'],
+  };
   it.each([
     ['Unknown argument: resurce', 'unknown option --resurce: did you mean --resources?'],
     ['Unknown arguments: since-x, sinceX', 'unknown option --since-x: did you mean --since?'],

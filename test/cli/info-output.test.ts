@@ -15,13 +15,22 @@ const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 60, rate: 2000, burst: 2000, seed: 3 });
 
 const records = (stderr: string): Array<{ level: string; msg: string }> =>
-  stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string });
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: string; msg: string });
 
 describe('info level', () => {
-  it('a sync logs no refresh plan (naiveCost, deferred), and an export no line per relation; --verbose shows both', async () => {
+  it('a sync logs no refresh plan, and an export no line per relation; --verbose shows both', async () => {
     const sim = await simulator();
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000', IVS_DB: `sqlite:${join(dir, 'x.sqlite')}` };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+      IVS_DB: `sqlite:${join(dir, 'x.sqlite')}`,
+    };
     const first = await runIvsync(['sync', '--since', String(HISTORY_START)], env);
     expect(first.code).toBe(0);
     // The second sync has non-final sessions to refresh.

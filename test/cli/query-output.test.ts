@@ -17,12 +17,21 @@ describe('query values', () => {
 });
 
 describe('renderQueryResult', () => {
-  const result = { columns: ['id', 'note'], rows: [['a', 'one, "quoted"\nline'], ['b', null]] };
+  const result = {
+    columns: ['id', 'note'],
+    rows: [
+      ['a', 'one, "quoted"\nline'],
+      ['b', null],
+    ],
+  };
   it('CSV quotes what needs it and leaves NULL empty', () => {
     expect(renderQueryResult(result, 'csv')).toBe('id,note\na,"one, ""quoted""\nline"\nb,\n');
   });
   it('JSON is one array of objects by column', () => {
-    expect(JSON.parse(renderQueryResult(result, 'json'))).toEqual([{ id: 'a', note: 'one, "quoted"\nline' }, { id: 'b', note: null }]);
+    expect(JSON.parse(renderQueryResult(result, 'json'))).toEqual([
+      { id: 'a', note: 'one, "quoted"\nline' },
+      { id: 'b', note: null },
+    ]);
   });
   it('a table ends with its row count, and an empty result says so', () => {
     expect(renderQueryResult({ columns: ['n'], rows: [[1]] }, 'table')).toBe('n\n1\n(1 row)\n');

@@ -23,12 +23,22 @@ const SCHEMA = 'query_cli_test';
 async function filled(db: string): Promise<{ env: Record<string, string>; sessions: number; dir: string }> {
   const sim = await simulator();
   const dir = tempDir();
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000', IVS_DB: db, IVS_LOG_LEVEL: 'silent' };
-  expect((await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)).code).toBe(0);
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_CONFIG: writeConfig(dir),
+    IVS_RATE: '2000',
+    IVS_DB: db,
+    IVS_LOG_LEVEL: 'silent',
+  };
+  expect((await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)).code).toBe(
+    0,
+  );
   return { env, sessions: sim.world.count(undefined, 'authentications'), dir };
 }
 
-const count = async (db: string): Promise<number> => Number((await readTarget(db, 'SELECT count(*) AS n FROM authentications'))[0]!.n);
+const count = async (db: string): Promise<number> =>
+  Number((await readTarget(db, 'SELECT count(*) AS n FROM authentications'))[0]!.n);
 
 const TARGETS: Array<[string, (dir: string) => string]> = [
   ['sqlite', (dir) => `sqlite:${join(dir, 'ivsync.sqlite')}`],
@@ -70,7 +80,10 @@ describe.each([
     const [first] = await readTarget(db, 'SELECT min(service_id) AS first FROM authentications');
     expect(row!.first).toBe(first!.first);
 
-    const csv = await runIvsync(['query', 'SELECT service_id, result_final FROM authentications ORDER BY service_id', '--format', 'csv'], env);
+    const csv = await runIvsync(
+      ['query', 'SELECT service_id, result_final FROM authentications ORDER BY service_id', '--format', 'csv'],
+      env,
+    );
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('service_id,result_final');
@@ -97,7 +110,7 @@ describe.each([
   });
 });
 
-describe('ivsync query on the analyst\'s export files', () => {
+describe("ivsync query on the analyst's export files", () => {
   it('reads a DuckDB export and a Parquet export, and refuses to write either', async () => {
     const dir = tempDir();
     const { env, sessions } = await filled(`sqlite:${join(dir, 'ivsync.sqlite')}`);
@@ -111,7 +124,8 @@ describe('ivsync query on the analyst\'s export files', () => {
       expect(JSON.parse(r.stdout), db).toEqual([{ n: sessions }]);
       // A view of the export reads too.
       expect((await runIvsync(['query', '--db', db, 'SELECT * FROM v_daily_results LIMIT 1'], env)).code, db).toBe(0);
-      for (const sql of writes(dir)) expect((await runIvsync(['query', '--db', db, sql], env)).code, `${db}: ${sql}`).toBe(1);
+      for (const sql of writes(dir))
+        expect((await runIvsync(['query', '--db', db, sql], env)).code, `${db}: ${sql}`).toBe(1);
       const again = await runIvsync(['query', '--db', db, '--json', 'SELECT count(*) AS n FROM authentications'], env);
       expect(JSON.parse(again.stdout), db).toEqual([{ n: sessions }]);
     }
@@ -120,7 +134,11 @@ describe('ivsync query on the analyst\'s export files', () => {
 
   it('a file that is not there is an error in one line, and is not created', async () => {
     const dir = tempDir();
-    for (const db of [`sqlite:${join(dir, 'nope.sqlite')}`, `duckdb:${join(dir, 'nope.duckdb')}`, `parquet:${join(dir, 'nope')}`]) {
+    for (const db of [
+      `sqlite:${join(dir, 'nope.sqlite')}`,
+      `duckdb:${join(dir, 'nope.duckdb')}`,
+      `parquet:${join(dir, 'nope')}`,
+    ]) {
       const r = await runIvsync(['query', '--db', db, 'SELECT 1'], { IVS_CONFIG: writeConfig(dir) });
       expect(r.code, db).toBe(1);
       expect(r.stderr.trimEnd().split('\n'), db).toHaveLength(1);

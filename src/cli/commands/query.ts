@@ -20,7 +20,11 @@ export const queryCommand: CliCommand<QueryArgs> = {
   ],
   builder: (yargs) =>
     yargs
-      .positional('sql', { type: 'string', demandOption: true, describe: 'one statement that reads: SELECT, WITH, EXPLAIN' })
+      .positional('sql', {
+        type: 'string',
+        demandOption: true,
+        describe: 'one statement that reads: SELECT, WITH, EXPLAIN',
+      })
       .option('format', {
         type: 'string',
         choices: [...QUERY_FORMATS],

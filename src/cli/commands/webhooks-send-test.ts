@@ -15,7 +15,10 @@ interface SendTestArgs {
 /** The port `webhooks serve` and the daemon are shown with in the docs (behind a reverse proxy, in Docker). */
 const DEFAULT_PORT = 8080;
 
-/** The uuid to sign for: the one given, else the only one with its own secret, else the first an account owns, else a sample. */
+/**
+ * The uuid to sign for: the one given, else the only one with its own secret,
+ * else the first an account owns, else a sample.
+ */
 function webhookUuidFor(config: Config, given: string | undefined): string {
   if (given !== undefined) return given;
   const keyed = Object.keys(config.webhooks.secrets);
@@ -34,7 +37,10 @@ export const sendTestCommand: CliCommand<SendTestArgs> = {
   ],
   builder: (yargs) =>
     yargs
-      .option('url', { type: 'string', describe: `the receiver's URL (default http://127.0.0.1:PORT plus webhooks.path)` })
+      .option('url', {
+        type: 'string',
+        describe: `the receiver's URL (default http://127.0.0.1:PORT plus webhooks.path)`,
+      })
       .option('port', {
         type: 'number',
         default: DEFAULT_PORT,
@@ -72,7 +78,10 @@ export const sendTestCommand: CliCommand<SendTestArgs> = {
     }
     const text = await response.text();
     if (response.status !== 200) {
-      throw new UserError('DELIVERY_REFUSED', `the receiver at ${url} answered ${response.status}: ${text.slice(0, 200)}`);
+      throw new UserError(
+        'DELIVERY_REFUSED',
+        `the receiver at ${url} answered ${response.status}: ${text.slice(0, 200)}`,
+      );
     }
     const answer = JSON.parse(text) as unknown;
     io.stdout.write(

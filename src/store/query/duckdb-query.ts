@@ -13,7 +13,12 @@ import type { QueryResult, ReadOnlyQuery } from './read-only-query.js';
 const READING: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
 
 /** Integer types DuckDB's JSON conversion gives as text, since they may exceed 2^53. */
-const WIDE_INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
+const WIDE_INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+]);
 
 /** A wide integer as a number where that is exact (a count(*) is a BIGINT), else its text. */
 function wideInteger(value: unknown): unknown {
@@ -21,7 +26,10 @@ function wideInteger(value: unknown): unknown {
 }
 
 function failed(error: unknown): UserError {
-  return new UserError('QUERY_FAILED', `duckdb: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  return new UserError(
+    'QUERY_FAILED',
+    `duckdb: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+  );
 }
 
 async function runOne(connection: DuckDBConnection, sql: string): Promise<QueryResult> {
@@ -29,7 +37,8 @@ async function runOne(connection: DuckDBConnection, sql: string): Promise<QueryR
     const extracted = await connection.extractStatements(sql);
     if (extracted.count !== 1) throw new QueryRefusedError(`got ${extracted.count} statements`);
     const prepared = await extracted.prepare(0);
-    if (!READING.has(prepared.statementType)) throw new QueryRefusedError(`got a ${StatementType[prepared.statementType]} statement`);
+    if (!READING.has(prepared.statementType))
+      throw new QueryRefusedError(`got a ${StatementType[prepared.statementType]} statement`);
     const reader = await prepared.runAndReadAll();
     const wide = reader.columnTypes().map((t) => WIDE_INTEGERS.has(t.typeId));
     const rows = reader.getRowsJson().map((row) => row.map((v, i) => (wide[i] ? wideInteger(v) : v)));
@@ -68,7 +77,11 @@ export async function duckdbQuery(path: string): Promise<ReadOnlyQuery> {
  */
 export async function parquetQuery(dir: string): Promise<ReadOnlyQuery> {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.parquet')) : [];
-  if (files.length === 0) throw new UserError('NO_TARGET', `parquet:${dir} holds no .parquet files: nothing to read; check the folder ivsync export wrote`);
+  if (files.length === 0)
+    throw new UserError(
+      'NO_TARGET',
+      `parquet:${dir} holds no .parquet files: nothing to read; check the folder ivsync export wrote`,
+    );
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   for (const file of files) {

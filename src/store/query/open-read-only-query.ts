@@ -14,7 +14,8 @@ const PARQUET = 'parquet:';
 export async function openReadOnlyQuery(target: string): Promise<ReadOnlyQuery> {
   if (target.startsWith(PARQUET)) return (await import('./duckdb-query.js')).parquetQuery(target.slice(PARQUET.length));
   const parsed = parseTarget(target);
-  if (parsed.kind !== 'postgres' && !existsSync(parsed.path)) throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
+  if (parsed.kind !== 'postgres' && !existsSync(parsed.path))
+    throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
   // Drivers load on demand, as the store's do.
   switch (parsed.kind) {
     case 'sqlite':

@@ -13,31 +13,50 @@ import type { ReadOnlyQuery } from './read-only-query.js';
 const INT8_OID = 20;
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (text: string) => (Number.isSafeInteger(Number(text)) ? Number(text) : text) : pg.types.getTypeParser(oid, format as 'text'),
+    oid === INT8_OID
+      ? (text: string) => (Number.isSafeInteger(Number(text)) ? Number(text) : text)
+      : pg.types.getTypeParser(oid, format as 'text'),
 };
 
-export function postgresQuery(target: { connectionString: string; schema: string; redacted: string; password: string | null }): ReadOnlyQuery {
+export function postgresQuery(target: {
+  connectionString: string;
+  schema: string;
+  redacted: string;
+  password: string | null;
+}): ReadOnlyQuery {
   const client = new pg.Client({ connectionString: target.connectionString });
   let connected: Promise<unknown> | undefined;
   // A driver may echo its connection settings; the password must not travel on.
   const failed = (error: unknown): UserError => {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-    return new UserError('QUERY_FAILED', `postgres: ${target.password ? message.split(target.password).join('***') : message}`);
+    return new UserError(
+      'QUERY_FAILED',
+      `postgres: ${target.password ? message.split(target.password).join('***') : message}`,
+    );
   };
   return {
     run: async (sql) => {
       const keyword = leadingKeyword(sql);
-      if (!READING_KEYWORDS.has(keyword)) throw new QueryRefusedError(keyword === '' ? 'no statement given' : `got a ${keyword} statement`);
+      if (!READING_KEYWORDS.has(keyword))
+        throw new QueryRefusedError(keyword === '' ? 'no statement given' : `got a ${keyword} statement`);
       try {
         await (connected ??= client.connect());
         await client.query(`SET search_path TO "${target.schema.replace(/"/g, '""')}"`);
         await client.query('BEGIN TRANSACTION READ ONLY');
       } catch (error) {
-        throw new UserError('TARGET_UNAVAILABLE', `cannot open target ${target.redacted}: ${failed(error).message.replace(/^postgres: /, '')}`);
+        throw new UserError(
+          'TARGET_UNAVAILABLE',
+          `cannot open target ${target.redacted}: ${failed(error).message.replace(/^postgres: /, '')}`,
+        );
       }
       try {
         // pg 8 reads queryMode; its type declarations do not list it yet.
-        const statement: pg.QueryArrayConfig & { queryMode: 'extended' } = { text: sql, rowMode: 'array', queryMode: 'extended', types };
+        const statement: pg.QueryArrayConfig & { queryMode: 'extended' } = {
+          text: sql,
+          rowMode: 'array',
+          queryMode: 'extended',
+          types,
+        };
         const result = await client.query(statement);
         return { columns: (result.fields ?? []).map((f) => f.name), rows: (result.rows ?? []) as unknown[][] };
       } catch (error) {
