@@ -55,8 +55,8 @@ export class Progress {
   #rejected = 0;
   /** The latest estimate of pages left, of each account's crawl. */
   readonly #pagesLeft = new Map<string, number | null>();
-  #windowsTodo = 0;
-  #windowsFinished = 0;
+  /** The run ended with every window paged: only then does the bar show 100%. */
+  #completed = false;
   #shown = 0;
   #eta: number | undefined;
   #etaAt = 0;
@@ -71,6 +71,12 @@ export class Progress {
     return { phase: this.#phase, total: this.#total, covered: this.#covered };
   }
 
+  /** What the bar shows now: the percentage and the ETA part (empty until a rate is known). */
+  get shown(): { pct: string; etaText: string } {
+    const { pct, etaText } = this.#payload();
+    return { pct: String(pct), etaText: String(etaText) };
+  }
+
   /** Starts at `doneSeconds` of `totalSeconds` with `todo` windows to page; with nothing to do, says so instead of drawing an empty bar. */
   start(totalSeconds: number, doneSeconds = 0, todo = 1): void {
     if (todo === 0 || totalSeconds - doneSeconds <= 0) {
@@ -80,7 +86,6 @@ export class Progress {
     this.#phase = 'running';
     this.#total = Math.max(1, totalSeconds);
     this.#covered = this.#startCovered = Math.min(this.#total, Math.max(0, doneSeconds));
-    this.#windowsTodo = todo;
     if (this.#options.tty) {
       this.#bar = new cliProgress.SingleBar(
         {
@@ -107,10 +112,6 @@ export class Progress {
       return;
     }
     if (this.#phase !== 'running') return;
-    if (event.type === 'pass-done') {
-      this.#windowsFinished += 1;
-      return;
-    }
     if (event.type !== 'page') return;
     this.#pages += 1;
     this.#covered = Math.min(this.#total, this.#covered + event.covered);
@@ -121,10 +122,12 @@ export class Progress {
     this.#bar?.update(Math.round(this.#overall * STEPS), this.#payload());
   };
 
-  stop(): void {
+  /** Ends the bar; `completed` when the run paged every window (an interrupted one stays where it stopped). */
+  stop(completed = false): void {
+    this.#completed = completed;
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#phase === 'running') this.#advance();
     if (this.#bar) {
-      this.#advance();
       this.#bar.update(Math.round(this.#overall * STEPS), this.#payload());
       this.#bar.stop();
     }
@@ -139,9 +142,10 @@ export class Progress {
     return prior + (1 - prior) * this.#shown;
   }
 
-  /** Every window of the run paged. */
+  /** Every window of the run paged (told by stop). */
   get #done(): boolean {
-    return this.#windowsTodo > 0 && this.#windowsFinished >= this.#windowsTodo;
+    // Counting the windows' passes is no end: a window split or paged again ends more than one pass.
+    return this.#completed;
   }
 
   /** Moves this run's shown fraction and the ETA on with what the pages so far say. */

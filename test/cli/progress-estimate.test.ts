@@ -1,4 +1,7 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/cli/logger.js';
+import { Progress } from '../../src/cli/progress.js';
 import { renderSignalNotice } from '../../src/cli/error-output.js';
 import { estimateTotalPages, formatEta, shownFraction, smoothedEta } from '../../src/cli/progress-estimate.js';
 
@@ -62,4 +65,58 @@ describe('the signal notice on a terminal', () => {
     const text = renderSignalNotice('SIGINT', { time: '2026-01-01T00:00:00.000Z', run: 'r1' });
     expect(JSON.parse(text)).toMatchObject({ level: 'warn', signal: 'SIGINT', run: 'r1' });
   });
+});
+
+describe('what the bar shows', () => {
+  const plan = {
+    account: 'a',
+    resource: 'authentications',
+    windows: 4,
+    todo: 4,
+    resumed: 0,
+    seconds: 400,
+    totalSeconds: 400,
+  } as const;
+  const page = (pagesLeft: number | null) =>
+    ({
+      type: 'page',
+      account: 'a',
+      resource: 'authentications',
+      items: 25,
+      rejected: 0,
+      written: 25,
+      stale: 0,
+      covered: 10,
+      pagesLeft,
+    }) as const;
+
+  it.each([
+    ['completed', true, '100'],
+    ['interrupted', false, '99'],
+  ] as const)(
+    'follows the pages against the estimate, never a placeholder; at the end (%s) it shows %s%%',
+    (_name, completed, end) => {
+      let now = 0;
+      const logger = createLogger({ level: 'silent', destination: new PassThrough(), bindings: {} });
+      const progress = new Progress({ tty: false, stream: new PassThrough(), logger, clock: () => now });
+      progress.onEvent({ type: 'backfill-plan', plans: [plan] });
+      const shown: Array<{ pct: string; etaText: string }> = [];
+      // The estimate of pages left comes and goes (null: a stream's density not known yet).
+      for (const left of [null, 9, 20, 12, 6, 1, 0, 0]) {
+        now += 1000;
+        progress.onEvent(page(left));
+        shown.push(progress.shown);
+      }
+      const percents = shown.map((s) => Number(s.pct));
+      // Never back, never 100% while running.
+      expect(percents).toEqual([...percents].sort((a, b) => a - b));
+      expect(Math.max(...percents)).toBeLessThan(100);
+      expect(percents[0]).toBe(0);
+      // No ETA until a rate is known (2 s), then always a number.
+      expect(shown[0]!.etaText).toBe('');
+      for (const s of shown.slice(2)) expect(s.etaText).toMatch(/^ \| ETA \d+s$/);
+      progress.stop(completed);
+      expect(progress.shown.pct).toBe(end);
+    },
+  );
 });
