@@ -7,5 +7,5 @@ export { parseFaultSpec, type FaultSpec, type FaultKind } from './fault-spec.js'
 export { World, type NewSession, type RangeSemantics, type LookupRule } from './world.js';
 export type { SessionRecord, SimResource, BadItemKind } from './session-record.js';
 export { WebhookDeliveries, type DeliveryStats, type ReleaseOrder } from './webhook-deliveries.js';
-export { signDelivery } from '../webhooks/sign-delivery.js';
+export { signDelivery } from './sign-delivery.js';
 export { canonicalText } from './filter-match.js';

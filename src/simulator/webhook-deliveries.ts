@@ -1,6 +1,6 @@
 import type { Secret } from '../config/secret.js';
 import type { Random } from './prng.js';
-import { signDelivery } from '../webhooks/sign-delivery.js';
+import { signDelivery } from './sign-delivery.js';
 
 export interface Delivery {
   readonly webhookUuid: string;

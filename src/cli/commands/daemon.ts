@@ -1,12 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
-import { parseTime } from '../../config/parse-time.js';
+import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
 import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
-import { checkWindowCount } from '../../crawl/engine/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
 import { VerifyCadence } from '../../daemon/verify-cadence.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
@@ -16,8 +15,9 @@ import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
-import { receiverFor } from '../receiver-for.js';
-import { bindAccounts, leaseKeeper, loggerFor, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
+import { receiverFor } from '../../app/receiver-for.js';
+import { openApp, type App } from '../../app/open-app.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
@@ -105,10 +105,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
-    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { daemonAlerts }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
       import('../../daemon/daemon-server.js'),
+      import('../../daemon/daemon-alerts.js'),
     ]);
     // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
@@ -120,27 +121,38 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     }
     const now = io.clock() / 1000;
     const backfillToText = args['backfill-to'] ?? String(Math.floor(now));
-    let backfill: { from: number; to: number } | undefined;
-    if (backfillText !== undefined) {
-      const from = parseTime(backfillText, { kind: 'flag', name: '--backfill-from' }, now);
-      const to = parseTime(backfillToText, { kind: 'flag', name: '--backfill-to' }, now);
-      if (to < from) throw new InputError('BAD_INTERVAL', `${backfillToText} is before --backfill-from ${backfillText}`, { source: { kind: 'flag', name: '--backfill-to' }, value: backfillToText });
-      checkWindowCount(from, to, config.crawl);
-      backfill = { from, to };
-    }
+    const backfill: Interval | undefined =
+      backfillText === undefined
+        ? undefined
+        : parseInterval({ from: backfillText, to: backfillToText }, { from: '--backfill-from', to: '--backfill-to' }, now, config.crawl);
     const selected = selectAccounts(config, args.account);
     const daemonId = daemonIdOf();
     const logger = loggerFor(config, io, { daemon: daemonId });
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
-    let bound: BoundAccount[] = [];
-    const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
-    bound = bindAccounts(config, selected, logger, metrics.onRequest);
+    let app: App | undefined;
+    const { secrets, defaultSecret } = config.webhooks;
+    const webhooksConfigured = hasAnySecret({ byUuid: secrets, defaultSecret });
+    const metrics = new DaemonMetrics({
+      buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
+      clock: io.clock,
+      webhookHealthySeconds: webhooksConfigured ? config.webhooks.healthySeconds : undefined,
+    });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const sink = await openTarget(config, { logger });
-    const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
+    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
+    app = await openApp(config, {
+      accounts: selected,
+      logger,
+      id: daemonId,
+      leaseTtlSeconds: leaseTtl(args),
+      clock: io.clock,
+      signal: io.signal,
+      onRequest: metrics.onRequest,
+      onEvent: metrics.onCrawlEvent,
+    });
+    const { sink, leases: keeper, accounts: bound, deps } = app;
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
     const cadence =
@@ -148,7 +160,6 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         ? undefined
         : new VerifyCadence({ cadence: verifyEvery, timezone: schedule.timezone, clock: io.clock, lastStart: (account) => sink.lastVerifyStart(account) });
     try {
-      const deps = runDeps(config, io, { sink, bound, leases: keeper, onEvent: metrics.onCrawlEvent });
       const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
         logReport(logger, report);
         return report;
@@ -158,13 +169,18 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         sink,
         leases: keeper,
         schedule,
+        accountSchedules: new Map(selected.map((a) => [a.name, a.schedule])),
         signal: io.signal,
         clock: io.clock,
         random: Math.random,
         logger,
-        observer: metrics,
-        webhookStream: (report) =>
-          webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
+        observer: alerts.observer,
+        webhookStream: (report) => {
+          const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
+          const stream = webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, nonFinal, io.clock() / 1000);
+          alerts.observe({ type: 'webhooks', ...stream });
+          return stream.detail;
+        },
         runSync: async (account) => {
           const report = await runSync(deps, { accounts: [account], resources, wait: false });
           metrics.refreshFinished(report.outcomes);
@@ -175,7 +191,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
             ? undefined
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), ...backfill, resources, priority: PRIORITY.backfill, wait: true })),
+                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfill.from, to: backfill.to, resources, priority: PRIORITY.backfill, wait: true })),
         verify:
           cadence === undefined
             ? undefined
@@ -185,6 +201,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
                   const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
+                  const { runId, findings } = report;
+                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId, findings });
                   // A partial verify checked what its budget held: not a failure of the daemon.
                   return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
                 },
@@ -192,7 +210,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       });
       cadence?.start();
       if (args.port !== undefined) {
-        if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
+        if (webhooksConfigured) {
           receiver = receiverFor(config, {
             sink,
             accounts: bound.map((b) => ({ name: b.config.name, bound: b })),
@@ -210,16 +228,16 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
         });
         logger.info({ url: server.url, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
+        alerts.link = `${server.url}/`;
       }
       await daemon.run();
       // Drains the receiver: deliveries that fully arrived are committed and answered.
       await server?.close();
     } finally {
+      await alerts.close();
       await cadence?.stop();
       await server?.close();
-      await keeper.close();
-      await sink.close();
-      for (const b of bound) b.client.close();
+      await app.close();
     }
     return EXIT.ok;
   },

@@ -18,8 +18,9 @@ import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { USES } from './option-sets.js';
 import { sendTestCommand } from './webhooks-send-test.js';
 import { EXIT, type CliCommand, type CommandContext } from '../command.js';
-import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';
-import { receiverFor } from '../receiver-for.js';
+import { bindAccounts } from '../../app/bind-accounts.js';
+import { loggerFor, selectAccounts, type CliIo } from '../runtime.js';
+import { receiverFor } from '../../app/receiver-for.js';
 import { renderTable } from '../text-table.js';
 
 interface ManagementScope {

@@ -4,7 +4,8 @@ import type { ResourceName } from '../../config/config.js';
 import type { NormalizedBatch } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { RefreshCheck } from '../../store/sink.js';
-import { crawlerFor, type CrawlAccount, type CrawlContext } from '../engine/crawl-context.js';
+import { Crawler } from '../engine/crawler.js';
+import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
 import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
 import { DEFAULT_REFRESH_SETTINGS, refreshBudget, webhooksHealthy } from './refresh-settings.js';
@@ -42,12 +43,13 @@ export async function refreshNonFinal(
   const settings = ctx.refresh ?? DEFAULT_REFRESH_SETTINGS;
   const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
   const lastDelivery = await sink.lastDeliveryAt();
+  const runSeconds = account.runSeconds ?? settings.runSeconds;
   const policy: RefreshPolicy = {
     hotSeconds: settings.hotSeconds,
-    runSeconds: settings.runSeconds,
+    runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
     // The budget is the account's: its resources refresh side by side, each on an even share.
-    maxRequests: refreshBudget(settings, {
+    maxRequests: refreshBudget({ ...settings, runSeconds }, {
       rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
       resources: ctx.resourcesInRun ?? 1,
       passRequests,
@@ -62,7 +64,7 @@ export async function refreshNonFinal(
   const before = await sink.observedDigests(resource, checkedIds);
 
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
+  const repaging = new Crawler(ctx, account, PRIORITY.refresh).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();
