@@ -15,6 +15,7 @@ import { normalizeItems } from '../normalize/normalize-item.js';
 import { holderId } from '../store/lease-names.js';
 import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
+import type { QueryableSink } from '../store/sql-sink.js';
 import { localHolderIsDead } from './local-holder.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -106,7 +107,7 @@ export interface OpenTargetOptions {
 }
 
 /** Opens --db. */
-export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<Sink> {
+export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<QueryableSink> {
   const wait = options.wait;
   const logger = options.logger ?? wait?.logger;
   return openSink(config.db, {

@@ -10,6 +10,7 @@ import { resetCommand } from './reset.js';
 import { simulateCommand } from './simulate.js';
 import { statusCommand } from './status.js';
 import { syncCommand } from './sync.js';
+import { uiCommand } from './ui.js';
 import { verifyCommand } from './verify.js';
 import { webhooksCommand } from './webhooks.js';
 import { voucherCommand } from './voucher.js';
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyArray<CliCommand<never>> = [
   syncCommand,
   daemonCommand,
   statusCommand,
+  uiCommand,
   verifyCommand,
   resetCommand,
   healthCommand,
