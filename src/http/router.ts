@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
+import { HTTPException } from 'hono/http-exception';
 import { verificationValue } from '../webhooks/domain-verification.js';
 import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import type { Exposure } from './exposure.js';
@@ -96,6 +97,7 @@ export function buildRouter(options: RouterOptions): HttpApp {
     webhook?.takesTheRest === true ? toReceiver(c, webhook.receiver) : c.json({ error: 'method not allowed' }, 405, { Allow: 'GET, HEAD' }),
   );
   app.notFound((c) => (webhook?.takesTheRest === true ? toReceiver(c, webhook.receiver) : c.json(NOT_FOUND, 404)));
-  app.onError((error, c) => c.json({ error: error.message }, 500));
+  // A refused token is an HTTPException that carries its own 401.
+  app.onError((error, c) => (error instanceof HTTPException ? error.getResponse() : c.json({ error: error.message }, 500)));
   return app;
 }
