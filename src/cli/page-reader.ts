@@ -3,6 +3,7 @@ import { webhookStreamState } from '../crawl/refresh-settings.js';
 import { readRunDetail } from '../http/run-detail.js';
 import type { StatusReader } from '../http/status-routes.js';
 import { readSnapshot, type SnapshotSource } from '../http/status-snapshot.js';
+import { localHolderIsDead } from './local-holder.js';
 import { refreshSettingsOf } from './runtime.js';
 
 /** The status page's reader over a target, with what only the configuration knows: the rates and the webhook threshold. */
@@ -13,6 +14,7 @@ export function pageReader(config: Config, source: SnapshotSource, clock: () => 
       readSnapshot(source, {
         now: clock,
         allowedPerSecond: config.accounts.reduce((sum, a) => sum + a.rate, 0),
+        holderIsDead: localHolderIsDead(),
         webhookDetail: (report, now) =>
           webhookStreamState(webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, now).detail,
       }),

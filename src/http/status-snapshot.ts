@@ -46,6 +46,8 @@ export interface SnapshotRun {
   requests: number;
   itemsWritten: number;
   error: string | null;
+  /** The process that ran it (host:pid:id). */
+  holder: string | null;
 }
 
 export interface BackfillProgress {
@@ -82,6 +84,12 @@ export interface SnapshotOptions {
   now: () => number;
   /** requests per second the configured tokens allow, all accounts together. */
   allowedPerSecond?: number | undefined;
+  /**
+   * Whether a run's process is known to be gone (it ran on this host and its
+   * pid is dead): its run, still `running` in the table, shows as abandoned.
+   * @default none known
+   */
+  holderIsDead?: ((holder: string) => boolean) | undefined;
   /** What the webhook stream's state means (the configuration knows the threshold). */
   webhookDetail?: ((report: StatusReport, nowSeconds: number) => string) | undefined;
 }
@@ -144,6 +152,7 @@ function runOf(r: Record<string, unknown>, command: string): SnapshotRun {
     requests: num(r.requests),
     itemsWritten: num(r.items_written),
     error: r.error as string | null,
+    holder: (r.holder as string | null) ?? null,
   };
 }
 
@@ -151,12 +160,12 @@ async function readRuns(source: SnapshotSource, since: string): Promise<Snapshot
   const syncDef = table('sync_runs');
   const verifyDef = table('verify_runs');
   const syncRuns = await source.query(
-    `SELECT id, command, account, started_at, finished_at, status, requests, items_written, error FROM sync_runs
+    `SELECT id, command, account, started_at, finished_at, status, requests, items_written, error, holder FROM sync_runs
      WHERE started_at >= ? ORDER BY started_at DESC LIMIT 1000`,
     [since],
   );
   const verifyRuns = await source.query(
-    `SELECT id, account, started_at, finished_at, status, requests, error FROM verify_runs
+    `SELECT id, account, started_at, finished_at, status, requests, error, holder FROM verify_runs
      WHERE started_at >= ? ORDER BY started_at DESC LIMIT 1000`,
     [since],
   );
@@ -204,7 +213,12 @@ export async function readSnapshot(source: SnapshotSource, options: SnapshotOpti
   const now = options.now() / 1000;
   const report = await source.status();
   const scopes = await readScopes(source, now);
-  const runs = await readRuns(source, toIsoMicros(now - 7 * DAY));
+  const dead = options.holderIsDead ?? (() => false);
+  const runs = (await readRuns(source, toIsoMicros(now - 7 * DAY))).map((r) =>
+    r.status === 'running' && r.holder !== null && dead(r.holder)
+      ? { ...r, status: 'abandoned', error: 'abandoned: its process is gone from this host' }
+      : r,
+  );
   const [deliveries] = await source.query(
     'SELECT COUNT(*) AS n, SUM(items) AS items, SUM(applied) AS applied FROM webhook_deliveries WHERE received_at >= ?',
     [toIsoMicros(now - DAY)],
