@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { parseTime } from '../config/parse-time.js';
-import { runBackfill } from '../crawl/run-backfill.js';
-import type { RunDeps } from '../crawl/run-deps.js';
-import { runSync } from '../crawl/run-sync.js';
-import { runVerify } from '../crawl/run-verify.js';
-import { checkWindowCount } from '../crawl/windows.js';
+import { runBackfill } from '../crawl/runs/run-backfill.js';
+import type { RunDeps } from '../crawl/runs/run-deps.js';
+import { runSync } from '../crawl/runs/run-sync.js';
+import { runVerify } from '../crawl/runs/run-verify.js';
+import { checkWindowCount } from '../crawl/engine/windows.js';
 import type { OnDemandEnding } from '../daemon/on-demand-runs.js';
 import { InputError } from '../errors.js';
-import type { RunRequest } from '../http/run-routes.js';
+import type { RunRequest } from '../daemon/on-demand-runs.js';
 import { syncJson } from './commands/sync.js';
 import { verifyJson } from './commands/verify.js';
 
@@ -17,19 +17,27 @@ import { verifyJson } from './commands/verify.js';
  * daemon's own dependencies (its buckets, commit queue and leases), as its
  * scheduled runs are. `from`/`to` are checked as the flags of the command are.
  */
-export function onDemandRun(config: Config, deps: RunDeps, request: RunRequest, runId: string, nowSeconds: number): () => Promise<OnDemandEnding> {
+export function onDemandRun(
+  config: Config,
+  deps: RunDeps,
+  request: RunRequest,
+  runId: string,
+  nowSeconds: number,
+): () => Promise<OnDemandEnding> {
   const time = (name: 'from' | 'to'): number | undefined => {
     const value = request[name];
     return value === undefined ? undefined : parseTime(value, { kind: 'flag', name }, nowSeconds);
   };
   const from = time('from');
   const to = time('to');
-  if (from !== undefined && to !== undefined && to < from) throw new InputError('BAD_INTERVAL', `to ${to} is before from ${from}`);
+  if (from !== undefined && to !== undefined && to < from)
+    throw new InputError('BAD_INTERVAL', `to ${to} is before from ${from}`);
   const accounts = [request.account];
   const resources = config.crawl.resources;
   switch (request.command) {
     case 'sync':
-      if (from !== undefined || to !== undefined) throw new InputError('BAD_REQUEST', 'a sync takes no from or to: it continues from its checkpoints');
+      if (from !== undefined || to !== undefined)
+        throw new InputError('BAD_REQUEST', 'a sync takes no from or to: it continues from its checkpoints');
       return async () => {
         const report = await runSync(deps, { runId, accounts, resources, wait: false });
         return { ending: report, report: syncJson(report) };
@@ -41,13 +49,34 @@ export function onDemandRun(config: Config, deps: RunDeps, request: RunRequest, 
       return async () => {
         const report = await runBackfill(deps, { runId, accounts, from, to: until, resources, wait: false });
         const { runId: run, items, itemsWritten: written, pages, requests, failedWindows } = report;
-        return { ending: report, report: { run, items, written, pages, requests, failedWindows: failedWindows.length, error: report.error?.message ?? null } };
+        return {
+          ending: report,
+          report: {
+            run,
+            items,
+            written,
+            pages,
+            requests,
+            failedWindows: failedWindows.length,
+            error: report.error?.message ?? null,
+          },
+        };
       };
     }
     case 'verify':
       return async () => {
         const seed = String(randomInt(2 ** 31));
-        const report = await runVerify(deps, { runId, accounts, resources, budget: config.verify.budget, seed, from, to, repair: false, wait: false });
+        const report = await runVerify(deps, {
+          runId,
+          accounts,
+          resources,
+          budget: config.verify.budget,
+          seed,
+          from,
+          to,
+          repair: false,
+          wait: false,
+        });
         // A partial verify checked what its budget held: not a failure.
         const status = report.status === 'partial' ? 'succeeded' : report.status;
         return { ending: { status, error: report.error, runId }, report: verifyJson(report) };

@@ -1,7 +1,38 @@
 import { toIsoMicros } from '../normalize/time.js';
-import type { LiveRun, RunRequest, RunStarter, StartResult } from '../http/run-routes.js';
 import { UserError } from '../errors.js';
 import { outcomeOf, type RunEnding } from './daemon.js';
+
+/** A run asked for on demand; `from`/`to` as ISO 8601 or epoch seconds. */
+export interface RunRequest {
+  account: string;
+  command: 'sync' | 'backfill' | 'verify';
+  from?: string | number | undefined;
+  to?: string | number | undefined;
+}
+
+/** A run started on demand, as this process knows it while it lives. */
+export interface LiveRun {
+  id: string;
+  account: string;
+  command: RunRequest['command'];
+  state: 'running' | 'succeeded' | 'failed' | 'interrupted' | 'held';
+  requestedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  /** The run's report once it ended (the same JSON as the command's `--json`). */
+  report: unknown;
+}
+
+export type StartResult =
+  | { ok: true; id: string }
+  | { ok: false; status: 409; holder: string; error: string }
+  | { ok: false; status: 400 | 404; error: string };
+
+/** What `POST /runs` starts runs through, and `GET /runs/:id` reads: the daemon's queue and leases. */
+export interface RunStarter {
+  start(request: RunRequest): Promise<StartResult>;
+  get(id: string): LiveRun | undefined;
+}
 
 /** How a run on demand ended, with the report its command prints with `--json`. */
 export interface OnDemandEnding {
@@ -61,9 +92,16 @@ export class OnDemandRuns implements RunStarter {
 
   async start(request: RunRequest): Promise<StartResult> {
     const { account, command } = request;
-    if (!this.#o.accounts.includes(account)) return { ok: false, status: 404, error: `no account ${account} is configured (${this.#o.accounts.join(', ')})` };
+    if (!this.#o.accounts.includes(account))
+      return { ok: false, status: 404, error: `no account ${account} is configured (${this.#o.accounts.join(', ')})` };
     const under = this.#busy.get(account);
-    if (under !== undefined) return { ok: false, status: 409, holder: `run ${under} of this daemon`, error: `${account} is busy with run ${under}` };
+    if (under !== undefined)
+      return {
+        ok: false,
+        status: 409,
+        holder: `run ${under} of this daemon`,
+        error: `${account} is busy with run ${under}`,
+      };
     const id = this.#o.newId();
     let run: () => Promise<OnDemandEnding>;
     try {
@@ -82,12 +120,22 @@ export class OnDemandRuns implements RunStarter {
       this.#busy.delete(account);
       return { ok: false, status: 409, holder, error: `the lease of ${account} is held by ${holder}` };
     }
-    const live: LiveRun = { id, account, command, state: 'running', requestedAt: this.#now(), finishedAt: null, error: null, report: null };
+    const live: LiveRun = {
+      id,
+      account,
+      command,
+      state: 'running',
+      requestedAt: this.#now(),
+      finishedAt: null,
+      error: null,
+      report: null,
+    };
     this.#remember(live);
     const done = run()
       .then(
         ({ ending, report }) => this.#end(live, ending, report),
-        (error: unknown) => this.#end(live, { status: 'failed', error: error instanceof Error ? error : new Error(String(error)) }, null),
+        (error: unknown) =>
+          this.#end(live, { status: 'failed', error: error instanceof Error ? error : new Error(String(error)) }, null),
       )
       .finally(() => {
         this.#busy.delete(account);
@@ -98,9 +146,13 @@ export class OnDemandRuns implements RunStarter {
   }
 
   #end(live: LiveRun, ending: RunEnding, report: unknown): void {
-    const outcome = ending.status === 'succeeded' ? { status: 'succeeded' as const } : outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
+    const outcome =
+      ending.status === 'succeeded'
+        ? { status: 'succeeded' as const }
+        : outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
     live.state = outcome.status;
-    live.error = outcome.status === 'held' ? `the lease was held by ${outcome.holder}` : (ending.error?.message ?? null);
+    live.error =
+      outcome.status === 'held' ? `the lease was held by ${outcome.holder}` : (ending.error?.message ?? null);
     live.finishedAt = this.#now();
     live.report = report;
     this.#o.onFinished?.(live.command, ending);

@@ -26,11 +26,20 @@ export type Exposure = { auth: 'none' } | { auth: 'bearer'; token: Secret } | { 
 export function exposureOf(host: string, token: string | undefined, hasPrivateRoutes: boolean): Exposure {
   if (isLoopback(host) || !hasPrivateRoutes) return { auth: 'none' };
   if (token !== undefined && token !== '') return { auth: 'bearer', token: new Secret(token) };
-  return { auth: 'refused', reason: `listening on ${host} (beyond loopback) needs ${UI_TOKEN_ENV} set: every route but /healthz and /webhooks asks for it as a bearer token` };
+  return {
+    auth: 'refused',
+    reason:
+      `listening on ${host} (beyond loopback) needs ${UI_TOKEN_ENV} set: ` +
+      'every route but /healthz and /webhooks asks for it as a bearer token',
+  };
 }
 
 /** The exposure, or the one-line error that stops the command before it listens. */
-export function requireExposure(host: string, env: Readonly<Record<string, string | undefined>>, hasPrivateRoutes = true): Exclude<Exposure, { auth: 'refused' }> {
+export function requireExposure(
+  host: string,
+  env: Readonly<Record<string, string | undefined>>,
+  hasPrivateRoutes = true,
+): Exclude<Exposure, { auth: 'refused' }> {
   const exposure = exposureOf(host, env[UI_TOKEN_ENV], hasPrivateRoutes);
   if (exposure.auth === 'refused') throw new UserError('UI_TOKEN_REQUIRED', exposure.reason);
   return exposure;

@@ -6,7 +6,8 @@ import { HTTPException } from 'hono/http-exception';
 import { verificationValue } from '../webhooks/domain-verification.js';
 import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import type { Exposure } from './exposure.js';
-import { runRoutes, type RunStarter } from './run-routes.js';
+import type { RunStarter } from '../daemon/on-demand-runs.js';
+import { runRoutes } from './run-routes.js';
 import { statusRoutes, type StatusReader } from './status-routes.js';
 
 export type HttpApp = Hono<{ Bindings: HttpBindings }>;
@@ -37,7 +38,10 @@ export interface RouterOptions {
 const NOT_FOUND = { error: 'not found' };
 
 /** Hands the request to the receiver, which reads the raw bytes and answers on the node response itself. */
-async function toReceiver(c: Context<{ Bindings: HttpBindings }>, receiver: Pick<WebhookReceiver, 'handle'>): Promise<Response> {
+async function toReceiver(
+  c: Context<{ Bindings: HttpBindings }>,
+  receiver: Pick<WebhookReceiver, 'handle'>,
+): Promise<Response> {
   await receiver.handle(c.env.incoming, c.env.outgoing);
   return RESPONSE_ALREADY_SENT;
 }
@@ -51,7 +55,9 @@ export function buildRouter(options: RouterOptions): HttpApp {
   const app: HttpApp = new Hono();
   const webhook = options.webhook;
   const publicPath = (path: string): boolean =>
-    path === '/healthz' || path === webhook?.receiver.path || (webhook !== undefined && path.startsWith('/.well-known/'));
+    path === '/healthz' ||
+    path === webhook?.receiver.path ||
+    (webhook !== undefined && path.startsWith('/.well-known/'));
   app.use('*', async (c, next) => {
     c.header('Cache-Control', 'no-store');
     await next();
@@ -94,10 +100,14 @@ export function buildRouter(options: RouterOptions): HttpApp {
   }
   // What is served only to GET answers 405 to other methods.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], ['/healthz', '/metrics', '/', '/api/status'], (c) =>
-    webhook?.takesTheRest === true ? toReceiver(c, webhook.receiver) : c.json({ error: 'method not allowed' }, 405, { Allow: 'GET, HEAD' }),
+    webhook?.takesTheRest === true
+      ? toReceiver(c, webhook.receiver)
+      : c.json({ error: 'method not allowed' }, 405, { Allow: 'GET, HEAD' }),
   );
   app.notFound((c) => (webhook?.takesTheRest === true ? toReceiver(c, webhook.receiver) : c.json(NOT_FOUND, 404)));
   // A refused token is an HTTPException that carries its own 401.
-  app.onError((error, c) => (error instanceof HTTPException ? error.getResponse() : c.json({ error: error.message }, 500)));
+  app.onError((error, c) =>
+    error instanceof HTTPException ? error.getResponse() : c.json({ error: error.message }, 500),
+  );
   return app;
 }

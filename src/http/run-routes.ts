@@ -1,39 +1,14 @@
 import { z } from 'zod';
+import type { RunStarter } from '../daemon/on-demand-runs.js';
 import type { HttpApp } from './router.js';
 
-/** A run asked for over HTTP: `from`/`to` as ISO 8601 or epoch seconds. */
+/** The body of `POST /runs` (a RunRequest): `from`/`to` as ISO 8601 or epoch seconds. */
 export const RUN_REQUEST = z.strictObject({
   account: z.string().min(1),
   command: z.enum(['sync', 'backfill', 'verify']),
   from: z.union([z.string().min(1), z.number()]).optional(),
   to: z.union([z.string().min(1), z.number()]).optional(),
 });
-export type RunRequest = z.infer<typeof RUN_REQUEST>;
-
-/** A run started on demand, as this process knows it while it lives. */
-export interface LiveRun {
-  id: string;
-  account: string;
-  command: RunRequest['command'];
-  state: 'running' | 'succeeded' | 'failed' | 'interrupted' | 'held';
-  requestedAt: string;
-  finishedAt: string | null;
-  error: string | null;
-  /** The run's report once it ended (the same JSON as the command's `--json`). */
-  report: unknown;
-}
-
-export type StartResult =
-  | { ok: true; id: string }
-  | { ok: false; status: 409; holder: string; error: string }
-  | { ok: false; status: 400 | 404; error: string };
-
-/** What `POST /runs` starts runs through: the daemon's queue and leases. */
-export interface RunStarter {
-  start(request: RunRequest): Promise<StartResult>;
-  get(id: string): LiveRun | undefined;
-}
-
 /** `POST /runs`: 202 with the run id, 409 naming the lease holder, 400 for a bad request. */
 export function runRoutes(app: HttpApp, runs: RunStarter): void {
   app.post('/runs', async (c) => {
@@ -41,12 +16,26 @@ export function runRoutes(app: HttpApp, runs: RunStarter): void {
     try {
       body = await c.req.json();
     } catch {
-      return c.json({ error: 'the body is not JSON: {"account": ..., "command": "sync" | "backfill" | "verify", "from"?: ..., "to"?: ...}' }, 400);
+      return c.json(
+        {
+          error:
+            'the body is not JSON: ' +
+            '{"account": ..., "command": "sync" | "backfill" | "verify", "from"?: ..., "to"?: ...}',
+        },
+        400,
+      );
     }
     const parsed = RUN_REQUEST.safeParse(body);
-    if (!parsed.success) return c.json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') }, 400);
+    if (!parsed.success)
+      return c.json(
+        { error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') },
+        400,
+      );
     const result = await runs.start(parsed.data);
-    if (result.ok) return c.json({ id: result.id, status: 'running', url: `/runs/${result.id}` }, 202, { Location: `/runs/${result.id}` });
+    if (result.ok)
+      return c.json({ id: result.id, status: 'running', url: `/runs/${result.id}` }, 202, {
+        Location: `/runs/${result.id}`,
+      });
     if (result.status === 409) return c.json({ error: result.error, holder: result.holder }, 409);
     return c.json({ error: result.error }, result.status);
   });

@@ -4,105 +4,34 @@
  * Text from the tables is only ever set as textContent, never as markup.
  * Written without template literals so that it can live in one here.
  */
-export const STATUS_PAGE_SCRIPT = String.raw`
-'use strict';
-var COLORS = { done: '#2e7d32', sealed: '#1b5e20', pending: '#bdbdbd', running: '#1e88e5', failed: '#c62828', reopened: '#f9a825' };
-var SVG = 'http://www.w3.org/2000/svg';
-var span = 24 * 3600;
-var last = null;
+import { STATUS_PAGE_DRAW } from './status-page-draw.js';
 
-function el(tag, attrs, text) {
-  var node = document.createElement(tag);
-  for (var k in attrs || {}) node.setAttribute(k, attrs[k]);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-function svg(tag, attrs) {
-  var node = document.createElementNS(SVG, tag);
-  for (var k in attrs || {}) node.setAttribute(k, String(attrs[k]));
-  return node;
-}
-function iso(epoch) { return new Date(epoch * 1000).toISOString().replace('.000Z', 'Z'); }
-function secs(s) {
-  if (s === null || s === undefined) return '-';
-  if (s < 120) return Math.round(s) + ' s';
-  if (s < 7200) return Math.round(s / 60) + ' min';
-  if (s < 172800) return (s / 3600).toFixed(1) + ' h';
-  return (s / 86400).toFixed(1) + ' d';
-}
-function fill(id, nodes) {
-  var box = document.getElementById(id);
-  box.replaceChildren.apply(box, nodes);
-}
-function table(head, rows) {
-  var t = el('table');
-  var tr = el('tr');
-  head.forEach(function (h) { tr.appendChild(el('th', {}, h)); });
-  t.appendChild(tr);
-  rows.forEach(function (r) { t.appendChild(r); });
-  return t;
-}
-function row(cells, attrs) {
-  var tr = el('tr', attrs);
-  cells.forEach(function (c) { tr.appendChild(c instanceof Node ? wrap(c) : el('td', {}, c)); });
-  return tr;
-}
-function wrap(node) { var td = el('td'); td.appendChild(node); return td; }
-
-function coverage(data) {
-  var now = Date.parse(data.generatedAt) / 1000;
-  return data.scopes.map(function (s) {
-    var box = el('div', { 'class': 'scope', 'data-scope': s.account + '/' + s.resource + '/' + s.apiVersion });
-    var counts = Object.keys(s.counts).filter(function (k) { return s.counts[k] > 0; })
-      .map(function (k) { return k + ' ' + s.counts[k]; }).join(', ');
-    box.appendChild(el('h3', {}, s.account + ' · ' + s.resource + ' · v' + s.apiVersion));
-    box.appendChild(el('p', { 'class': 'small' }, s.windows.length + ' windows (' + counts + '), ' + s.items +
-      ' items in the current passes; edge ' + (s.syncedTo === null ? 'not reached yet' : iso(s.syncedTo) + ', ' + secs(s.edgeLagSeconds) + ' behind')));
-    var from = s.windows.length ? s.windows[0].start : now;
-    var to = Math.max(now, s.windows.length ? s.windows[s.windows.length - 1].end : now);
-    var width = 1000;
-    var strip = svg('svg', { viewBox: '0 0 ' + width + ' 24', preserveAspectRatio: 'none', 'class': 'strip' });
-    s.windows.forEach(function (w) {
-      var x = ((w.start - from) / (to - from || 1)) * width;
-      var wd = Math.max(0.5, ((w.end - w.start) / (to - from || 1)) * width);
-      var rect = svg('rect', { x: x, y: 0, width: wd, height: 24, fill: COLORS[w.state], 'data-state': w.state, 'data-start': w.start });
-      var title = svg('title', {});
-      title.textContent = w.state + ': ' + iso(w.start) + ' to ' + iso(w.end) + ', ' + w.pages + ' pages, ' + w.items +
-        ' items' + (w.attempts > 1 ? ', ' + w.attempts + ' passes' : '') + (w.error ? ', error: ' + w.error : '');
-      rect.appendChild(title);
-      strip.appendChild(rect);
-    });
-    box.appendChild(strip);
-    box.appendChild(el('div', { 'class': 'axis small' }, iso(from) + ' … ' + iso(to)));
-    return box;
-  });
-}
-
-function backfills(data) {
-  if (!data.backfills.length) return [el('p', { 'class': 'small' }, 'No backfill is running.')];
-  return data.backfills.map(function (b) {
-    var box = el('div', { 'class': 'backfill', 'data-run-id': b.runId });
-    var pct = b.windows ? Math.round((b.finished / b.windows) * 1000) / 10 : 0;
-    box.appendChild(el('p', {}, 'Backfill ' + b.runId + (b.account ? ' (' + b.account + ')' : '') + ': ' + b.finished + ' of ' +
-      b.windows + ' windows (' + pct + '%), ' + b.finishedThisRun + ' in ' + secs(b.elapsedSeconds) + ' of this run; ETA ' +
-      (b.etaSeconds === null ? 'not known yet' : secs(b.etaSeconds))));
-    var bar = el('div', { 'class': 'bar' });
-    bar.appendChild(el('div', { style: 'width:' + pct + '%' }));
-    box.appendChild(bar);
-    return box;
-  });
-}
-
+const REST = String.raw`
 function runs(data) {
   var now = Date.parse(data.generatedAt) / 1000;
-  var shown = data.runs.filter(function (r) { return Date.parse(r.startedAt) / 1000 >= now - span; });
-  var line = svg('svg', { viewBox: '0 0 1000 30', preserveAspectRatio: 'none', 'class': 'timeline' });
+  var shown = data.runs.filter(function (r) {
+    return Date.parse(r.startedAt) / 1000 >= now - span;
+  });
+  var line = svg('svg', { viewBox: '0 0 1000 30', preserveAspectRatio: 'none', class: 'timeline' });
   shown.forEach(function (r) {
     var start = Date.parse(r.startedAt) / 1000;
     var end = r.finishedAt ? Date.parse(r.finishedAt) / 1000 : now;
     var x = ((start - (now - span)) / span) * 1000;
-    var color = r.status === 'succeeded' ? COLORS.done : r.status === 'running' ? COLORS.running : r.status === 'failed' ? COLORS.failed : COLORS.reopened;
-    var rect = svg('rect', { x: x, y: 4, width: Math.max(2, ((end - start) / span) * 1000), height: 22, fill: color });
+    var color =
+      r.status === 'succeeded'
+        ? COLORS.done
+        : r.status === 'running'
+          ? COLORS.running
+          : r.status === 'failed'
+            ? COLORS.failed
+            : COLORS.reopened;
+    var rect = svg('rect', {
+      x: x,
+      y: 4,
+      width: Math.max(2, ((end - start) / span) * 1000),
+      height: 22,
+      fill: color,
+    });
     var title = svg('title', {});
     title.textContent = r.command + ' ' + r.status + ' at ' + r.startedAt + (r.error ? ': ' + r.error : '');
     rect.appendChild(title);
@@ -110,18 +39,43 @@ function runs(data) {
   });
   var rows = shown.map(function (r) {
     var link = el('a', { href: '#run=' + encodeURIComponent(r.id) }, r.id);
-    return row([link, r.command, r.account || 'all', r.startedAt, secs(r.durationSeconds), r.requests, r.itemsWritten,
-      el('span', { 'class': 'status ' + r.status }, r.status), el('span', { 'class': 'error' }, r.error || '')],
-      { 'data-run-id': r.id, 'data-status': r.status });
+    return row(
+      [
+        link,
+        r.command,
+        r.account || 'all',
+        r.startedAt,
+        secs(r.durationSeconds),
+        r.requests,
+        r.itemsWritten,
+        el('span', { class: 'status ' + r.status }, r.status),
+        el('span', { class: 'error' }, r.error || ''),
+      ],
+      { 'data-run-id': r.id, 'data-status': r.status },
+    );
   });
-  return [line, rows.length ? table(['run', 'command', 'account', 'started', 'duration', 'requests', 'items written', 'outcome', 'error'], rows)
-    : el('p', { 'class': 'small' }, 'No run in this period.')];
+  return [
+    line,
+    rows.length
+      ? table(
+          ['run', 'command', 'account', 'started', 'duration', 'requests', 'items written', 'outcome', 'error'],
+          rows,
+        )
+      : el('p', { class: 'small' }, 'No run in this period.'),
+  ];
 }
 
 function freshness(data) {
   var f = data.freshness;
   var tiers = f.tiers.map(function (t) {
-    return row([t.account, t.resource, t.tier, t.sessions, secs(t.oldestCheckAgeSeconds), secs(t.p95CheckAgeSeconds)]);
+    return row([
+      t.account,
+      t.resource,
+      t.tier,
+      t.sessions,
+      secs(t.oldestCheckAgeSeconds),
+      secs(t.p95CheckAgeSeconds),
+    ]);
   });
   var lags = f.changeLag.map(function (l) {
     return row([l.account, l.resource, l.changes, secs(l.p50Seconds), secs(l.p95Seconds), secs(l.maxSeconds)]);
@@ -129,19 +83,44 @@ function freshness(data) {
   var w = f.webhooks;
   return [
     el('h3', {}, 'Non-final sessions: staleness of their last check, per tier'),
-    tiers.length ? table(['account', 'resource', 'tier', 'sessions', 'oldest check', 'p95 check age'], tiers) : el('p', { 'class': 'small' }, 'None.'),
+    tiers.length
+      ? table(['account', 'resource', 'tier', 'sessions', 'oldest check', 'p95 check age'], tiers)
+      : el('p', { class: 'small' }, 'None.'),
     el('h3', {}, 'Observed lag of changes'),
-    lags.length ? table(['account', 'resource', 'changes', 'p50', 'p95', 'max'], lags) : el('p', { 'class': 'small' }, 'No change observed yet.'),
+    lags.length
+      ? table(['account', 'resource', 'changes', 'p50', 'p95', 'max'], lags)
+      : el('p', { class: 'small' }, 'No change observed yet.'),
     el('h3', {}, 'Webhook stream'),
-    el('p', { id: 'webhooks' }, 'last delivery ' + (w.lastDeliveryAt || 'never') + '; last 24 h: ' + w.deliveries24h + ' deliveries, ' +
-      w.items24h + ' items, ' + w.applied24h + ' applied (the rest were older than the stored rows)' + (w.detail ? '. ' + w.detail : '')),
+    el(
+      'p',
+      { id: 'webhooks' },
+      'last delivery ' +
+        (w.lastDeliveryAt || 'never') +
+        '; last 24 h: ' +
+        w.deliveries24h +
+        ' deliveries, ' +
+        w.items24h +
+        ' items, ' +
+        w.applied24h +
+        ' applied (the rest were older than the stored rows)' +
+        (w.detail ? '. ' + w.detail : ''),
+    ),
   ];
 }
 
 function budget(data) {
   var b = data.budget;
-  var peak = Math.max(1, b.allowedPerHour || 0, Math.max.apply(null, b.hours.map(function (h) { return h.requests; })));
-  var chart = svg('svg', { viewBox: '0 0 960 120', 'class': 'budget' });
+  var peak = Math.max(
+    1,
+    b.allowedPerHour || 0,
+    Math.max.apply(
+      null,
+      b.hours.map(function (h) {
+        return h.requests;
+      }),
+    ),
+  );
+  var chart = svg('svg', { viewBox: '0 0 960 120', class: 'budget' });
   b.hours.forEach(function (h, i) {
     var height = (h.requests / peak) * 110;
     var rect = svg('rect', { x: i * 40 + 4, y: 115 - height, width: 32, height: height, fill: COLORS.running });
@@ -152,46 +131,108 @@ function budget(data) {
   });
   if (b.allowedPerHour) {
     var y = 115 - (b.allowedPerHour / peak) * 110;
-    chart.appendChild(svg('line', { x1: 0, x2: 960, y1: y, y2: y, stroke: COLORS.failed, 'stroke-dasharray': '6 4' }));
+    chart.appendChild(
+      svg('line', { x1: 0, x2: 960, y1: y, y2: y, stroke: COLORS.failed, 'stroke-dasharray': '6 4' }),
+    );
   }
-  var total = b.hours.reduce(function (s, h) { return s + h.requests; }, 0);
-  return [chart, el('p', { 'class': 'small' }, total + ' requests by the runs of the last 24 h' +
-    (b.allowedPerHour ? '; the tokens allow ' + b.allowedPerHour + ' an hour (dashed line)' : ''))];
+  var total = b.hours.reduce(function (s, h) {
+    return s + h.requests;
+  }, 0);
+  return [
+    chart,
+    el(
+      'p',
+      { class: 'small' },
+      total +
+        ' requests by the runs of the last 24 h' +
+        (b.allowedPerHour ? '; the tokens allow ' + b.allowedPerHour + ' an hour (dashed line)' : ''),
+    ),
+  ];
 }
 
 function detail() {
   var m = /^#run=(.+)$/.exec(location.hash);
   var box = document.getElementById('detail');
-  if (!m) { box.hidden = true; return; }
+  if (!m) {
+    box.hidden = true;
+    return;
+  }
   var id = decodeURIComponent(m[1]);
-  fetch('runs/' + encodeURIComponent(id), { headers: { Accept: 'application/json' } }).then(function (res) { return res.json(); }).then(function (d) {
-    var run = d.run || {};
-    var nodes = [el('h2', {}, 'Run ' + id + ' · ' + d.state),
-      el('p', { 'class': 'error' }, run.error || (d.live && d.live.error) || ''),
-      el('p', {}, (run.command || (d.live && d.live.command) || '') + ', started ' + (run.started_at || '-') + ', finished ' + (run.finished_at || '-') +
-        ', ' + (run.requests || 0) + ' requests, ' + (d.pages || 0) + ' pages' +
-        (d.refresh ? ', refresh spent ' + d.refresh.spent + ' of ' + d.refresh.budget : ''))];
-    if (d.windows && d.windows.length) {
-      nodes.push(table(['account', 'resource', 'from', 'to', 'state', 'pages', 'items', 'error'], d.windows.map(function (w) {
-        return row([w.account, w.resource, iso(w.start), iso(w.end), w.state, w.pages, w.items, w.error || '']);
-      })));
-    }
-    if (d.findings && d.findings.length) {
-      nodes.push(table(['resource', 'session', 'kind', 'column', 'stored', 'service'], d.findings.map(function (f) {
-        return row([f.resource, f.service_id, f.kind, f.column_name || '', f.stored_value || '', f.service_value || '']);
-      })));
-    }
-    var close = el('a', { href: '#' }, 'close');
-    nodes.push(close);
-    box.replaceChildren.apply(box, nodes);
-    box.hidden = false;
-  });
+  fetch('runs/' + encodeURIComponent(id), { headers: { Accept: 'application/json' } })
+    .then(function (res) {
+      return res.json();
+    })
+    .then(function (d) {
+      var run = d.run || {};
+      var nodes = [
+        el('h2', {}, 'Run ' + id + ' · ' + d.state),
+        el('p', { class: 'error' }, run.error || (d.live && d.live.error) || ''),
+        el(
+          'p',
+          {},
+          (run.command || (d.live && d.live.command) || '') +
+            ', started ' +
+            (run.started_at || '-') +
+            ', finished ' +
+            (run.finished_at || '-') +
+            ', ' +
+            (run.requests || 0) +
+            ' requests, ' +
+            (d.pages || 0) +
+            ' pages' +
+            (d.refresh ? ', refresh spent ' + d.refresh.spent + ' of ' + d.refresh.budget : ''),
+        ),
+      ];
+      if (d.windows && d.windows.length) {
+        nodes.push(
+          table(
+            ['account', 'resource', 'from', 'to', 'state', 'pages', 'items', 'error'],
+            d.windows.map(function (w) {
+              return row([
+                w.account,
+                w.resource,
+                iso(w.start),
+                iso(w.end),
+                w.state,
+                w.pages,
+                w.items,
+                w.error || '',
+              ]);
+            }),
+          ),
+        );
+      }
+      if (d.findings && d.findings.length) {
+        nodes.push(
+          table(
+            ['resource', 'session', 'kind', 'column', 'stored', 'service'],
+            d.findings.map(function (f) {
+              return row([
+                f.resource,
+                f.service_id,
+                f.kind,
+                f.column_name || '',
+                f.stored_value || '',
+                f.service_value || '',
+              ]);
+            }),
+          ),
+        );
+      }
+      var close = el('a', { href: '#' }, 'close');
+      nodes.push(close);
+      box.replaceChildren.apply(box, nodes);
+      box.hidden = false;
+    });
 }
 
 function draw(data) {
   last = data;
   document.getElementById('generated').textContent = 'as of ' + data.generatedAt;
-  fill('coverage', data.scopes.length ? coverage(data) : [el('p', { 'class': 'small' }, 'No window yet: nothing was synced.')]);
+  fill(
+    'coverage',
+    data.scopes.length ? coverage(data) : [el('p', { class: 'small' }, 'No window yet: nothing was synced.')],
+  );
   fill('backfills', backfills(data));
   fill('runs', runs(data));
   fill('freshness', freshness(data));
@@ -200,21 +241,31 @@ function draw(data) {
 }
 
 function poll() {
-  fetch('api/status', { headers: { Accept: 'application/json' } }).then(function (res) {
-    if (!res.ok) throw new Error('HTTP ' + res.status);
-    return res.json();
-  }).then(function (data) {
-    document.getElementById('problem').textContent = '';
-    draw(data);
-  }, function (error) {
-    document.getElementById('problem').textContent = 'Could not read the status: ' + error.message;
-  }).finally(function () { setTimeout(poll, 5000); });
+  fetch('api/status', { headers: { Accept: 'application/json' } })
+    .then(function (res) {
+      if (!res.ok) throw new Error('HTTP ' + res.status);
+      return res.json();
+    })
+    .then(
+      function (data) {
+        document.getElementById('problem').textContent = '';
+        draw(data);
+      },
+      function (error) {
+        document.getElementById('problem').textContent = 'Could not read the status: ' + error.message;
+      },
+    )
+    .finally(function () {
+      setTimeout(poll, 5000);
+    });
 }
 
 document.querySelectorAll('[data-span]').forEach(function (button) {
   button.addEventListener('click', function () {
     span = Number(button.getAttribute('data-span'));
-    document.querySelectorAll('[data-span]').forEach(function (b) { b.classList.toggle('on', b === button); });
+    document.querySelectorAll('[data-span]').forEach(function (b) {
+      b.classList.toggle('on', b === button);
+    });
     if (last) fill('runs', runs(last));
   });
 });
@@ -222,3 +273,6 @@ window.addEventListener('hashchange', detail);
 detail();
 poll();
 `;
+
+/** The whole script, as the page inlines it. */
+export const STATUS_PAGE_SCRIPT = STATUS_PAGE_DRAW + REST;

@@ -1,7 +1,7 @@
 import { toIsoMicros } from '../normalize/time.js';
-import { summarizeLags, type LagSummary } from '../store/lag-summary.js';
+import { summarizeLags, type LagSummary } from '../store/runs/lag-summary.js';
 import { readRow } from '../store/row-reader.js';
-import { table } from '../store/schema.js';
+import { table } from '../schema/schema.js';
 import type { StatusReport } from '../store/sink.js';
 import { windowState, type WindowState } from './window-state.js';
 
@@ -67,9 +67,22 @@ export interface StatusSnapshot {
   /** Runs started in the last 7 days, newest first (sync_runs and verify_runs). */
   runs: SnapshotRun[];
   freshness: {
-    tiers: Array<{ account: string; resource: string; tier: string; sessions: number; oldestCheckAgeSeconds: number | null; p95CheckAgeSeconds: number | null }>;
+    tiers: Array<{
+      account: string;
+      resource: string;
+      tier: string;
+      sessions: number;
+      oldestCheckAgeSeconds: number | null;
+      p95CheckAgeSeconds: number | null;
+    }>;
     changeLag: LagSummary[];
-    webhooks: { lastDeliveryAt: string | null; deliveries24h: number; items24h: number; applied24h: number; detail: string | null };
+    webhooks: {
+      lastDeliveryAt: string | null;
+      deliveries24h: number;
+      items24h: number;
+      applied24h: number;
+      detail: string | null;
+    };
   };
   budget: {
     /** Requests the runs started in each of the last 24 hours sent, oldest hour first. */
@@ -96,7 +109,8 @@ export interface SnapshotOptions {
 
 const DAY = 86_400;
 const num = (value: unknown): number => Number(value ?? 0);
-const ageOf = (iso: string | null, now: number): number | null => (iso === null ? null : Math.max(0, Math.round(now - Date.parse(iso) / 1000)));
+const ageOf = (iso: string | null, now: number): number | null =>
+  iso === null ? null : Math.max(0, Math.round(now - Date.parse(iso) / 1000));
 
 function emptyCounts(): Record<WindowState, number> {
   return { done: 0, sealed: 0, pending: 0, running: 0, failed: 0, reopened: 0 };
@@ -105,7 +119,8 @@ function emptyCounts(): Record<WindowState, number> {
 async function readScopes(source: SnapshotSource, now: number): Promise<SnapshotScope[]> {
   const def = table('sync_windows');
   const rows = await source.query(
-    `SELECT account, resource, api_version, window_start, window_end, status, pages, items, attempts, error, updated_at, synced_to
+    `SELECT account, resource, api_version, window_start, window_end, status, pages, items, attempts, error,
+       updated_at, synced_to
      FROM sync_windows ORDER BY account, resource, api_version, window_start`,
   );
   const scopes = new Map<string, SnapshotScope>();
@@ -114,7 +129,16 @@ async function readScopes(source: SnapshotSource, now: number): Promise<Snapshot
     const key = `${r.account}\u0000${r.resource}\u0000${r.api_version}`;
     let scope = scopes.get(key);
     if (scope === undefined) {
-      scope = { account: r.account as string, resource: r.resource as string, apiVersion: r.api_version as string, windows: [], counts: emptyCounts(), items: 0, syncedTo: null, edgeLagSeconds: null };
+      scope = {
+        account: r.account as string,
+        resource: r.resource as string,
+        apiVersion: r.api_version as string,
+        windows: [],
+        counts: emptyCounts(),
+        items: 0,
+        syncedTo: null,
+        edgeLagSeconds: null,
+      };
       scopes.set(key, scope);
     }
     const state = windowState(r.status as string, r.synced_to as number | null);
@@ -134,7 +158,8 @@ async function readScopes(source: SnapshotSource, now: number): Promise<Snapshot
     const syncedTo = r.synced_to as number | null;
     if (syncedTo !== null && (scope.syncedTo === null || syncedTo > scope.syncedTo)) scope.syncedTo = syncedTo;
   }
-  for (const scope of scopes.values()) scope.edgeLagSeconds = scope.syncedTo === null ? null : Math.max(0, Math.round(now - scope.syncedTo));
+  for (const scope of scopes.values())
+    scope.edgeLagSeconds = scope.syncedTo === null ? null : Math.max(0, Math.round(now - scope.syncedTo));
   return [...scopes.values()];
 }
 
@@ -170,7 +195,10 @@ async function readRuns(source: SnapshotSource, since: string): Promise<Snapshot
     [since],
   );
   const runs = [
-    ...syncRuns.map((r) => { const row = readRow(syncDef, r); return runOf(row, row.command as string); }),
+    ...syncRuns.map((r) => {
+      const row = readRow(syncDef, r);
+      return runOf(row, row.command as string);
+    }),
     ...verifyRuns.map((r) => runOf(readRow(verifyDef, r), 'verify')),
   ];
   return runs.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
@@ -194,7 +222,15 @@ function backfillProgress(run: SnapshotRun, scopes: readonly SnapshotScope[], no
   const elapsedSeconds = Math.max(0, now - started / 1000);
   const pace = elapsedSeconds > 0 ? finishedThisRun / elapsedSeconds : 0;
   const etaSeconds = pace > 0 ? Math.round((windows - finished) / pace) : null;
-  return { runId: run.id, account: run.account, windows, finished, finishedThisRun, elapsedSeconds: Math.round(elapsedSeconds), etaSeconds };
+  return {
+    runId: run.id,
+    account: run.account,
+    windows,
+    finished,
+    finishedThisRun,
+    elapsedSeconds: Math.round(elapsedSeconds),
+    etaSeconds,
+  };
 }
 
 /** Requests per clock hour of the last 24, from the runs that started in each. */
@@ -249,6 +285,8 @@ export async function readSnapshot(source: SnapshotSource, options: SnapshotOpti
       hours: hourly(runs, now),
       allowedPerHour: options.allowedPerSecond === undefined ? null : Math.round(options.allowedPerSecond * 3600),
     },
-    backfills: runs.filter((r) => r.command === 'backfill' && r.status === 'running').map((r) => backfillProgress(r, scopes, now)),
+    backfills: runs
+      .filter((r) => r.command === 'backfill' && r.status === 'running')
+      .map((r) => backfillProgress(r, scopes, now)),
   };
 }

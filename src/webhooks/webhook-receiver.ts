@@ -60,7 +60,10 @@ export interface ReceiverAccount {
 export interface WebhookReceiverDeps {
   sink: DeliverySink;
   secrets: WebhookSecrets;
-  /** The accounts the receiver writes for; a delivery's rows record its account. @default one account 'default', no follow-up GETs */
+  /**
+   * The accounts the receiver writes for; a delivery's rows record its account.
+   * @default one account 'default', no follow-up GETs
+   */
   accounts?: readonly ReceiverAccount[];
   /**
    * The account that owns a delivery's webhook (see webhook-owners.ts);
@@ -77,7 +80,10 @@ export interface WebhookReceiverDeps {
   logger?: ReceiverLogger;
   /** Called once per answered request. */
   onDelivery?: (event: DeliveryEvent) => void;
-  /** Tuning of the follow-up GETs: a delivered session the target did not hold, or whose counter jumped, is fetched after the answer. */
+  /**
+   * Tuning of the follow-up GETs: a delivered session the target did not
+   * hold, or whose counter jumped, is fetched after the answer.
+   */
   refresh?: Pick<SessionRefresherOptions, 'maxPending' | 'priority'>;
   /**
    * Runs after a delivery was verified and parsed, just before its commit.
@@ -89,7 +95,12 @@ export interface WebhookReceiverDeps {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
 
-function send(res: ServerResponse, status: number, body: Record<string, unknown>, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': String(Buffer.byteLength(text)), ...extra });
@@ -144,7 +155,14 @@ export class WebhookReceiver {
     for (const a of accounts) {
       if (a.client === undefined) continue;
       const logger = deps.logger ? { logger: deps.logger } : {};
-      const options = { client: a.client, sink: deps.sink, account: a.name, clock: this.#clock, ...logger, ...deps.refresh };
+      const options = {
+        client: a.client,
+        sink: deps.sink,
+        account: a.name,
+        clock: this.#clock,
+        ...logger,
+        ...deps.refresh,
+      };
       this.#refreshers.set(a.name, new SessionRefresher(options));
     }
   }
@@ -157,7 +175,10 @@ export class WebhookReceiver {
   /** Takes one request; it is answered (and counted) whatever happens, never thrown. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const work = this.#handle(req, res).catch((error: unknown) => {
-      this.#deps.logger?.error({ error: error instanceof Error ? error.message : String(error) }, 'webhook receiver failed');
+      this.#deps.logger?.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'webhook receiver failed',
+      );
       send(res, 500, { error: 'internal error' });
     });
     this.#inFlight.add(work);
@@ -182,7 +203,7 @@ export class WebhookReceiver {
     await Promise.all([...this.#refreshers.values()].map((r) => r.idle()));
   }
 
-  /** Logs and reports a request the hosting server turned away (time-out, connection cap) as a refusal of this receiver. */
+  /** Reports a request the hosting server turned away (time-out, connection cap) as this receiver's refusal. */
   refused(reason: ConnectionRefusal, remote: string | undefined): void {
     this.#report(reason, remote);
   }
@@ -237,10 +258,16 @@ export class WebhookReceiver {
     let result: DeliveryResult;
     try {
       const id = deliveryId(webhookUuid, raw.bytes);
-      result = await deps.sink.applyDelivery({ id, webhookUuid, channel, receivedAt, items: items.length, body: text }, batch);
+      result = await deps.sink.applyDelivery(
+        { id, webhookUuid, channel, receivedAt, items: items.length, body: text },
+        batch,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      deps.logger?.error({ webhookUuid, channel, error: message }, 'webhook delivery not committed; the service will retry');
+      deps.logger?.error(
+        { webhookUuid, channel, error: message },
+        'webhook delivery not committed; the service will retry',
+      );
       deps.onDelivery?.({ outcome: 'failed', status: 500, error: message });
       send(res, 500, { error: 'the delivery could not be stored; deliver again' });
       return;
@@ -250,13 +277,25 @@ export class WebhookReceiver {
     send(res, 200, { status: 'ok', duplicate, applied, stale, rejected });
     deps.logger?.debug({ webhookUuid, channel, items: items.length, applied, stale, duplicate }, 'webhook delivery');
     const outcome = duplicate ? 'duplicate' : 'accepted';
-    const event = { outcome, status: 200, account, webhookUuid, channel, items: items.length, applied, stale, rejected, serviceIds } as const;
+    const event = {
+      outcome,
+      status: 200,
+      account,
+      webhookUuid,
+      channel,
+      items: items.length,
+      applied,
+      stale,
+      rejected,
+      serviceIds,
+    } as const;
     deps.onDelivery?.(event);
     const refresher = this.#refreshers.get(account);
     if (refresher === undefined || duplicate) return;
     for (const session of batch.sessions) {
       const known = result.previousCounters[session.resource].get(session.row.service_id);
-      if (refreshReason(known, session.row.update_counter) !== null) refresher.request(session.resource, session.row.service_id);
+      if (refreshReason(known, session.row.update_counter) !== null)
+        refresher.request(session.resource, session.row.service_id);
     }
   }
 }

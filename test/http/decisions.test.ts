@@ -31,7 +31,9 @@ describe('exposureOf', () => {
   });
 
   it('refuses in one line naming the variable, and never shows a token', () => {
-    expect(() => requireExposure('0.0.0.0', {})).toThrow(/^listening on 0\.0\.0\.0 \(beyond loopback\) needs IVS_UI_TOKEN set/);
+    expect(() => requireExposure('0.0.0.0', {})).toThrow(
+      /^listening on 0\.0\.0\.0 \(beyond loopback\) needs IVS_UI_TOKEN set/,
+    );
     const exposure = requireExposure('0.0.0.0', { IVS_UI_TOKEN: 'very-secret-ui-token' });
     expect(JSON.stringify(exposure)).not.toContain('very-secret-ui-token');
     expect(String(exposure.auth === 'bearer' ? exposure.token : '')).not.toContain('very-secret-ui-token');
@@ -47,5 +49,7 @@ describe('windowState', () => {
     ['pending', null, 'pending'],
     // A complete pass covered it once: reset or verify --repair reopened it.
     ['pending', 100, 'reopened'],
-  ] as const)('%s with synced_to %s -> %s', (status, syncedTo, state) => expect(windowState(status, syncedTo)).toBe(state));
+  ] as const)('%s with synced_to %s -> %s', (status, syncedTo, state) =>
+    expect(windowState(status, syncedTo)).toBe(state),
+  );
 });

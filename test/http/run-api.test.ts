@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toIsoMicros } from '../../src/normalize/time.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { accountLease } from '../../src/store/lease-names.js';
+import { accountLease } from '../../src/store/leases/lease-names.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
@@ -18,32 +18,71 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-async function finished(base: string, id: string): Promise<{ state: string; live: { report: Record<string, unknown> | null; error: string | null }; run: { status: string } }> {
-  return until(async () => {
-    const res = await fetch(`${base}/runs/${id}`);
-    const body = (await res.json()) as { state: string; live: { report: Record<string, unknown> | null; error: string | null }; run: { status: string } };
-    return body.state === 'running' ? undefined : body;
-  }, 60_000, `run ${id} to end`);
+async function finished(
+  base: string,
+  id: string,
+): Promise<{
+  state: string;
+  live: { report: Record<string, unknown> | null; error: string | null };
+  run: { status: string };
+}> {
+  return until(
+    async () => {
+      const res = await fetch(`${base}/runs/${id}`);
+      const body = (await res.json()) as {
+        state: string;
+        live: { report: Record<string, unknown> | null; error: string | null };
+        run: { status: string };
+      };
+      return body.state === 'running' ? undefined : body;
+    },
+    60_000,
+    `run ${id} to end`,
+  );
 }
 
 describe('POST /runs', () => {
-  it('starts runs through the daemon\'s leases: 202 with the id, 409 naming the holder, and GET /runs/:id gives state and report', async () => {
-    sim = await startSimulator({ sessions: 400, seed: 51, rate: 200, burst: 200, latencyMs: [30, 60], from: HISTORY_START, to: HISTORY_END, tokens: { 'tok-a': 'alice', 'tok-b': 'bob' } });
+  it("starts runs through the daemon's leases: 202 with the id, 409 naming the holder, state and report", async () => {
+    sim = await startSimulator({
+      sessions: 400,
+      seed: 51,
+      rate: 200,
+      burst: 200,
+      latencyMs: [30, 60],
+      from: HISTORY_START,
+      to: HISTORY_END,
+      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+    });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const accounts = [
       { name: 'a1', tokenEnv: 'TOKEN_A' },
       { name: 'a2', tokenEnv: 'TOKEN_B' },
     ];
-    const env = { IVS_BASE_URL: sim.url, TOKEN_A: 'tok-a', TOKEN_B: 'tok-b', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { accounts }) };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      TOKEN_A: 'tok-a',
+      TOKEN_B: 'tok-b',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir, { accounts }),
+    };
     // A schedule that does not fire during the test: every run here is asked for.
-    const daemon = spawnIvsync(['daemon', '--port', '0', '--schedule', '0 0 1 1 *', '--since', String(HISTORY_START)], env);
+    const daemon = spawnIvsync(
+      ['daemon', '--port', '0', '--schedule', '0 0 1 1 *', '--since', String(HISTORY_START)],
+      env,
+    );
     children.push(daemon);
     const base = await servedUrl(daemon);
 
-    const accepted = await post(`${base}/runs`, { account: 'a1', command: 'backfill', from: HISTORY_START, to: new Date(HISTORY_END * 1000).toISOString() });
+    const accepted = await post(`${base}/runs`, {
+      account: 'a1',
+      command: 'backfill',
+      from: HISTORY_START,
+      to: new Date(HISTORY_END * 1000).toISOString(),
+    });
     expect(accepted.status).toBe(202);
     const { id } = (await accepted.json()) as { id: string };
     expect(accepted.headers.get('location')).toBe(`/runs/${id}`);
@@ -55,13 +94,24 @@ describe('POST /runs', () => {
     const ended = await finished(base, id);
     expect(ended.state).toBe('succeeded');
     expect(ended.run.status).toBe('succeeded');
-    const [row] = query<{ command: string; account: string; status: string; items_written: number }>(db, 'SELECT command, account, status, items_written FROM sync_runs WHERE id = ?', id);
+    const [row] = query<{ command: string; account: string; status: string; items_written: number }>(
+      db,
+      'SELECT command, account, status, items_written FROM sync_runs WHERE id = ?',
+      id,
+    );
     expect(row).toMatchObject({ command: 'backfill', account: 'a1', status: 'succeeded' });
     expect(ended.live.report).toMatchObject({ run: id, written: row!.items_written });
 
     // Another process holds a2's lease: refused with its name, nothing started.
     const now = toIsoMicros(Date.now() / 1000);
-    execute(db, 'INSERT INTO sync_leases (name, holder, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?)', accountLease('a2'), 'elsewhere:1:other', now, now);
+    execute(
+      db,
+      'INSERT INTO sync_leases (name, holder, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?)',
+      accountLease('a2'),
+      'elsewhere:1:other',
+      now,
+      now,
+    );
     const held = await post(`${base}/runs`, { account: 'a2', command: 'sync' });
     expect(held.status).toBe(409);
     expect(((await held.json()) as { holder: string }).holder).toBe('elsewhere:1:other');
@@ -91,8 +141,23 @@ describe('POST /runs', () => {
     sim = await startSimulator({ sessions: 20, seed: 52 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir) };
-    const args = ['daemon', '--port', '0', '--host', '0.0.0.0', '--schedule', '0 0 1 1 *', '--since', String(HISTORY_START)];
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir),
+    };
+    const args = [
+      'daemon',
+      '--port',
+      '0',
+      '--host',
+      '0.0.0.0',
+      '--schedule',
+      '0 0 1 1 *',
+      '--since',
+      String(HISTORY_START),
+    ];
     const refused = spawnIvsync(args, env);
     children.push(refused);
     const end = await refused.exited;
@@ -113,10 +178,16 @@ describe('POST /runs', () => {
     });
     expect(asked.status).toBe(202);
     const id = ((await asked.json()) as { id: string }).id;
-    const state = await until(async () => {
-      const body = (await (await fetch(`${base}/runs/${id}`, { headers: { Authorization: 'Bearer daemon-ui-token' } })).json()) as { state: string };
-      return body.state === 'running' ? undefined : body.state;
-    }, 60_000, 'the run to end');
+    const state = await until(
+      async () => {
+        const body = (await (
+          await fetch(`${base}/runs/${id}`, { headers: { Authorization: 'Bearer daemon-ui-token' } })
+        ).json()) as { state: string };
+        return body.state === 'running' ? undefined : body.state;
+      },
+      60_000,
+      'the run to end',
+    );
     expect(state).toBe('succeeded');
     expect(daemon.stderr()).not.toContain('daemon-ui-token');
   }, 90_000);

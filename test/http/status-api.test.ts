@@ -22,14 +22,28 @@ const UI_TOKEN = 'ui-token-that-must-never-show';
 
 describe('GET /api/status', () => {
   it('shows, per account and resource, exactly what the tables hold', async () => {
-    sim = await startSimulator({ sessions: 300, seed: 21, rate: 10_000, burst: 10_000, from: HISTORY_START, to: HISTORY_END, tokens: { 'tok-a': 'alice', 'tok-b': 'bob' } });
+    sim = await startSimulator({
+      sessions: 300,
+      seed: 21,
+      rate: 10_000,
+      burst: 10_000,
+      from: HISTORY_START,
+      to: HISTORY_END,
+      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+    });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const accounts = [
       { name: 'a1', tokenEnv: 'TOKEN_A' },
       { name: 'a2', tokenEnv: 'TOKEN_B' },
     ];
-    const env = { IVS_BASE_URL: sim.url, TOKEN_A: 'tok-a', TOKEN_B: 'tok-b', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { accounts }) };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      TOKEN_A: 'tok-a',
+      TOKEN_B: 'tok-b',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir, { accounts }),
+    };
     const backfill = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
     expect(backfill.code, backfill.stderr).toBe(0);
     // Reopens a stretch of one account's history: its windows show as reopened.
@@ -47,48 +61,83 @@ describe('GET /api/status', () => {
     expect(text).not.toContain('tok-a');
     const snapshot = JSON.parse(text) as StatusSnapshot;
 
-    const windows = query<{ account: string; resource: string; api_version: string; window_start: number; window_end: number; status: string; pages: number; items: number; synced_to: number | null }>(
+    const windows = query<{
+      account: string;
+      resource: string;
+      api_version: string;
+      window_start: number;
+      window_end: number;
+      status: string;
+      pages: number;
+      items: number;
+      synced_to: number | null;
+    }>(
       db,
-      'SELECT account, resource, api_version, window_start, window_end, status, pages, items, synced_to FROM sync_windows ORDER BY account, resource, api_version, window_start',
+      `SELECT account, resource, api_version, window_start, window_end, status, pages, items, synced_to
+       FROM sync_windows ORDER BY account, resource, api_version, window_start`,
     );
     const scopes = [...new Set(windows.map((w) => `${w.account}/${w.resource}/${w.api_version}`))];
     expect(snapshot.scopes.map((s) => `${s.account}/${s.resource}/${s.apiVersion}`)).toEqual(scopes);
     expect(scopes).toHaveLength(4);
     for (const scope of snapshot.scopes) {
-      const rows = windows.filter((w) => w.account === scope.account && w.resource === scope.resource && w.api_version === scope.apiVersion);
-      expect(scope.windows.map((w) => [w.start, w.end, w.pages, w.items])).toEqual(rows.map((w) => [w.window_start, w.window_end, w.pages, w.items]));
+      const rows = windows.filter(
+        (w) => w.account === scope.account && w.resource === scope.resource && w.api_version === scope.apiVersion,
+      );
+      expect(scope.windows.map((w) => [w.start, w.end, w.pages, w.items])).toEqual(
+        rows.map((w) => [w.window_start, w.window_end, w.pages, w.items]),
+      );
       const reopened = rows.filter((w) => w.status === 'pending' && w.synced_to !== null).length;
       expect(scope.counts.reopened).toBe(reopened);
-      expect(scope.counts.done + scope.counts.sealed).toBe(rows.filter((w) => w.status === 'done' || w.status === 'sealed').length);
+      expect(scope.counts.done + scope.counts.sealed).toBe(
+        rows.filter((w) => w.status === 'done' || w.status === 'sealed').length,
+      );
       expect(scope.counts.pending).toBe(rows.filter((w) => w.status === 'pending').length - reopened);
       expect(scope.items).toBe(rows.reduce((sum, w) => sum + w.items, 0));
       expect(scope.syncedTo).toBe(Math.max(...rows.map((w) => w.synced_to ?? -Infinity)));
     }
-    expect(snapshot.scopes.find((s) => s.account === 'a2' && s.resource === 'authentications')!.counts.reopened).toBeGreaterThan(0);
-    expect(snapshot.scopes.find((s) => s.account === 'a1' && s.resource === 'authentications')!.counts.reopened).toBe(0);
+    expect(
+      snapshot.scopes.find((s) => s.account === 'a2' && s.resource === 'authentications')!.counts.reopened,
+    ).toBeGreaterThan(0);
+    expect(snapshot.scopes.find((s) => s.account === 'a1' && s.resource === 'authentications')!.counts.reopened).toBe(
+      0,
+    );
 
-    const runs = query<{ id: string; command: string; status: string; requests: number; items_written: number }>(db, 'SELECT id, command, status, requests, items_written FROM sync_runs ORDER BY id');
+    const runs = query<{ id: string; command: string; status: string; requests: number; items_written: number }>(
+      db,
+      'SELECT id, command, status, requests, items_written FROM sync_runs ORDER BY id',
+    );
     expect(runs.length).toBeGreaterThan(0);
-    expect(snapshot.runs.map((r) => [r.id, r.command, r.status, r.requests, r.itemsWritten]).sort()).toEqual(runs.map((r) => [r.id, r.command, r.status, r.requests, r.items_written]).sort());
+    expect(snapshot.runs.map((r) => [r.id, r.command, r.status, r.requests, r.itemsWritten]).sort()).toEqual(
+      runs.map((r) => [r.id, r.command, r.status, r.requests, r.items_written]).sort(),
+    );
     const hourly = snapshot.budget.hours.reduce((sum, h) => sum + h.requests, 0);
     expect(hourly).toBe(runs.reduce((sum, r) => sum + r.requests, 0));
     // Two accounts at the default 10 requests a second.
     expect(snapshot.budget.allowedPerHour).toBe(2 * 10 * 3600);
 
-    const nonFinal = query<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM authentications WHERE NOT result_final AND missing_since IS NULL')[0]!.n;
+    const nonFinal = query<{ n: number }>(
+      db,
+      'SELECT COUNT(*) AS n FROM authentications WHERE NOT result_final AND missing_since IS NULL',
+    )[0]!.n;
     const tiers = snapshot.freshness.tiers.filter((t) => t.resource === 'authentications');
     expect(tiers.reduce((sum, t) => sum + t.sessions, 0)).toBe(nonFinal);
 
     // The run's detail: its row and the windows it wrote.
     const backfillRun = runs.find((r) => r.command === 'backfill')!;
-    const detail = (await (await fetch(`${ui.url}runs/${backfillRun.id}`)).json()) as { state: string; pages: number; run: { id: string } };
+    const detail = (await (await fetch(`${ui.url}runs/${backfillRun.id}`)).json()) as {
+      state: string;
+      pages: number;
+      run: { id: string };
+    };
     expect(detail.run.id).toBe(backfillRun.id);
     expect(detail.state).toBe('succeeded');
     expect(detail.pages).toBeGreaterThan(0);
     expect((await fetch(`${ui.url}runs/no-such-run`)).status).toBe(404);
 
     // Read-only: nothing on the page's server writes.
-    expect((await fetch(`${ui.url}runs`, { method: 'POST', body: '{"account":"a1","command":"sync"}' })).status).toBe(404);
+    expect((await fetch(`${ui.url}runs`, { method: 'POST', body: '{"account":"a1","command":"sync"}' })).status).toBe(
+      404,
+    );
     expect((await fetch(`${ui.url}api/status`, { method: 'POST', body: '{}' })).status).toBe(405);
   }, 90_000);
 

@@ -38,38 +38,87 @@ interface WindowRow {
 }
 
 describe.skipIf(!browserAvailable)('the status page in a browser', () => {
-  it('shows a backfill killed half-way with its pending windows where they lie, a daemon\'s runs and a failed run\'s error, without console errors', async () => {
-    sim = await startSimulator({ sessions: 1500, seed: 44, rate: 25, burst: 25, latencyMs: [5, 15], from: HISTORY_START, to: HISTORY_END, tokens: { 'tok-a': 'alice', 'tok-b': 'bob' } });
+  it("shows a half-done backfill's pending windows where they lie, a daemon's runs, a failed run's error", async () => {
+    sim = await startSimulator({
+      sessions: 1500,
+      seed: 44,
+      rate: 25,
+      burst: 25,
+      latencyMs: [5, 15],
+      from: HISTORY_START,
+      to: HISTORY_END,
+      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+    });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const accounts = [
       { name: 'history', tokenEnv: 'TOKEN_A' },
       { name: 'live', tokenEnv: 'TOKEN_B' },
     ];
-    const config = writeConfig(dir, { accounts, crawl: { windowSeconds: 14 * 86_400, concurrency: 1, overlapSeconds: 60 } });
-    const env = { IVS_BASE_URL: sim.url, TOKEN_A: 'tok-a', TOKEN_B: 'tok-b', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '25' };
+    const config = writeConfig(dir, {
+      accounts,
+      crawl: { windowSeconds: 14 * 86_400, concurrency: 1, overlapSeconds: 60 },
+    });
+    const env = {
+      IVS_BASE_URL: sim.url,
+      TOKEN_A: 'tok-a',
+      TOKEN_B: 'tok-b',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: config,
+      IVS_RATE: '25',
+    };
 
     // A backfill of one account, killed once some of its windows are paged and before the rest are.
-    const backfill = spawn(['backfill', '--account', 'history', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
-    await until(() => {
-      if (!existsSync(db)) return undefined;
-      try {
-        const done = query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status = 'done'")[0]?.n ?? 0;
-        return done >= 6 ? true : undefined;
-      } catch {
-        // Not migrated yet.
-        return undefined;
-      }
-    }, 60_000, 'a third of the backfill');
+    const backfill = spawn(
+      ['backfill', '--account', 'history', '--from', String(HISTORY_START), '--to', String(HISTORY_END)],
+      env,
+    );
+    await until(
+      () => {
+        if (!existsSync(db)) return undefined;
+        try {
+          const done =
+            query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status = 'done'")[0]?.n ?? 0;
+          return done >= 6 ? true : undefined;
+        } catch {
+          // Not migrated yet.
+          return undefined;
+        }
+      },
+      60_000,
+      'a third of the backfill',
+    );
     backfill.kill('SIGKILL');
     await backfill.exited;
 
     // A daemon syncing the other account, until the service goes away and a run fails.
-    const daemon = spawn(['daemon', '--account', 'live', '--schedule', '* * * * * *', '--since', String(Math.floor(Date.now() / 1000) - 3600)], env);
-    await until(() => (query(db, "SELECT 1 FROM sync_runs WHERE command = 'sync' AND status = 'succeeded'").length >= 2 ? true : undefined), 60_000, 'two daemon runs');
+    const daemon = spawn(
+      [
+        'daemon',
+        '--account',
+        'live',
+        '--schedule',
+        '* * * * * *',
+        '--since',
+        String(Math.floor(Date.now() / 1000) - 3600),
+      ],
+      env,
+    );
+    await until(
+      () =>
+        query(db, "SELECT 1 FROM sync_runs WHERE command = 'sync' AND status = 'succeeded'").length >= 2
+          ? true
+          : undefined,
+      60_000,
+      'two daemon runs',
+    );
     await sim.close();
     sim = undefined;
-    const failed = await until(() => query<{ id: string; error: string }>(db, "SELECT id, error FROM sync_runs WHERE status = 'failed'")[0], 60_000, 'a failed run');
+    const failed = await until(
+      () => query<{ id: string; error: string }>(db, "SELECT id, error FROM sync_runs WHERE status = 'failed'")[0],
+      60_000,
+      'a failed run',
+    );
     daemon.kill('SIGKILL');
     await daemon.exited;
 
@@ -91,10 +140,21 @@ describe.skipIf(!browserAvailable)('the status page in a browser', () => {
       await page.waitForSelector('body[data-loaded="true"]');
 
       // Coverage: every window of the killed backfill, in its state and in the order of its range.
-      const windows = query<WindowRow>(db, "SELECT resource, window_start, status, synced_to FROM sync_windows WHERE account = 'history' AND resource = 'authentications' ORDER BY window_start");
+      const windows = query<WindowRow>(
+        db,
+        `SELECT resource, window_start, status, synced_to FROM sync_windows
+         WHERE account = 'history' AND resource = 'authentications' ORDER BY window_start`,
+      );
       const strip = page.locator('[data-scope="history/authentications/1.4"] rect');
-      const drawn = await strip.evaluateAll((rects) => rects.map((r) => [Number(r.getAttribute('data-start')), r.getAttribute('data-state'), Number(r.getAttribute('x'))] as const));
-      expect(drawn.map(([start, state]) => [start, state])).toEqual(windows.map((w) => [w.window_start, windowState(w.status, w.synced_to)]));
+      const drawn = await strip.evaluateAll((rects) =>
+        rects.map(
+          (r) =>
+            [Number(r.getAttribute('data-start')), r.getAttribute('data-state'), Number(r.getAttribute('x'))] as const,
+        ),
+      );
+      expect(drawn.map(([start, state]) => [start, state])).toEqual(
+        windows.map((w) => [w.window_start, windowState(w.status, w.synced_to)]),
+      );
       const states = new Set(drawn.map(([, state]) => state));
       expect(states.has('done') && states.has('pending')).toBe(true);
       // Pending windows are drawn after the paged ones, where their ranges lie.
@@ -105,7 +165,10 @@ describe.skipIf(!browserAvailable)('the status page in a browser', () => {
 
       // The daemon's runs, each linked to its detail, and the failed one's error.
       const runs = query<{ id: string; status: string }>(db, "SELECT id, status FROM sync_runs WHERE account = 'live'");
-      for (const run of runs) await expect.poll(() => page.locator(`tr[data-run-id="${run.id}"]`).getAttribute('data-status')).toBe(run.status);
+      for (const run of runs)
+        await expect
+          .poll(() => page.locator(`tr[data-run-id="${run.id}"]`).getAttribute('data-status'))
+          .toBe(run.status);
       // The backfill killed with SIGKILL never ended its row: its pid is gone, so it shows as abandoned.
       const killed = query<{ id: string }>(db, "SELECT id FROM sync_runs WHERE command = 'backfill'")[0]!;
       expect(await page.locator(`tr[data-run-id="${killed.id}"]`).getAttribute('data-status')).toBe('abandoned');

@@ -7,13 +7,13 @@ import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import { checkWindowCount } from '../../crawl/engine/windows.js';
-import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
+import type { RunningDaemonServer } from '../../http/daemon-server.js';
 import { LeaseHeldError } from '../../daemon/lease-held-error.js';
 import { leaseLiveness } from '../../daemon/lease-liveness.js';
 import { OnDemandRuns } from '../../daemon/on-demand-runs.js';
-import { newRunId } from '../../crawl/run-recorder.js';
+import { newRunId } from '../../crawl/runs/run-recorder.js';
 import { requireExposure } from '../../http/exposure.js';
-import { accountLease } from '../../store/lease-names.js';
+import { accountLease } from '../../store/leases/lease-names.js';
 import { VerifyCadence } from '../../daemon/verify-cadence.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
 import { InputError } from '../../errors.js';
@@ -117,7 +117,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
-      import('../../daemon/daemon-server.js'),
+      import('../../http/daemon-server.js'),
     ]);
     // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();

@@ -21,7 +21,11 @@ export const uiCommand: CliCommand<UiArgs> = {
   builder: (yargs) =>
     yargs
       .option('port', { type: 'number', default: 8089, describe: 'port to serve the page on (0 picks a free one)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on; beyond loopback every route but /healthz needs IVS_UI_TOKEN as a bearer token' }),
+      .option('host', {
+        type: 'string',
+        default: '127.0.0.1',
+        describe: 'address to listen on; beyond loopback every route but /healthz needs IVS_UI_TOKEN as a bearer token',
+      }),
   run: async ({ args, io, config: load }) => {
     const config = load();
     const exposure = requireExposure(args.host, io.env);
@@ -29,13 +33,24 @@ export const uiCommand: CliCommand<UiArgs> = {
     const sink = await openSink(config.db, { readOnly: true, retrySeconds: config.store.retrySeconds });
     let server;
     try {
-      const app = buildRouter({ exposure, health: () => ({ status: 200, body: { status: 'ok' } }), status: pageReader(config, sink, io.clock) });
+      const app = buildRouter({
+        exposure,
+        health: () => ({ status: 200, body: { status: 'ok' } }),
+        status: pageReader(config, sink, io.clock),
+      });
       server = await startHttpServer({ app, port: args.port, host: args.host });
     } catch (error) {
       await sink.close();
-      throw new UserError('LISTEN_FAILED', `cannot listen on ${args.host}:${args.port}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UserError(
+        'LISTEN_FAILED',
+        `cannot listen on ${args.host}:${args.port}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    io.stdout.write(config.json ? `${JSON.stringify({ url: `${server.url}/` })}\n` : `status page at ${server.url}/ (read-only); stop with Ctrl-C\n`);
+    io.stdout.write(
+      config.json
+        ? `${JSON.stringify({ url: `${server.url}/` })}\n`
+        : `status page at ${server.url}/ (read-only); stop with Ctrl-C\n`,
+    );
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve();
       io.signal.addEventListener('abort', () => resolve(), { once: true });

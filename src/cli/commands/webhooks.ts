@@ -15,7 +15,7 @@ import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
-import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { startWebhookServer } from '../../http/webhook-server.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
 import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';

@@ -1,7 +1,7 @@
-import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
-import { buildRouter } from '../http/router.js';
-import type { ConnectionLimits } from './connection-guard.js';
-import type { WebhookReceiver } from './webhook-receiver.js';
+import { startHttpServer, type RunningHttpServer } from './http-server.js';
+import { buildRouter } from './router.js';
+import type { ConnectionLimits } from '../webhooks/connection-guard.js';
+import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
 export interface WebhookServerOptions {
   receiver: WebhookReceiver;
@@ -9,11 +9,17 @@ export interface WebhookServerOptions {
   port: number;
   /** @default '127.0.0.1' (0.0.0.0 to take deliveries directly from the service) */
   host?: string;
-  /** PEM certificate chain and key: serve HTTPS directly. @default none (plain HTTP, for loopback behind a reverse proxy) */
+  /**
+   * PEM certificate chain and key: serve HTTPS directly.
+   * @default none (plain HTTP, for loopback behind a reverse proxy)
+   */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** token -> value served as text/plain at /.well-known/service-domain-verification/<token>. @default {} */
   domainVerifications?: Readonly<Record<string, string>>;
-  /** Time-outs and the connection cap; what they turn away counts as the receiver's refusals. @default ConnectionLimits' defaults */
+  /**
+   * Time-outs and the connection cap; what they turn away counts as the receiver's refusals.
+   * @default ConnectionLimits' defaults
+   */
   limits?: ConnectionLimits;
 }
 

@@ -1,11 +1,11 @@
-import type { Exposure } from '../http/exposure.js';
-import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
-import { buildRouter } from '../http/router.js';
-import type { RunStarter } from '../http/run-routes.js';
-import type { StatusReader } from '../http/status-routes.js';
+import type { Exposure } from './exposure.js';
+import { startHttpServer, type RunningHttpServer } from './http-server.js';
+import { buildRouter } from './router.js';
+import type { RunStarter } from '../daemon/on-demand-runs.js';
+import type { StatusReader } from './status-routes.js';
 import type { ConnectionLimits } from '../webhooks/connection-guard.js';
 import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import type { Health } from './daemon-health.js';
+import type { Health } from '../daemon/daemon-health.js';
 
 export interface DaemonServerOptions {
   port: number;
@@ -15,7 +15,10 @@ export interface DaemonServerOptions {
   exposure?: Exclude<Exposure, { auth: 'refused' }>;
   health: () => Health;
   metrics: { contentType: string; text: () => Promise<string> };
-  /** The webhook receiver, mounted at its path; it counts what the connection limits turn away, and is drained on close. */
+  /**
+   * The webhook receiver, mounted at its path; it counts what the connection
+   * limits turn away, and is drained on close.
+   */
   webhook?: Pick<WebhookReceiver, 'path' | 'handle' | 'refused' | 'drain'> | undefined;
   /** The status page, its JSON and the run details. @default not served */
   status?: StatusReader | undefined;
