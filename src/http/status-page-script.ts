@@ -47,6 +47,7 @@ function runs(data) {
         r.startedAt,
         secs(r.durationSeconds),
         r.requests,
+        r.throttled,
         r.itemsWritten,
         el('span', { class: 'status ' + r.status }, r.status),
         el('span', { class: 'error' }, r.error || ''),
@@ -58,7 +59,7 @@ function runs(data) {
     line,
     rows.length
       ? table(
-          ['run', 'command', 'account', 'started', 'duration', 'requests', 'items written', 'outcome', 'error'],
+          ['run', 'command', 'account', 'started', 'duration', 'requests', '429s', 'items written', 'outcome', 'error'],
           rows,
         )
       : el('p', { class: 'small' }, 'No run in this period.'),
@@ -125,7 +126,8 @@ function budget(data) {
     var height = (h.requests / peak) * 110;
     var rect = svg('rect', { x: i * 40 + 4, y: 115 - height, width: 32, height: height, fill: COLORS.running });
     var title = svg('title', {});
-    title.textContent = h.hour + ': ' + h.requests + ' requests';
+    title.textContent =
+      h.hour + ': ' + h.requests + ' requests, ' + h.throttled + ' answered 429, retries waited ' + secs(h.retryWaitSeconds);
     rect.appendChild(title);
     chart.appendChild(rect);
   });
@@ -135,18 +137,31 @@ function budget(data) {
       svg('line', { x1: 0, x2: 960, y1: y, y2: y, stroke: COLORS.failed, 'stroke-dasharray': '6 4' }),
     );
   }
-  var total = b.hours.reduce(function (s, h) {
-    return s + h.requests;
-  }, 0);
+  var sum = function (key) {
+    return b.hours.reduce(function (s, h) {
+      return s + h[key];
+    }, 0);
+  };
+  var busy = b.hours
+    .filter(function (h) {
+      return h.requests > 0;
+    })
+    .map(function (h) {
+      return row([h.hour, h.requests, h.throttled, secs(h.retryWaitSeconds)]);
+    });
   return [
     chart,
     el(
       'p',
-      { class: 'small' },
-      total +
-        ' requests by the runs of the last 24 h' +
+      { id: 'budget-total', class: 'small' },
+      sum('requests') +
+        ' requests by the runs of the last 24 h, ' +
+        sum('throttled') +
+        ' answered 429, retries waited ' +
+        secs(sum('retryWaitSeconds')) +
         (b.allowedPerHour ? '; the tokens allow ' + b.allowedPerHour + ' an hour (dashed line)' : ''),
     ),
+    busy.length ? table(['hour', 'requests', '429s', 'retry waits'], busy) : el('span'),
   ];
 }
 

@@ -46,6 +46,9 @@ export interface SnapshotRun {
   requests: number;
   itemsWritten: number;
   error: string | null;
+  /** Answers 429 its requests met, and the seconds its retries waited (0 for verify runs, which do not record them). */
+  throttled: number;
+  retryWaitSeconds: number;
   /** The process that ran it (host:pid:id). */
   holder: string | null;
 }
@@ -59,6 +62,14 @@ export interface BackfillProgress {
   finishedThisRun: number;
   elapsedSeconds: number;
   etaSeconds: number | null;
+}
+
+export interface HourOfRequests {
+  hour: string;
+  requests: number;
+  /** Answers 429. */
+  throttled: number;
+  retryWaitSeconds: number;
 }
 
 export interface StatusSnapshot {
@@ -85,8 +96,8 @@ export interface StatusSnapshot {
     };
   };
   budget: {
-    /** Requests the runs started in each of the last 24 hours sent, oldest hour first. */
-    hours: Array<{ hour: string; requests: number }>;
+    /** What the runs started in each of the last 24 hours sent, met and waited, oldest hour first. */
+    hours: HourOfRequests[];
     /** What the configured tokens allow per hour, all accounts together; null when not known (no configuration). */
     allowedPerHour: number | null;
   };
@@ -177,6 +188,8 @@ function runOf(r: Record<string, unknown>, command: string): SnapshotRun {
     requests: num(r.requests),
     itemsWritten: num(r.items_written),
     error: r.error as string | null,
+    throttled: num(r.throttled),
+    retryWaitSeconds: num(r.retry_wait_ms) / 1000,
     holder: (r.holder as string | null) ?? null,
   };
 }
@@ -185,7 +198,8 @@ async function readRuns(source: SnapshotSource, since: string): Promise<Snapshot
   const syncDef = table('sync_runs');
   const verifyDef = table('verify_runs');
   const syncRuns = await source.query(
-    `SELECT id, command, account, started_at, finished_at, status, requests, items_written, error, holder FROM sync_runs
+    `SELECT id, command, account, started_at, finished_at, status, requests, items_written, error, holder, throttled,
+       retry_wait_ms FROM sync_runs
      WHERE started_at >= ? ORDER BY started_at DESC LIMIT 1000`,
     [since],
   );
@@ -233,15 +247,24 @@ function backfillProgress(run: SnapshotRun, scopes: readonly SnapshotScope[], no
   };
 }
 
-/** Requests per clock hour of the last 24, from the runs that started in each. */
-function hourly(runs: readonly SnapshotRun[], now: number): Array<{ hour: string; requests: number }> {
+/** Requests, 429s and retry waits per clock hour of the last 24, from the runs that started in each. */
+function hourly(runs: readonly SnapshotRun[], now: number): HourOfRequests[] {
   const top = Math.floor(now / 3600) * 3600;
-  const hours = Array.from({ length: 24 }, (_, i) => ({ start: top - (23 - i) * 3600, requests: 0 }));
+  const hours = Array.from({ length: 24 }, (_, i) => ({
+    hour: new Date((top - (23 - i) * 3600) * 1000).toISOString(),
+    requests: 0,
+    throttled: 0,
+    retryWaitSeconds: 0,
+  }));
   for (const run of runs) {
-    const index = 23 - Math.floor((top - Math.floor(Date.parse(run.startedAt) / 1000 / 3600) * 3600) / 3600);
-    if (index >= 0 && index < 24) hours[index]!.requests += run.requests;
+    const index = 23 - (top - Math.floor(Date.parse(run.startedAt) / 3_600_000) * 3600) / 3600;
+    const hour = hours[index];
+    if (hour === undefined) continue;
+    hour.requests += run.requests;
+    hour.throttled += run.throttled;
+    hour.retryWaitSeconds += run.retryWaitSeconds;
   }
-  return hours.map((h) => ({ hour: new Date(h.start * 1000).toISOString(), requests: h.requests }));
+  return hours;
 }
 
 /** Everything the status page shows, read from the target's tables at one moment. */

@@ -25,8 +25,9 @@ describe('GET /api/status', () => {
     sim = await startSimulator({
       sessions: 300,
       seed: 21,
-      rate: 10_000,
-      burst: 10_000,
+      // The service allows less than ivsync asks for (IVS_RATE): some answers are 429s, and the runs record them.
+      rate: 10,
+      burst: 2,
       from: HISTORY_START,
       to: HISTORY_END,
       tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
@@ -43,6 +44,7 @@ describe('GET /api/status', () => {
       TOKEN_B: 'tok-b',
       IVS_DB: `sqlite:${db}`,
       IVS_CONFIG: writeConfig(dir, { accounts }),
+      IVS_RATE: '200',
     };
     const backfill = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
     expect(backfill.code, backfill.stderr).toBe(0);
@@ -102,9 +104,10 @@ describe('GET /api/status', () => {
       0,
     );
 
-    const runs = query<{ id: string; command: string; status: string; requests: number; items_written: number }>(
+    type RunRow = { id: string; command: string; status: string; requests: number; items_written: number };
+    const runs = query<RunRow & { throttled: number; retry_wait_ms: number }>(
       db,
-      'SELECT id, command, status, requests, items_written FROM sync_runs ORDER BY id',
+      'SELECT id, command, status, requests, items_written, throttled, retry_wait_ms FROM sync_runs ORDER BY id',
     );
     expect(runs.length).toBeGreaterThan(0);
     expect(snapshot.runs.map((r) => [r.id, r.command, r.status, r.requests, r.itemsWritten]).sort()).toEqual(
@@ -112,8 +115,13 @@ describe('GET /api/status', () => {
     );
     const hourly = snapshot.budget.hours.reduce((sum, h) => sum + h.requests, 0);
     expect(hourly).toBe(runs.reduce((sum, r) => sum + r.requests, 0));
-    // Two accounts at the default 10 requests a second.
-    expect(snapshot.budget.allowedPerHour).toBe(2 * 10 * 3600);
+    const throttled = runs.reduce((sum, r) => sum + r.throttled, 0);
+    expect(throttled).toBeGreaterThan(0);
+    expect(snapshot.budget.hours.reduce((sum, h) => sum + h.throttled, 0)).toBe(throttled);
+    const waited = snapshot.budget.hours.reduce((sum, h) => sum + h.retryWaitSeconds, 0);
+    expect(waited).toBeCloseTo(runs.reduce((sum, r) => sum + r.retry_wait_ms, 0) / 1000, 6);
+    // Two accounts at IVS_RATE requests a second.
+    expect(snapshot.budget.allowedPerHour).toBe(2 * 200 * 3600);
 
     const nonFinal = query<{ n: number }>(
       db,
