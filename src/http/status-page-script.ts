@@ -127,7 +127,8 @@ function budget(data) {
     var rect = svg('rect', { x: i * 40 + 4, y: 115 - height, width: 32, height: height, fill: COLORS.running });
     var title = svg('title', {});
     title.textContent =
-      h.hour + ': ' + h.requests + ' requests, ' + h.throttled + ' answered 429, retries waited ' + secs(h.retryWaitSeconds);
+      h.hour + ': ' + h.requests + ' requests, ' + h.throttled + ' answered 429, retries waited ' +
+      secs(h.retryWaitSeconds);
     rect.appendChild(title);
     chart.appendChild(rect);
   });

@@ -7,7 +7,8 @@ import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
-import { servedUrl, until } from '../daemon/wait-for.js';
+import { servedUrl } from '../helpers/served-url.js';
+import { until } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import type { StatusSnapshot } from '../../src/http/status-snapshot.js';
 import { runIvsync, spawnIvsync, type Child } from '../helpers/run-cli.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
@@ -177,28 +177,49 @@ describe('GET /api/status', () => {
   }, 60_000);
 
   it("shows a running backfill's progress from its windows, and its ETA at its pace", async () => {
-    sim = await startSimulator({ sessions: 1500, seed: 23, rate: 20, burst: 20, latencyMs: [5, 15], from: HISTORY_START, to: HISTORY_END });
+    sim = await startSimulator({
+      sessions: 1500,
+      seed: 23,
+      rate: 20,
+      burst: 20,
+      latencyMs: [5, 15],
+      from: HISTORY_START,
+      to: HISTORY_END,
+    });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const config = writeConfig(dir, { crawl: { windowSeconds: 14 * 86_400, concurrency: 1, overlapSeconds: 60 } });
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '20' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: config,
+      IVS_RATE: '20',
+    };
     const backfill = spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
     children.push(backfill);
-    await until(() => {
-      try {
-        const [row] = query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status = 'done'");
-        return (row?.n ?? 0) >= 4 ? true : undefined;
-      } catch {
-        // Not migrated yet.
-        return undefined;
-      }
-    }, 60_000, 'a few windows of the backfill');
+    await until(
+      () => {
+        try {
+          const [row] = query<{ n: number }>(db, "SELECT COUNT(*) AS n FROM sync_windows WHERE status = 'done'");
+          return (row?.n ?? 0) >= 4 ? true : undefined;
+        } catch {
+          // Not migrated yet.
+          return undefined;
+        }
+      },
+      60_000,
+      'a few windows of the backfill',
+    );
     // Paused, not ended: its process lives (so its run is not abandoned) and its tables hold still.
     backfill.kill('SIGSTOP');
     const ui = await startUi({ IVS_DB: `sqlite:${db}`, IVS_CONFIG: config });
     children.push(ui.child);
     const snapshot = (await (await fetch(`${ui.url}api/status`)).json()) as StatusSnapshot;
-    const [run] = query<{ id: string; started_at: string }>(db, "SELECT id, started_at FROM sync_runs WHERE status = 'running'");
+    const [run] = query<{ id: string; started_at: string }>(
+      db,
+      "SELECT id, started_at FROM sync_runs WHERE status = 'running'",
+    );
     const windows = query<{ status: string; updated_at: string }>(db, 'SELECT status, updated_at FROM sync_windows');
     const finished = windows.filter((w) => w.status === 'done' || w.status === 'sealed');
     expect(snapshot.backfills).toHaveLength(1);

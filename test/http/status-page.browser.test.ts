@@ -9,7 +9,7 @@ import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 import { startUi } from './ui-helpers.js';
 
 announceBrowser('status page browser tests');

@@ -1,5 +1,5 @@
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 
 /** `ivsync ui` as a child process on a free port, and the URL of its page. */
 export async function startUi(
