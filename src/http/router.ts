@@ -64,7 +64,8 @@ export function buildRouter(options: RouterOptions): HttpApp {
   });
   const exposure = options.exposure;
   if (exposure.auth === 'bearer') {
-    const guard = bearerAuth<{ Bindings: HttpBindings }>({ verifyToken: (token) => token === exposure.token.reveal() });
+    // hono compares the token in constant time.
+    const guard = bearerAuth<{ Bindings: HttpBindings }>({ token: exposure.token.reveal() });
     app.use('*', (c, next) => (publicPath(c.req.path) || webhook?.takesTheRest === true ? next() : guard(c, next)));
   }
   app.get('/healthz', (c) => {
