@@ -1,14 +1,12 @@
 import { randomInt } from 'node:crypto';
 import type { Config } from '../config/config.js';
-import { parseTime } from '../config/parse-time.js';
+import { checkInterval, parseBounds } from '../config/interval.js';
 import { runBackfill } from '../crawl/runs/run-backfill.js';
 import type { RunDeps } from '../crawl/runs/run-deps.js';
 import { runSync } from '../crawl/runs/run-sync.js';
 import { runVerify } from '../crawl/runs/run-verify.js';
-import { checkWindowCount } from '../crawl/engine/windows.js';
-import type { OnDemandEnding } from '../daemon/on-demand-runs.js';
 import { InputError } from '../errors.js';
-import type { RunRequest } from '../daemon/on-demand-runs.js';
+import type { OnDemandEnding, RunRequest } from '../daemon/on-demand-runs.js';
 import { syncJson } from './commands/sync.js';
 import { verifyJson } from './commands/verify.js';
 
@@ -24,14 +22,13 @@ export function onDemandRun(
   runId: string,
   nowSeconds: number,
 ): () => Promise<OnDemandEnding> {
-  const time = (name: 'from' | 'to'): number | undefined => {
-    const value = request[name];
-    return value === undefined ? undefined : parseTime(value, { kind: 'flag', name }, nowSeconds);
-  };
-  const from = time('from');
-  const to = time('to');
-  if (from !== undefined && to !== undefined && to < from)
-    throw new InputError('BAD_INTERVAL', `to ${to} is before from ${from}`);
+  const text = (value: string | number | undefined): string | undefined =>
+    value === undefined ? undefined : String(value);
+  const { from, to } = parseBounds(
+    { from: text(request.from), to: text(request.to) },
+    { from: 'from', to: 'to' },
+    nowSeconds,
+  );
   const accounts = [request.account];
   const resources = config.crawl.resources;
   switch (request.command) {
@@ -44,10 +41,9 @@ export function onDemandRun(
       };
     case 'backfill': {
       if (from === undefined) throw new InputError('BAD_REQUEST', 'a backfill needs from (ISO 8601 or epoch seconds)');
-      const until = to ?? Math.floor(nowSeconds);
-      checkWindowCount(from, until, config.crawl);
+      const interval = checkInterval(from, to ?? Math.floor(nowSeconds), config.crawl);
       return async () => {
-        const report = await runBackfill(deps, { runId, accounts, from, to: until, resources, wait: false });
+        const report = await runBackfill(deps, { runId, accounts, ...interval, resources, wait: false });
         const { runId: run, items, itemsWritten: written, pages, requests, failedWindows } = report;
         return {
           ending: report,

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import type { HttpApp } from './router.js';
+import type { HttpApp } from './http-app.js';
 import { ConnectionGuard, type ConnectionLimits, type OnRefusal } from '../webhooks/connection-guard.js';
 
 export interface HttpServerOptions {

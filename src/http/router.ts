@@ -6,11 +6,10 @@ import { HTTPException } from 'hono/http-exception';
 import { verificationValue } from '../webhooks/domain-verification.js';
 import type { WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import type { Exposure } from './exposure.js';
+import type { HttpApp } from './http-app.js';
 import type { RunStarter } from '../daemon/on-demand-runs.js';
 import { runRoutes } from './run-routes.js';
 import { statusRoutes, type StatusReader } from './status-routes.js';
-
-export type HttpApp = Hono<{ Bindings: HttpBindings }>;
 
 export interface RouterOptions {
   /** Who may use the routes that are not public (see exposure.ts). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RunStarter } from '../daemon/on-demand-runs.js';
-import type { HttpApp } from './router.js';
+import type { HttpApp } from './http-app.js';
 
 /** The body of `POST /runs` (a RunRequest): `from`/`to` as ISO 8601 or epoch seconds. */
 export const RUN_REQUEST = z.strictObject({

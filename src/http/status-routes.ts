@@ -1,4 +1,4 @@
-import type { HttpApp } from './router.js';
+import type { HttpApp } from './http-app.js';
 import type { RunDetail } from './run-detail.js';
 import { STATUS_PAGE } from './status-page.js';
 import type { StatusSnapshot } from './status-snapshot.js';
