@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/engine/commit-queue.js';
 import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import { WindowClaims } from '../crawl/engine/window-claims.js';
@@ -26,6 +26,13 @@ export function refreshSettingsOf(config: Config): RefreshSettings {
   });
 }
 
+/** An account's gap between runs when its schedule is its own; undefined when it follows the daemon's. */
+function runSecondsOf(config: Config, account: AccountConfig): number | undefined {
+  const { expression, timezone } = account.schedule;
+  if (expression === config.daemon.schedule && timezone === config.daemon.timezone) return undefined;
+  return shortestGapMs(expression, timezone) / 1000;
+}
+
 /** RunDeps over what the process holds: its target, its bound accounts, its leases. */
 export function runDeps(
   config: Config,
@@ -39,7 +46,12 @@ export function runDeps(
 ): RunDeps {
   return {
     sink: parts.sink,
-    accounts: parts.bound.map((b) => ({ name: b.config.name, client: b.client, bucket: b.limiter })),
+    accounts: parts.bound.map((b) => ({
+      name: b.config.name,
+      client: b.client,
+      bucket: b.limiter,
+      runSeconds: runSecondsOf(config, b.config),
+    })),
     crawl: config.crawl,
     refresh: refreshSettingsOf(config),
     normalize: normalizeItems,

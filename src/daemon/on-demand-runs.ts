@@ -1,6 +1,6 @@
 import { toIsoMicros } from '../normalize/time.js';
 import { UserError } from '../errors.js';
-import { outcomeOf, type RunEnding } from './daemon.js';
+import { outcomeOf, type RunEnding, type RunOutcome } from './run-outcome.js';
 
 /** A run asked for on demand; `from`/`to` as ISO 8601 or epoch seconds. */
 export interface RunRequest {
@@ -55,7 +55,9 @@ export interface OnDemandRunsOptions {
   /** Milliseconds since the epoch. */
   clock: () => number;
   /** Told how each run ended (the daemon's counters). */
-  onFinished?: ((command: RunRequest['command'], ending: RunEnding) => void) | undefined;
+  onFinished?:
+    | ((run: { command: RunRequest['command']; account: string; outcome: RunOutcome; ending: RunEnding }) => void)
+    | undefined;
   /** Finished runs remembered for `GET /runs/:id`; older ones are read from the tables alone. @default 200 */
   keep?: number;
 }
@@ -146,16 +148,20 @@ export class OnDemandRuns implements RunStarter {
   }
 
   #end(live: LiveRun, ending: RunEnding, report: unknown): void {
-    const outcome =
-      ending.status === 'succeeded'
-        ? { status: 'succeeded' as const }
-        : outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
+    const failed =
+      ending.status === 'succeeded' ? undefined : outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
+    const outcome: RunOutcome =
+      failed === undefined
+        ? { status: 'succeeded' }
+        : failed.status === 'failed'
+          ? { ...failed, runId: live.id }
+          : failed;
     live.state = outcome.status;
     live.error =
       outcome.status === 'held' ? `the lease was held by ${outcome.holder}` : (ending.error?.message ?? null);
     live.finishedAt = this.#now();
     live.report = report;
-    this.#o.onFinished?.(live.command, ending);
+    this.#o.onFinished?.({ command: live.command, account: live.account, outcome, ending });
   }
 
   #remember(live: LiveRun): void {

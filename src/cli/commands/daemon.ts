@@ -114,10 +114,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
-    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { daemonAlerts }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
       import('../../http/daemon-server.js'),
+      import('../../daemon/daemon-alerts.js'),
     ]);
     // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
@@ -141,10 +142,17 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
     let app: App | undefined;
-    const metrics = new DaemonMetrics({ buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
+    const { secrets, defaultSecret } = config.webhooks;
+    const webhooksConfigured = hasAnySecret({ byUuid: secrets, defaultSecret });
+    const metrics = new DaemonMetrics({
+      buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
+      clock: io.clock,
+      webhookHealthySeconds: webhooksConfigured ? config.webhooks.healthySeconds : undefined,
+    });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
+    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
     app = await openApp(config, {
       accounts: selected,
       logger,
@@ -178,24 +186,31 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         prepare: (request, runId) => onDemandRun(config, deps, request, runId, io.clock() / 1000),
         newId: newRunId,
         clock: io.clock,
-        onFinished: (command, ending) =>
-          logger.info(
-            { run: ending.runId, command, status: ending.status, ...(ending.error ? { error: ending.error.message } : {}) },
-            `${command} on demand ${ending.status}`,
-          ),
+        // Counted and alerted as the scheduled runs are.
+        onFinished: ({ command, account, outcome, ending }) => {
+          const error = ending.error ? { error: ending.error.message } : {};
+          logger.info({ run: ending.runId, command, account, status: outcome.status, ...error }, `${command} on demand ${outcome.status}`);
+          if (outcome.status !== 'held') alerts.observer.runFinished(command, outcome.status);
+          alerts.observer.runEnded?.({ command, account, outcome });
+        },
       });
       const daemon = new Daemon({
         accounts: selected.map((a) => a.name),
         sink,
         leases: keeper,
         schedule,
+        accountSchedules: new Map(selected.map((a) => [a.name, a.schedule])),
         signal: io.signal,
         clock: io.clock,
         random: Math.random,
         logger,
-        observer: metrics,
-        webhookStream: (report) =>
-          webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
+        observer: alerts.observer,
+        webhookStream: (report) => {
+          const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
+          const stream = webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, nonFinal, io.clock() / 1000);
+          alerts.observe({ type: 'webhooks', ...stream });
+          return stream.detail;
+        },
         runSync: async (account) => {
           // A run on demand holds the account in this process: the tick leaves it alone, as it would another holder's.
           if (onDemand.busy(account)) {
@@ -221,6 +236,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
                   const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
+                  const { runId, findings } = report;
+                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId, findings });
                   // A partial verify checked what its budget held: not a failure of the daemon.
                   return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
                 },
@@ -228,7 +245,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       });
       cadence?.start();
       if (args.port !== undefined) {
-        if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
+        if (webhooksConfigured) {
           receiver = receiverFor(config, {
             sink,
             accounts: bound.map((b) => ({ name: b.config.name, bound: b })),
@@ -249,12 +266,14 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
         });
         logger.info({ url: server.url, page: `${server.url}/`, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
+        alerts.link = `${server.url}/`;
       }
       await daemon.run();
       await onDemand.idle();
       // Drains the receiver: deliveries that fully arrived are committed and answered.
       await server?.close();
     } finally {
+      await alerts.close();
       await cadence?.stop();
       await server?.close();
       await app.close();
