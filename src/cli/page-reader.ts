@@ -4,7 +4,7 @@ import { readRunDetail } from '../http/run-detail.js';
 import type { StatusReader } from '../http/status-routes.js';
 import { readSnapshot, type SnapshotSource } from '../http/status-snapshot.js';
 import { localHolderIsDead } from '../app/local-holder.js';
-import { refreshSettingsOf } from '../app/run-deps-for.js';
+import { refreshSettingsOf } from '../app/refresh-settings-of.js';
 
 /** The status page's reader over a target, with what only the configuration knows: rates, webhook threshold. */
 export function pageReader(config: Config, source: SnapshotSource, clock: () => number): StatusReader {
