@@ -269,6 +269,10 @@ export class Transport {
     const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()), this.#options.retry, this.#options.random);
     if (verdict.kind === 'strike') this.#latch.strike();
     const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
+    if (call.tally !== undefined) {
+      if (status === 429) call.tally.throttled = (call.tally.throttled ?? 0) + 1;
+      call.tally.retryWaitMs = (call.tally.retryWaitMs ?? 0) + waitMs;
+    }
     if (waitMs > 0) {
       this.#stats.retries += 1;
       this.#stats.retryWaitMs += waitMs;

@@ -15,6 +15,7 @@ const LOADERS: ReadonlyArray<readonly [name: string, load: Loader]> = [
   ['daemon', async () => (await import('./daemon.js')).daemonCommand as CliCommand<never>],
   ['status', async () => (await import('./status.js')).statusCommand as CliCommand<never>],
   ['query', async () => (await import('./query.js')).queryCommand as CliCommand<never>],
+  ['ui', async () => (await import('./ui.js')).uiCommand as CliCommand<never>],
   ['verify', async () => (await import('./verify.js')).verifyCommand as CliCommand<never>],
   ['reset', async () => (await import('./reset.js')).resetCommand as CliCommand<never>],
   ['health', async () => (await import('./health.js')).healthCommand as CliCommand<never>],

@@ -14,7 +14,7 @@ import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
-import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { startWebhookServer } from '../../http/webhook-server.js';
 import { USES } from './option-sets.js';
 import { sendTestCommand } from './webhooks-send-test.js';
 import { EXIT, type CliCommand, type CommandContext } from '../command.js';
@@ -209,7 +209,7 @@ const serveCommand: CliCommand<ServeArgs> = {
   builder: (yargs) =>
     yargs
       .option('port', { type: 'number', demandOption: true, describe: 'port to listen on (0: any free port)' })
-      .option('host', { type: 'string', default: '0.0.0.0', describe: 'address to listen on (127.0.0.1 behind a reverse proxy)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on (0.0.0.0 to take deliveries from the service directly)' })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate chain: serve HTTPS directly' })
       .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })
       .option('domain-verification', {
