@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from './dialect.js';
 import type { ColumnRetype, MigrationStep, StepTable, StepTypes, StepView } from './migration-step.js';
 import { retypeExpression, sameSqlType } from './retype-column.js';
+import { rebuildSqliteTable } from './sqlite-rebuild.js';
 import { viewSql } from './view-sql.js';
 
 /** The knex targets: SQLite (better-sqlite3) and PostgreSQL (pg). */
@@ -24,8 +25,9 @@ function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNu
   else builder.nullable();
 }
 
-async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
-  await knex.schema.createTable(def.name, (t) => {
+/** The columns, key and indexes of a frozen table, as knex builds them (also for a rebuild under another name). */
+export function tableBuilder(def: StepTable, dialect: KnexDialect, types: StepTypes): (t: Knex.CreateTableBuilder) => void {
+  return (t) => {
     for (const column of def.columns) {
       const notNull = column.nullable === false || def.primaryKey.includes(column.name);
       addColumn(t, column.name, types[column.type][dialect], notNull);
@@ -36,7 +38,11 @@ async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, typ
       if (index.unique) t.unique([...index.columns], { indexName: name });
       else t.index([...index.columns], name);
     }
-  });
+  };
+}
+
+async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
+  await knex.schema.createTable(def.name, tableBuilder(def, dialect, types));
 }
 
 /** Each column's SQL type in the current schema, by `table.column` (PostgreSQL's own names: timestamptz, text, jsonb). */
@@ -109,6 +115,9 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
         break;
       case 'duckdbKeyless':
         break;
+      case 'sqliteWithoutRowid':
+        if (dialect === 'sqlite') for (const def of step.tables) await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), true);
+        break;
     }
   }
 }
@@ -136,6 +145,9 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         await retypeColumns(knex, dialect, step.columns.map((r) => ({ ...r, from: r.to, to: r.from })), step.views);
         break;
       case 'duckdbKeyless':
+        break;
+      case 'sqliteWithoutRowid':
+        if (dialect === 'sqlite') for (const def of step.tables) await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), false);
         break;
     }
   }

@@ -1,14 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TABLES as initialTables, TYPES as initialTypes } from '../../migrations/20251122000000_initial.js';
 import * as typedTime from '../../migrations/20261123000000_typed_time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/duckdb-ddl.js';
 import { frozenTable } from '../../src/store/frozen-table.js';
-import { applyStepsWithKnex } from '../../src/store/knex-ddl.js';
+import { applyStepsWithKnex, revertStepsWithKnex } from '../../src/store/knex-ddl.js';
+import { isWithoutRowid } from '../../src/store/sqlite-rebuild.js';
 import type { MigrationStep, StepTable } from '../../src/store/migration-step.js';
 import { VIEWS, viewSql } from '../../src/store/views.js';
 
@@ -146,6 +147,73 @@ describe('knex DDL from the frozen steps (SQLite)', () => {
     } finally {
       await knex.destroy();
     }
+  });
+});
+
+describe('session_history without a rowid (SQLite)', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ivsync-ddl-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const historyStep = MIGRATIONS.find((m) => m.name === '20261126300000_history_without_rowid')!;
+  const tableSql = async (knex: Knex) =>
+    ((await knex.raw("SELECT sql FROM sqlite_schema WHERE name = 'session_history'")) as Array<{ sql: string }>)[0]!.sql;
+  const indexes = async (knex: Knex) =>
+    ((await knex.raw("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_history'")) as unknown[]).length;
+  const versions = async (knex: Knex) =>
+    (await knex.raw('SELECT service_id, valid_from, result_id FROM session_history ORDER BY service_id, valid_from')) as unknown[];
+
+  it('keeps the key as the table, with no index beside it; rows and views stay, and reverting gives the rowid back', async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: join(dir, 'x.sqlite') }, useNullAsDefault: true });
+    try {
+      const upTo = MIGRATIONS.indexOf(historyStep);
+      for (const m of MIGRATIONS.slice(0, upTo)) await applyStepsWithKnex(knex, m.steps);
+      // A rowid table keeps its key a second time, in an index of its own.
+      expect(await indexes(knex)).toBe(1);
+      await knex.raw(
+        `INSERT INTO session_history (service_id, resource, account, valid_from, valid_to, result_id, result_final, source, api_version)
+         VALUES ('b', 'authentications', 'default', '2026-01-02T00:00:00.000000Z', NULL, 'authentic', 1, 'search', '1.4'),
+                ('a', 'authentications', 'default', '2026-01-01T00:00:00.000000Z', '2026-01-03T00:00:00.000000Z', 'pending', 0, 'search', '1.4'),
+                ('a', 'authentications', 'default', '2026-01-03T00:00:00.000000Z', NULL, 'fake', 1, 'get', '1.4')`,
+      );
+      const before = await versions(knex);
+
+      await applyStepsWithKnex(knex, historyStep.steps);
+      expect(isWithoutRowid(await tableSql(knex))).toBe(true);
+      expect(await indexes(knex)).toBe(0);
+      expect(await versions(knex)).toEqual(before);
+      const timeline = (await knex.raw('SELECT service_id, version FROM v_session_timeline ORDER BY service_id, version')) as unknown[];
+      expect(timeline).toHaveLength(3);
+      // The key still holds: a second version at the same start is refused.
+      await expect(
+        knex.raw(
+          `INSERT INTO session_history (service_id, resource, account, valid_from, source, api_version)
+           VALUES ('b', 'authentications', 'default', '2026-01-02T00:00:00.000000Z', 'get', '1.4')`,
+        ),
+      ).rejects.toThrow(/UNIQUE/);
+      // Applied again (a target rebuilt already), nothing happens.
+      await applyStepsWithKnex(knex, historyStep.steps);
+      expect(await versions(knex)).toEqual(before);
+
+      await revertStepsWithKnex(knex, historyStep.steps);
+      expect(isWithoutRowid(await tableSql(knex))).toBe(false);
+      expect(await indexes(knex)).toBe(1);
+      expect(await versions(knex)).toEqual(before);
+      expect((await knex.raw('SELECT COUNT(*) AS n FROM v_result_turnaround')) as unknown[]).toHaveLength(1);
+    } finally {
+      await knex.destroy();
+    }
+  });
+
+  it('tells a WITHOUT ROWID statement from one that only names it', () => {
+    expect(isWithoutRowid('CREATE TABLE t (a text, primary key (a)) WITHOUT ROWID')).toBe(true);
+    expect(isWithoutRowid('CREATE TABLE "t" (`a` text not null, primary key (`a`)) without rowid')).toBe(true);
+    expect(isWithoutRowid('CREATE TABLE t (a text, primary key (a))')).toBe(false);
+    expect(isWithoutRowid("CREATE TABLE t (note text default 'WITHOUT ROWID', primary key (note))")).toBe(false);
   });
 });
 
