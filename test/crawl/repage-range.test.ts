@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partPages, windowItems } from '../../src/crawl/repage-range.js';
+import { partPages, windowItems } from '../../src/crawl/refresh/repage-range.js';
 import type { WindowState } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 

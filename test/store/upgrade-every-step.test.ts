@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
-import type { Dialect } from '../../src/store/dialect.js';
+import type { Dialect } from '../../src/schema/dialect.js';
 import { openSink, type OpenSinkOptions } from '../../src/store/open-sink.js';
 import { runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
