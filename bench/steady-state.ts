@@ -37,7 +37,7 @@ export interface SteadyStateRun {
   changesSeenNextRun: number;
   /** Sessions added at the service over the runs. */
   newSessions: number;
-  /** session_history after the last run: its rows, and the bytes of its pages (its key's index too, where it has one). */
+  /** session_history after the last run: its rows, and the bytes of its pages (its key's index too, if any). */
   historyRows: number;
   historyBytes: number;
   /** Bytes of the target's pages (page count × page size): the file once its WAL is checkpointed. */
@@ -157,11 +157,14 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
   }
 }
 
-/** What session_history takes of the target: its pages (dbstat; its key's index too, where it has one) and the file's. */
+/** What session_history takes of the target: its pages (dbstat; its key's index too, if any), and the file's. */
 function historyStorage(target: Database.Database): { historyRows: number; historyBytes: number; fileBytes: number } {
   const historyRows = target.prepare('SELECT COUNT(*) FROM session_history').pluck().get() as number;
   const historyBytes = target
-    .prepare("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN ('session_history', 'sqlite_autoindex_session_history_1')")
+    .prepare(
+      `SELECT COALESCE(SUM(pgsize), 0) FROM dbstat
+       WHERE name IN ('session_history', 'sqlite_autoindex_session_history_1')`,
+    )
     .pluck()
     .get() as number;
   const pages = target.pragma('page_count', { simple: true }) as number;
@@ -173,7 +176,10 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const sorted = (r: SteadyStateRun) => [...r.requests].sort((a, b) => a - b);
   return markdownTable(
-    ['sessions', 'non-final', 'runs (5 min)', 'new sessions', 'requests/run mean', 'requests/run median', 'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'runs checking all', 'oldest check, worst run (s)', 'oldest check, last run (s)', 'per tier: sessions (oldest check, s)', 'changes seen next run', 'history rows', 'history bytes/row', 'history share of file'],
+    ['sessions', 'non-final', 'runs (5 min)', 'new sessions', 'requests/run mean', 'requests/run median',
+      'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'runs checking all',
+      'oldest check, worst run (s)', 'oldest check, last run (s)', 'per tier: sessions (oldest check, s)',
+      'changes seen next run', 'history rows', 'history bytes/row', 'history share of file'],
     rows.map((r) => [
       r.sessions,
       r.nonFinal,

@@ -26,7 +26,11 @@ function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNu
 }
 
 /** The columns, key and indexes of a frozen table, as knex builds them (also for a rebuild under another name). */
-export function tableBuilder(def: StepTable, dialect: KnexDialect, types: StepTypes): (t: Knex.CreateTableBuilder) => void {
+export function tableBuilder(
+  def: StepTable,
+  dialect: KnexDialect,
+  types: StepTypes,
+): (t: Knex.CreateTableBuilder) => void {
   return (t) => {
     for (const column of def.columns) {
       const notNull = column.nullable === false || def.primaryKey.includes(column.name);
@@ -116,7 +120,10 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
       case 'duckdbKeyless':
         break;
       case 'sqliteWithoutRowid':
-        if (dialect === 'sqlite') for (const def of step.tables) await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), true);
+        if (dialect !== 'sqlite') break;
+        for (const def of step.tables) {
+          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), true);
+        }
         break;
     }
   }
@@ -147,7 +154,10 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
       case 'duckdbKeyless':
         break;
       case 'sqliteWithoutRowid':
-        if (dialect === 'sqlite') for (const def of step.tables) await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), false);
+        if (dialect !== 'sqlite') break;
+        for (const def of step.tables) {
+          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), false);
+        }
         break;
     }
   }

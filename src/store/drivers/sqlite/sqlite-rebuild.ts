@@ -28,20 +28,24 @@ export async function rebuildSqliteTable(
   withoutRowid: boolean,
 ): Promise<void> {
   if ((def.indexes ?? []).length > 0) throw new Error(`${def.name}: a table with indexes is not rebuilt`);
-  const tables = (await knex.raw("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [def.name])) as Array<{ sql: string }>;
+  const tables = (await knex.raw("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [
+    def.name,
+  ])) as Array<{ sql: string }>;
   const current = tables[0];
   if (!current) throw new Error(`no table ${def.name}`);
   if (isWithoutRowid(current.sql) === withoutRowid) return;
-  const views = (await knex.raw("SELECT name, sql FROM sqlite_schema WHERE type = 'view' AND instr(sql, ?) > 0 ORDER BY name", [
-    def.name,
-  ])) as StoredView[];
+  const views = (await knex.raw(
+    "SELECT name, sql FROM sqlite_schema WHERE type = 'view' AND instr(sql, ?) > 0 ORDER BY name",
+    [def.name],
+  )) as StoredView[];
   for (const view of views) await knex.raw(`DROP VIEW ${view.name}`);
   const rebuilt = `${def.name}__rebuilt`;
   const [create, ...rest] = knex.schema.createTable(rebuilt, build).toSQL();
   if (!create || rest.length > 0) throw new Error(`${def.name}: expected one CREATE TABLE statement`);
   await knex.raw(withoutRowid ? `${create.sql} WITHOUT ROWID` : create.sql);
   const columns = def.columns.map((c) => c.name).join(', ');
-  await knex.raw(`INSERT INTO ${rebuilt} (${columns}) SELECT ${columns} FROM ${def.name} ORDER BY ${def.primaryKey.join(', ')}`);
+  const key = def.primaryKey.join(', ');
+  await knex.raw(`INSERT INTO ${rebuilt} (${columns}) SELECT ${columns} FROM ${def.name} ORDER BY ${key}`);
   await knex.raw(`DROP TABLE ${def.name}`);
   await knex.raw(`ALTER TABLE ${rebuilt} RENAME TO ${def.name}`);
   for (const view of views) await knex.raw(view.sql);
