@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { afterRequests, until } from '../daemon/wait-for.js';
 import { clusterPossible, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { cliError, errorMessage, spawnIvsync, type Child } from '../helpers/run-cli.js';
@@ -10,6 +9,7 @@ import { useSimulators } from '../helpers/simulators.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts } from '../helpers/truth.js';
+import { afterRequests, until } from '../helpers/wait.js';
 
 announcePostgres('database restart tests');
 
