@@ -12,10 +12,23 @@ import { TYPES } from './20261123000000_typed_time.js';
  */
 export const name = '20261126300000_history_without_rowid';
 
-const sessionHistory = frozenTable('session_history', ['service_id', 'resource', 'valid_from'], [
-  'service_id text!', 'resource text!', 'account text!', 'valid_from timestamp!', 'valid_to timestamp',
-  'result_id text', 'result_final boolean', 'flag text', 'missing_since timestamp', 'update_counter integer',
-  'source text!', 'api_version text!',
-]);
+const sessionHistory = frozenTable(
+  'session_history',
+  ['service_id', 'resource', 'valid_from'],
+  [
+    'service_id text!',
+    'resource text!',
+    'account text!',
+    'valid_from timestamp!',
+    'valid_to timestamp',
+    'result_id text',
+    'result_final boolean',
+    'flag text',
+    'missing_since timestamp',
+    'update_counter integer',
+    'source text!',
+    'api_version text!',
+  ],
+);
 
 export const steps: readonly MigrationStep[] = [{ kind: 'sqliteWithoutRowid', tables: [sessionHistory], types: TYPES }];

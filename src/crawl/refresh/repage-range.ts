@@ -22,7 +22,10 @@ export function pagesInPart(window: WindowState): boolean {
   return window.status === 'done' && window.syncedTo !== null;
 }
 
-/** The range paging sessions created in [lo, hi] asks for: whole seconds (as window bounds are), past the last one, inside the window. */
+/**
+ * The range paging sessions created in [lo, hi] asks for: whole seconds (as
+ * window bounds are), past the last one, inside the window.
+ */
 export function partRange(window: WindowState, lo: number, hi: number, now: number): [number, number] {
   return [Math.max(window.windowStart, Math.floor(lo)), Math.min(window.windowEnd, Math.ceil(now), Math.floor(hi) + 1)];
 }
@@ -42,7 +45,10 @@ export function windowItems(window: WindowState, now: number): number {
   return density === null ? window.items : Math.max(window.items, density * Math.max(0, end - window.windowStart));
 }
 
-/** Requests that paging [lo, hi] of the window again takes: at least one, the whole window when it cannot be paged in part. */
+/**
+ * Requests that paging [lo, hi] of the window again takes: at least one, the
+ * whole window when it cannot be paged in part.
+ */
 export function partPages(window: WindowState, lo: number, hi: number, now: number): number {
   const whole = Math.max(1, Math.ceil(windowItems(window, now) / PAGE_SIZE));
   if (!pagesInPart(window)) return whole;
