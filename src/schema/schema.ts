@@ -182,7 +182,8 @@ export const TABLES: readonly TableDef[] = [
       col(
         'refresh_spent',
         'integer',
-        'Requests the refresh planned to spend of that budget; the rest (refresh_budget - refresh_spent) was saved.',
+        'Requests the refresh sent (each attempt); ' +
+          'what it left of the budget (refresh_budget - refresh_spent) was saved.',
       ),
       col('throttled', 'integer', "Answers 429 (Too Many Requests) the run's requests met; null for runs before this column existed."),
       col('retry_wait_ms', 'integer', "Milliseconds the run's retries waited before trying again (429s and passing faults)."),

@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import type { RequestTally } from '../../api/service-client.js';
 import { PRIORITY } from '../../config/constants.js';
 import type { ResourceName } from '../../config/config.js';
 import type { NormalizedBatch } from '../../normalize/rows.js';
@@ -16,14 +17,27 @@ export interface RefreshOutcome {
   repaged: number;
   fetched: number;
   gone: number;
+  /** Requests the plan costs (its estimate), and what GETting every due session would have cost. */
   cost: number;
   naiveCost: number;
+  /** Requests the refresh sent: its GETs and the pages of its repaged parts, each attempt (a retry too). */
+  requests: number;
   /** Sessions due this run, and those left for a later run by the budget. */
   due: number;
   deferred: number;
 }
 
-export const NO_REFRESH: RefreshOutcome = Object.freeze({ budget: 0, repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0 });
+export const NO_REFRESH: RefreshOutcome = Object.freeze({
+  budget: 0,
+  repaged: 0,
+  fetched: 0,
+  gone: 0,
+  cost: 0,
+  naiveCost: 0,
+  requests: 0,
+  due: 0,
+  deferred: 0,
+});
 
 /**
  * Re-checks the non-final sessions the policy says are due, within the run's
@@ -63,8 +77,10 @@ export async function refreshNonFinal(
   const checkedIds = [...plan.checked.keys()];
   const before = await sink.observedDigests(resource, checkedIds);
 
+  // Its own count of what it sends, part of the run's: a plan's pages are an estimate, and attempts are retried.
+  const tally: RequestTally = { requests: 0, within: ctx.tally };
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = new Crawler(ctx, account, PRIORITY.refresh).run(tasks);
+  const repaging = new Crawler(ctx, account, PRIORITY.refresh, tally).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();
@@ -72,7 +88,7 @@ export async function refreshNonFinal(
   const fetching = gets.addAll(
     plan.get.map((serviceId) => async () => {
       if (ctx.signal.aborted) return;
-      const got = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
+      const got = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally });
       const stamp = toIsoMicros(ctx.clock() / 1000);
       if (got === null) {
         gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
@@ -104,5 +120,15 @@ export async function refreshNonFinal(
   for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
-  return { budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
+  return {
+    budget: policy.maxRequests,
+    repaged: plan.repage.length,
+    fetched: plan.get.length,
+    gone,
+    cost: plan.cost,
+    naiveCost: plan.naiveCost,
+    requests: tally.requests,
+    due: plan.due,
+    deferred: plan.deferred,
+  };
 }
