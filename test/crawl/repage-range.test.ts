@@ -36,7 +36,13 @@ describe('partPages', () => {
     { name: 'half the window after a whole pass', window: week(1000, 0, 604_800), lo: 302_400, hi: 604_799, pages: 21 },
     { name: 'the older half, the same', window: week(1000, 0, 604_800), lo: 0, hi: 302_399, pages: 21 },
     { name: 'just short of a page, and its two ends', window: week(1000, 0, 604_800), lo: 0, hi: 13_907, pages: 1 },
-    { name: 'just short of a page, and its two ends past it', window: week(1000, 0, 604_800), lo: 0, hi: 14_514, pages: 2 },
+    {
+      name: 'just short of a page, and its two ends past it',
+      window: week(1000, 0, 604_800),
+      lo: 0,
+      hi: 14_514,
+      pages: 2,
+    },
     // 50 items over the newest 46,000 s of a week: [0, 598,000) holds about 650 of them and its two ends, 27 pages,
     // not the sliver's 2.
     {
