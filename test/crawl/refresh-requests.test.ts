@@ -116,9 +116,9 @@ it.each([
     expect(synced.code, synced.stderr.slice(-600)).toBe(0);
     const report = JSON.parse(synced.stdout) as SyncJson;
     expect(sim.stats.searches.length).toBeLessThan(SEARCHES_KEPT);
-  expect(report.outcomes.some((o) => o.refreshRepaged > 0)).toBe(repaged);
+    expect(report.outcomes.some((o) => o.refreshRepaged > 0)).toBe(repaged);
 
-  const sent = refreshAtService(sim, before, report);
+    const sent = refreshAtService(sim, before, report);
     // The case is one where the plan's estimate and what was sent differ.
     expect(sent).not.toBe(report.outcomes.reduce((n, o) => n + o.refreshPlanned, 0));
     const [run] = query<{ requests: number; refresh_spent: number }>(
