@@ -36,7 +36,8 @@ eachTarget((_dialect, target) => {
           `INSERT INTO session_text_fields (service_id, key, value) VALUES ('a', 'k', 'v'), ('b', 'k', 'v')`,
         );
         await tx.run(
-          `INSERT INTO session_warnings (service_id, code, message, seen_at) VALUES ('c', 'w', 'm', '2026-01-01T00:00:00Z')`,
+          `INSERT INTO session_warnings (service_id, code, message, seen_at)
+           VALUES ('c', 'w', 'm', '2026-01-01T00:00:00Z')`,
         );
       });
       const found = await driver.read(async (tx) => {

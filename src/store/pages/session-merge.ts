@@ -1,6 +1,13 @@
 import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../../normalize/rows.js';
 import { writeVersions } from '../history/history-store.js';
-import { planMerge, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
+import {
+  planMerge,
+  type MergeOptions,
+  type MergePlan,
+  type SessionOutcome,
+  type StoredSession,
+  type StoredSessions,
+} from './merge-plan.js';
 import { observedChange } from './change-lag.js';
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
@@ -143,7 +150,8 @@ async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonl
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
   const list = tx.whereIn('service_id', present.map((r) => String(r.service_id)));
-  const rows = await tx.all(`SELECT ${[...DECIDING, ...extra].join(', ')} FROM ${def.name} WHERE ${list.sql}`, list.params);
+  const columns = [...DECIDING, ...extra].join(', ');
+  const rows = await tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${list.sql}`, list.params);
   for (const raw of rows) {
     const r = readRow(def, raw);
     const preserved: Record<string, unknown> = {};
@@ -221,6 +229,9 @@ async function markSeen(tx: SqlExecutor, seen: MergePlan['seen']): Promise<void>
   }
   for (const { resource, lastSyncedAt, ids } of groups.values()) {
     const list = tx.whereIn('service_id', ids);
-    await tx.run(`UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE ${list.sql}`, [lastSyncedAt, ...list.params]);
+    await tx.run(
+      `UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE ${list.sql}`,
+      [lastSyncedAt, ...list.params],
+    );
   }
 }

@@ -51,7 +51,8 @@ export class SqlRefreshStore implements RefreshStore {
     const def = sessionTable(resource);
     const list = await this.#driver.read(async (tx) => {
       const ids = tx.whereIn('service_id', [...new Set(serviceIds)]);
-      return tx.all(`SELECT service_id, result_id, result_final, flag, missing_since FROM ${def.name} WHERE ${ids.sql}`, ids.params);
+      const columns = 'service_id, result_id, result_final, flag, missing_since';
+      return tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${ids.sql}`, ids.params);
     });
     // What progresses while a result is not final; the raw text differs between a delivery and a GET of the same state.
     for (const row of list) {
