@@ -59,8 +59,8 @@ async function countingProxy(target: string): Promise<{ url: string; peak: () =>
     open++;
     peak = Math.max(peak, open);
     res.on('close', () => open--);
-    const options = { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers };
-    const forward = request(options, (answer) => {
+    const { method, url: path, headers } = req;
+    const forward = request({ host: upstream.hostname, port: upstream.port, method, path, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -86,7 +86,8 @@ describe('the process-wide cap on streams', () => {
   async function backfill(processConcurrency: number): Promise<{ peak: number; stored: number; truth: number }> {
     const tokens = Object.fromEntries(names.map((name) => [`token-${name}`, name]));
     // Latency keeps requests open long enough to overlap; no limit, so every account would grow to its own cap.
-    const sim = await simulator({ sessions: 400, tokens, rate: 100_000, burst: 100_000, latencyMs: 40, otherOwnerSessions: 0 });
+    const lifted = { rate: 100_000, burst: 100_000 };
+    const sim = await simulator({ sessions: 400, tokens, ...lifted, latencyMs: 40, otherOwnerSessions: 0 });
     const proxy = await countingProxy(sim.url);
     proxies.push(proxy.server);
     const dir = tempDir();
@@ -102,8 +103,11 @@ describe('the process-wide cap on streams', () => {
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     let truth = 0;
-    for (const name of names) for (const r of ['authentications', 'fingerprints'] as const) truth += sim.world.truth(`token-${name}`, r).length;
-    const [count] = query<{ n: number }>(db, 'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n');
+    for (const name of names) {
+      for (const r of ['authentications', 'fingerprints'] as const) truth += sim.world.truth(`token-${name}`, r).length;
+    }
+    const both = 'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n';
+    const [count] = query<{ n: number }>(db, both);
     return { peak: proxy.peak(), stored: count!.n, truth };
   }
 
