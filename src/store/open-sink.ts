@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
+import { DiskReserve } from './disk-reserve.js';
 import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
 import type { Migration } from './migration-step.js';
 import { MissingTargetError } from './missing-target-error.js';
@@ -156,7 +157,8 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   }
   if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations, retry });
   if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations, retry });
-  return createSqlSink(driver, { clock, migrations, retry });
+  const reserve = parsed.kind === 'postgres' || parsed.path === ':memory:' ? undefined : DiskReserve.hold(parsed.path);
+  return createSqlSink(driver, { clock, migrations, retry, reserve });
 }
 
 /** The tables and views of a SQLite or DuckDB database, read without writing. */
