@@ -103,6 +103,8 @@ export interface OpenTargetOptions {
    * @default the wait's, else none
    */
   logger?: Logger;
+  /** Ends the retries of an unavailable target at once (the process's SIGINT and SIGTERM). @default never */
+  signal?: AbortSignal;
 }
 
 /** Opens --db. */
@@ -112,6 +114,7 @@ export async function openTarget(config: Config, options: OpenTargetOptions = {}
   return openSink(config.db, {
     existing: options.existing ?? false,
     retrySeconds: config.store.retrySeconds,
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(wait ? { waitWhileLocked: wait.signal } : {}),
     ...(logger ? { logger } : {}),
   });
@@ -172,6 +175,7 @@ export async function withRunDeps<T>(
     const sink = await openTarget(config, {
       existing: options.existing ?? false,
       logger: options.logger,
+      signal: io.signal,
       ...(options.wait === true ? { wait: { signal: io.signal, logger: options.logger } } : {}),
     });
     const keeper = leaseKeeper(sink, io, options.logger, options.runId, options.ttlSeconds);

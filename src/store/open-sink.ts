@@ -72,6 +72,12 @@ export interface OpenSinkOptions {
    * @default 60
    */
   retrySeconds?: number;
+  /**
+   * Stops the pauses between those retries (SIGINT, SIGTERM): the
+   * transaction fails at once with InterruptedError.
+   * @default never
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -116,6 +122,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   }
   const retry: TransientRetryOptions = {
     budgetMs: options.retrySeconds === undefined ? DEFAULT_RETRY_MS : options.retrySeconds * 1000,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     onRetry: (fault) => {
       const fields = { target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs };
       options.logger?.warn(fields, `target unavailable, retrying: ${fault.message}`);

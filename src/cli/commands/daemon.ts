@@ -139,7 +139,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const sink = await openTarget(config, { logger });
+    const sink = await openTarget(config, { logger, signal: io.signal });
     const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
