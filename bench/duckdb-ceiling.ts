@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { MAX_PAGES_PER_COMMIT } from '../src/crawl/commit-queue.js';
+import { MAX_PAGES_PER_COMMIT } from '../src/crawl/engine/commit-queue.js';
 import { openSink } from '../src/store/open-sink.js';
-import { table } from '../src/store/schema.js';
+import { table } from '../src/schema/schema.js';
 import { offlineIngest } from './offline-ingest.js';
 import { isEntryPoint, numberFlag } from './script-args.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_PAGES_PER_COMMIT } from '../src/crawl/commit-queue.js';
+import { MAX_PAGES_PER_COMMIT } from '../src/crawl/engine/commit-queue.js';
 import { markdownTable } from './markdown-table.js';
 import { offlineIngest, type NormalizeOn, type OfflineIngestFigure } from './offline-ingest.js';
 import { isEntryPoint, numberFlag } from './script-args.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { MAX_PAGES_PER_COMMIT } from '../src/crawl/commit-queue.js';
+import { MAX_PAGES_PER_COMMIT } from '../src/crawl/engine/commit-queue.js';
 import { itemTexts } from '../src/api/element-texts.js';
 import { normalizeItems } from '../src/normalize/normalize-item.js';
 import type { NormalizedBatch, ObservationContext } from '../src/normalize/rows.js';

@@ -1,5 +1,5 @@
-import { frozenTable } from '../src/store/frozen-table.js';
-import type { MigrationStep, StepTable, StepTypes, StepView } from '../src/store/migration-step.js';
+import { frozenTable } from '../src/store/migration/frozen-table.js';
+import type { MigrationStep, StepTable, StepTypes, StepView } from '../src/store/migration/migration-step.js';
 
 /**
  * The schema of the first release (22 Nov 2025 in migration time): every

@@ -1,4 +1,4 @@
-import type { ColumnRetype, MigrationStep, StepTypes, StepView } from '../src/store/migration-step.js';
+import type { ColumnRetype, MigrationStep, StepTypes, StepView } from '../src/store/migration/migration-step.js';
 import * as initial from './20251122000000_initial.js';
 
 /**

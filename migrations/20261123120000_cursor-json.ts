@@ -1,4 +1,4 @@
-import type { MigrationStep } from '../src/store/migration-step.js';
+import type { MigrationStep } from '../src/store/migration/migration-step.js';
 
 /**
  * `sync_windows.cursor` holds the checkpoint cursor as JSON text from now on,

@@ -1,4 +1,4 @@
-import type { MigrationStep } from '../src/store/migration-step.js';
+import type { MigrationStep } from '../src/store/migration/migration-step.js';
 import { TYPES } from './20261123000000_typed_time.js';
 
 /** sync_runs.holder: which process ran a run, so a run whose process died can be found and shown as abandoned. */

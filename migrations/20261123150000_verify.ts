@@ -1,5 +1,5 @@
-import { frozenTable } from '../src/store/frozen-table.js';
-import type { MigrationStep } from '../src/store/migration-step.js';
+import { frozenTable } from '../src/store/migration/frozen-table.js';
+import type { MigrationStep } from '../src/store/migration/migration-step.js';
 import { TYPES } from './20261123000000_typed_time.js';
 
 /**

@@ -1,10 +1,10 @@
-import type { MigrationStep } from '../src/store/migration-step.js';
+import type { MigrationStep } from '../src/store/migration/migration-step.js';
 import * as initial from './20251122000000_initial.js';
 import { TYPES } from './20261123000000_typed_time.js';
 
 /**
  * A DuckDB target's session tables without their primary key index, whose
- * size bounded the memory a backfill needs (see src/store/duckdb-keyless.ts).
+ * size bounded the memory a backfill needs (see src/store/drivers/duckdb/duckdb-keyless.ts).
  * A table without its key already is left alone. SQLite and PostgreSQL keep
  * their keys.
  */

@@ -1,4 +1,4 @@
-import type { MigrationStep, StepView } from '../src/store/migration-step.js';
+import type { MigrationStep, StepView } from '../src/store/migration/migration-step.js';
 
 /**
  * Every view again, as of this migration. Views changed in releases before the

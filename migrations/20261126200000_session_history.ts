@@ -1,6 +1,6 @@
-import { frozenTable } from '../src/store/frozen-table.js';
-import type { Dialect } from '../src/store/dialect.js';
-import type { MigrationStep, StepView } from '../src/store/migration-step.js';
+import { frozenTable } from '../src/store/migration/frozen-table.js';
+import type { Dialect } from '../src/schema/dialect.js';
+import type { MigrationStep, StepView } from '../src/store/migration/migration-step.js';
 import { TYPES } from './20261123000000_typed_time.js';
 
 /**

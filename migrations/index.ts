@@ -1,4 +1,4 @@
-import type { Migration } from '../src/store/migration-step.js';
+import type { Migration } from '../src/store/migration/migration-step.js';
 import * as initial from './20251122000000_initial.js';
 import * as typedTime from './20261123000000_typed_time.js';
 import * as cursorJson from './20261123120000_cursor-json.js';
@@ -17,7 +17,7 @@ import * as sessionHistory from './20261126200000_session_history.js';
  *
  * The rule (migrations/README.md): a migration is frozen. It spells out its
  * own tables, columns, SQL types and view SQL, and never imports today's
- * definitions (src/store/schema.ts, views.ts, verify-tables.ts,
+ * definitions (src/schema/schema.ts, views.ts, verify-tables.ts,
  * refresh-tables.ts, duckdb-keyless.ts, column-sql-type.ts); once released it
  * is never edited. A change of schema is a new timestamp-named file listed
  * last here, together with the same change in schema.ts or views.ts.

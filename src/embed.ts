@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import type { Config } from './config/config.js';
-import type { CrawlEvent } from './crawl/crawl-deps.js';
-import { newRunId } from './crawl/run-recorder.js';
-import type { RunDeps } from './crawl/run-deps.js';
+import type { CrawlEvent } from './crawl/engine/crawl-deps.js';
+import { newRunId } from './crawl/runs/run-recorder.js';
+import type { RunDeps } from './crawl/runs/run-deps.js';
 import { bindAccounts, leaseKeeper, openTarget, runDeps, type CliIo } from './cli/runtime.js';
 
 export interface OpenRunOptions {

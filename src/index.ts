@@ -5,11 +5,11 @@
  * Only re-exports, one module a line: what is public is read off this list,
  * and a new entry point is one more line.
  */
-export { runSync, type SyncRunOptions, type SyncReport } from './crawl/run-sync.js';
-export { runBackfill, type BackfillRunOptions, type BackfillReport } from './crawl/run-backfill.js';
-export type { RunDeps, RunAccount, RunLeases } from './crawl/run-deps.js';
-export type { RunRecord, RunStatus } from './crawl/run-recorder.js';
-export type { CrawlEvent } from './crawl/crawl-deps.js';
+export { runSync, type SyncRunOptions, type SyncReport } from './crawl/runs/run-sync.js';
+export { runBackfill, type BackfillRunOptions, type BackfillReport } from './crawl/runs/run-backfill.js';
+export type { RunDeps, RunAccount, RunLeases } from './crawl/runs/run-deps.js';
+export type { RunRecord, RunStatus } from './crawl/runs/run-recorder.js';
+export type { CrawlEvent } from './crawl/engine/crawl-deps.js';
 export { openRun, type OpenRunOptions, type OpenedRun } from './embed.js';
 export { openSink as openTarget, type OpenSinkOptions as OpenTargetOptions, type StoreLogger } from './store/open-sink.js';
 export type { QueryableSink } from './store/sql-sink.js';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Secret } from '../config/secret.js';
-import type { Cursor } from '../cursor.js';
+import type { Cursor } from './cursor.js';
 import { UserError } from '../errors.js';
 import { parseBaseUrl } from './base-url.js';
 import { cursorPages } from './cursor-pages.js';

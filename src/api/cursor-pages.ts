@@ -1,5 +1,5 @@
-import { cursorKey } from '../cursor.js';
-import type { Cursor } from '../cursor.js';
+import { cursorKey } from './cursor.js';
+import type { Cursor } from './cursor.js';
 import { CursorLoopError } from './errors.js';
 import type { SearchPage } from './service-client.js';
 

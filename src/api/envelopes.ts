@@ -1,5 +1,5 @@
-import { readCursor } from '../cursor.js';
-import type { Cursor } from '../cursor.js';
+import { readCursor } from './cursor.js';
+import type { Cursor } from './cursor.js';
 import { itemTexts, objectMemberText } from './element-texts.js';
 import { ApiError } from './errors.js';
 import type { Fetched, SearchPage } from './service-client.js';

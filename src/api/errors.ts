@@ -1,5 +1,5 @@
-import { showCursor } from '../cursor.js';
-import type { Cursor } from '../cursor.js';
+import { showCursor } from './cursor.js';
+import type { Cursor } from './cursor.js';
 import { FatalError, RetriableError, UserError } from '../errors.js';
 
 /**

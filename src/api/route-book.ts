@@ -1,4 +1,4 @@
-import type { Cursor } from '../cursor.js';
+import type { Cursor } from './cursor.js';
 import type { Call } from './transport.js';
 import type { ApiVersion, Resource, SearchRequest, VoucherRequest, WebhookCreate } from './service-client.js';
 

@@ -1,6 +1,6 @@
 import type { ApiVersion, ResourceName as Resource } from '../config/constants.js';
 import type { Secret } from '../config/secret.js';
-import type { Cursor } from '../cursor.js';
+import type { Cursor } from './cursor.js';
 
 export type { ApiVersion, Resource };
 

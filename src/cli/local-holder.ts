@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { deadOnThisHost } from '../store/lease-names.js';
+import { deadOnThisHost } from '../store/leases/lease-names.js';
 
 /** Signal 0 checks that a process exists without touching it; EPERM means it exists under another user. */
 function pidAlive(pid: number): boolean {

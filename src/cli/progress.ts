@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { BackfillPlanSummary, CrawlEvent } from '../crawl/crawl-deps.js';
+import type { BackfillPlanSummary, CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import type { Logger } from './logger.js';
 
 export interface ProgressOptions {

@@ -3,22 +3,22 @@ import { createClient, type ServiceClient } from '../api/client.js';
 import { RateLimiter } from '../api/rate-limiter.js';
 import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
-import { CommitQueue } from '../crawl/commit-queue.js';
-import type { CrawlEvent } from '../crawl/crawl-deps.js';
-import { WindowClaims } from '../crawl/window-claims.js';
-import { refreshSettings, type RefreshSettings } from '../crawl/refresh-settings.js';
-import type { RunDeps, RunLeases } from '../crawl/run-deps.js';
+import { CommitQueue } from '../crawl/engine/commit-queue.js';
+import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
+import { WindowClaims } from '../crawl/engine/window-claims.js';
+import { refreshSettings, type RefreshSettings } from '../crawl/refresh/refresh-settings.js';
+import type { RunDeps, RunLeases } from '../crawl/runs/run-deps.js';
 import { LeaseKeeper } from '../daemon/lease-keeper.js';
 import { shortestGapMs } from '../daemon/schedule.js';
 import { InputError, UserError } from '../errors.js';
 import { normalizeItems } from '../normalize/normalize-item.js';
-import { holderId } from '../store/lease-names.js';
+import { holderId } from '../store/leases/lease-names.js';
 import { openSink } from '../store/open-sink.js';
 import type { Sink } from '../store/sink.js';
 import { localHolderIsDead } from './local-holder.js';
 import { createLogger, type Logger } from './logger.js';
 
-export { newRunId } from '../crawl/run-recorder.js';
+export { newRunId } from '../crawl/runs/run-recorder.js';
 
 /** What a command gets from the composition root. */
 export interface CliIo {

@@ -1,5 +1,5 @@
-import { refreshSaved } from '../crawl/refresh-spend.js';
-import { summarizeLags, type LagSummary } from '../store/lag-summary.js';
+import { refreshSaved } from '../crawl/refresh/refresh-spend.js';
+import { summarizeLags, type LagSummary } from '../store/runs/lag-summary.js';
 import type { RefreshSpend, RefreshTierState, StatusReport } from '../store/sink.js';
 import { renderTable } from './text-table.js';
 

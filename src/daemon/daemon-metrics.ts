@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent } from '../api/service-client.js';
-import type { CrawlEvent } from '../crawl/crawl-deps.js';
-import type { RefreshOutcome } from '../crawl/refresh-non-final.js';
+import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
+import type { RefreshOutcome } from '../crawl/refresh/refresh-non-final.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { ChangeLag, StatusReport } from '../store/sink.js';
 import type { WebhookCounters } from './webhook-counters.js';

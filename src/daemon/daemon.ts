@@ -8,7 +8,7 @@ import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
 import { LeaseHeldError } from './lease-held-error.js';
 import { LeaseLostError } from './lease-lost-error.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/lease-names.js';
+import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/leases/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 
 export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string; runId?: string | undefined };

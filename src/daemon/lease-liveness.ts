@@ -1,5 +1,5 @@
 import type { LeaseState } from '../store/sink.js';
-import { DAEMON_LEASE_PREFIX, daemonLease } from '../store/lease-names.js';
+import { DAEMON_LEASE_PREFIX, daemonLease } from '../store/leases/lease-names.js';
 
 /** A lease as `status` shows it: whether a live process stands behind it. */
 export interface LeaseView extends LeaseState {

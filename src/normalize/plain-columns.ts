@@ -1,4 +1,4 @@
-import { table, type ColumnDef } from '../store/schema.js';
+import { table, type ColumnDef } from '../schema/schema.js';
 import { readBoolean, readNumber, readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import type { ApiVersion, Resource } from './rows.js';
@@ -16,7 +16,7 @@ interface PlainColumn {
 
 /**
  * The columns of a session table that come straight from one path of the
- * item, as the schema definition names it (src/store/schema.ts, which also
+ * item, as the schema definition names it (src/schema/schema.ts, which also
  * writes docs/schema.md): each JSON path is named once. A text field's value
  * may be any JSON (kept as its text); every other leaf has the column's type.
  */

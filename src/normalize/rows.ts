@@ -1,6 +1,6 @@
 /**
  * The typed rows the normalizer produces and the store writes. Field names are
- * the column names of src/store/schema.ts (the analyst's contract).
+ * the column names of src/schema/schema.ts (the analyst's contract).
  */
 
 import type { ApiVersion, ResourceName as Resource } from '../config/constants.js';

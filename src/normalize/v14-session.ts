@@ -8,7 +8,7 @@ import { sessionRow } from './plain-columns.js';
 /*
  * v1.4 items (api-spec "Authentication session item (v1.4)", "Fingerprint
  * session item (v1.4)"). The paths read here are the `v14` paths of
- * src/store/schema.ts, read through it (plain-columns.ts); only what a path
+ * src/schema/schema.ts, read through it (plain-columns.ts); only what a path
  * cannot say is read here. Both throw ItemShapeError for a known field of
  * the wrong type.
  */

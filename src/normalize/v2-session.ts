@@ -8,7 +8,7 @@ import { textFieldText } from './text-field-rows.js';
 
 /*
  * v2.0.0 items (api-spec "v2.0.0 session item"). The paths read here are the
- * `v2` paths of src/store/schema.ts, read through it (plain-columns.ts); only
+ * `v2` paths of src/schema/schema.ts, read through it (plain-columns.ts); only
  * what a path cannot say is read here. Both throw ItemShapeError for a known
  * field of the wrong type.
  */

@@ -2,18 +2,18 @@ import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
-import { DiskReserve } from './disk-reserve.js';
-import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './foreign-target-error.js';
-import type { Migration } from './migration-step.js';
-import { MissingTargetError } from './missing-target-error.js';
-import { parseTarget, DEFAULT_TARGET } from './parse-target.js';
-import { readOnlyDriver } from './read-only-driver.js';
-import type { SqlDriver } from './sql-driver.js';
+import { DiskReserve } from './target/disk-reserve.js';
+import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './target/foreign-target-error.js';
+import type { Migration } from './migration/migration-step.js';
+import { MissingTargetError } from './target/missing-target-error.js';
+import { parseTarget, DEFAULT_TARGET } from './target/parse-target.js';
+import { readOnlyDriver } from './drivers/read-only-driver.js';
+import type { SqlDriver } from './drivers/sql-driver.js';
 import { createSqlSink, DEFAULT_RETRY_MS, type QueryableSink } from './sql-sink.js';
-import { shortDriverMessage, StoreError } from './store-error.js';
-import { withStoreErrors } from './store-error-driver.js';
-import { targetKind, type TargetKind } from './target-kind.js';
-import { withTransientRetries, type TransientRetryOptions } from './transient-retry-driver.js';
+import { shortDriverMessage, StoreError } from './drivers/store-error.js';
+import { withStoreErrors } from './drivers/store-error-driver.js';
+import { targetKind, type TargetKind } from './target/target-kind.js';
+import { withTransientRetries, type TransientRetryOptions } from './drivers/transient-retry-driver.js';
 
 /** The part of a logger (pino's shape) the store uses. */
 export interface StoreLogger {
@@ -100,13 +100,13 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   // Drivers load on demand: DuckDB's native library alone is tens of MB that a SQLite run never needs.
   switch (parsed.kind) {
     case 'sqlite': {
-      const { SqliteDriver } = await import('./sqlite-driver.js');
+      const { SqliteDriver } = await import('./drivers/sqlite/sqlite-driver.js');
       driver = await SqliteDriver.open(parsed.path, { knexLog: knexLog(options.logger) });
       label = `sqlite:${parsed.path}`;
       break;
     }
     case 'duckdb': {
-      const { DuckdbDriver } = await import('./duckdb-driver.js');
+      const { DuckdbDriver } = await import('./drivers/duckdb/duckdb-driver.js');
       const signal = options.waitWhileLocked;
       const onWait = (holder: string): void => options.logger?.info({ target: `duckdb:${parsed.path}`, holder }, 'waiting for another process to close the DuckDB file');
       driver = await DuckdbDriver.open(parsed.path, clock, signal === undefined ? {} : { wait: { signal, onWait } });
@@ -114,7 +114,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       break;
     }
     case 'postgres': {
-      const { PostgresDriver } = await import('./postgres-driver.js');
+      const { PostgresDriver } = await import('./drivers/postgres/postgres-driver.js');
       driver = PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema, knexLog: knexLog(options.logger) });
       label = parsed.redacted;
       break;

@@ -1,4 +1,4 @@
-import type { ColumnDef, TableDef } from './schema.js';
+import type { ColumnDef, TableDef } from '../schema/schema.js';
 
 /**
  * The one reader of stored values: whatever a dialect hands back (SQLite's

@@ -1,10 +1,10 @@
 import { API_VERSIONS } from '../config/constants.js';
 import { REQUIRED_FIELDS } from '../normalize/normalize-item.js';
 import { STORABLE_TEXT_RULE } from '../normalize/storable-text.js';
-import { sqlType } from './column-sql-type.js';
-import { DUCKDB_KEYLESS_TABLES } from './duckdb-keyless.js';
-import { TABLES } from './schema.js';
-import type { ColumnDef, TableDef, ViewDef } from './schema.js';
+import { sqlType } from '../schema/column-sql-type.js';
+import { DUCKDB_KEYLESS_TABLES } from './drivers/duckdb/duckdb-keyless.js';
+import { TABLES } from '../schema/schema.js';
+import type { ColumnDef, TableDef, ViewDef } from '../schema/schema.js';
 import { VIEWS } from './views.js';
 
 /** The command that rewrites docs/schema.md from the schema definition. */
@@ -24,7 +24,7 @@ export function renderSchemaDoc(
   const out: string[] = [
     '# ivsync tables and views',
     '',
-    `<!-- Generated from src/store/schema.ts and src/store/views.ts; do not edit. Regenerate with: ${SCHEMA_DOC_COMMAND} -->`,
+    `<!-- Generated from src/schema/schema.ts and src/store/views.ts; do not edit. Regenerate with: ${SCHEMA_DOC_COMMAND} -->`,
     '',
     'Every target (SQLite, DuckDB, PostgreSQL) has these tables, columns and views;',
     'the SQLite, DuckDB and PostgreSQL columns give each column\'s SQL type there.',
@@ -53,7 +53,7 @@ export function renderSchemaDoc(
 }
 
 function renderTable(t: TableDef): string[] {
-  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${DUCKDB_KEYLESS_TABLES.includes(t.name) ? ' (in DuckDB kept by ivsync, not declared: see src/store/duckdb-keyless.ts)' : ''}.`];
+  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${DUCKDB_KEYLESS_TABLES.includes(t.name) ? ' (in DuckDB kept by ivsync, not declared: see src/store/drivers/duckdb/duckdb-keyless.ts)' : ''}.`];
   if (t.indexes !== undefined && t.indexes.length > 0) {
     const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
     lines.push(`Indexes: ${indexes.join('; ')}.`);

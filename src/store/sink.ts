@@ -1,6 +1,6 @@
-import type { Cursor } from '../cursor.js';
+import type { Cursor } from '../api/cursor.js';
 import type { ApiVersion, NormalizedBatch, Resource } from '../normalize/rows.js';
-import type { VerifyStore } from './verify-store.js';
+import type { VerifyStore } from './verify/verify-store.js';
 
 /**
  * The stores ivsync writes through, one per concern; SQLite, DuckDB and

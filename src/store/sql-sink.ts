@@ -1,19 +1,19 @@
 import { isoFromMicros } from '../normalize/time.js';
-import { SqlDeliveryStore } from './delivery-store.js';
-import type { DiskReserve } from './disk-reserve.js';
-import { SqlLeaseStore } from './lease-store.js';
-import { SqlPageStore } from './page-store.js';
-import { SqlRefreshStore } from './refresh-store.js';
-import { SqlRunLog } from './run-log.js';
-import { SqlSessionStore } from './session-store.js';
+import { SqlDeliveryStore } from './deliveries/delivery-store.js';
+import type { DiskReserve } from './target/disk-reserve.js';
+import { SqlLeaseStore } from './leases/lease-store.js';
+import { SqlPageStore } from './pages/page-store.js';
+import { SqlRefreshStore } from './refresh/refresh-store.js';
+import { SqlRunLog } from './runs/run-log.js';
+import { SqlSessionStore } from './pages/session-store.js';
 import type { Sink } from './sink.js';
-import type { Migration } from './migration-step.js';
-import type { SqlDriver } from './sql-driver.js';
-import { SqlStatusSource } from './status-report.js';
-import { SqlVerifyStore } from './verify-store.js';
-import { withStoreErrors } from './store-error-driver.js';
-import { withTransientRetries, type TransientRetryOptions } from './transient-retry-driver.js';
-import { SqlWindowStore } from './window-store.js';
+import type { Migration } from './migration/migration-step.js';
+import type { SqlDriver } from './drivers/sql-driver.js';
+import { SqlStatusSource } from './runs/status-report.js';
+import { SqlVerifyStore } from './verify/verify-store.js';
+import { withStoreErrors } from './drivers/store-error-driver.js';
+import { withTransientRetries, type TransientRetryOptions } from './drivers/transient-retry-driver.js';
+import { SqlWindowStore } from './windows/window-store.js';
 
 export interface SqlSinkOptions {
   /** Used where a method takes no time of its own (planWindows). */

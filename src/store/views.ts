@@ -1,9 +1,9 @@
-import { CHECK_AGE_PERCENTILES, CHECKED_EPOCH, checkAgeSql } from './check-age-sql.js';
-import type { Dialect } from './dialect.js';
-import type { StepView } from './migration-step.js';
-import { table, type ViewDef } from './schema.js';
+import { CHECK_AGE_PERCENTILES, CHECKED_EPOCH, checkAgeSql } from './runs/check-age-sql.js';
+import type { Dialect } from '../schema/dialect.js';
+import type { StepView } from './migration/migration-step.js';
+import { table, type ViewDef } from '../schema/schema.js';
 
-export { viewSql } from './view-sql.js';
+export { viewSql } from './migration/view-sql.js';
 
 /**
  * A view whose SQL is portable except for small marked pieces: `{{name}}` in
@@ -40,7 +40,7 @@ const finalShare = (resource: string): string =>
 const lastRun = (column: string): string =>
   `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at DESC, r.id DESC LIMIT 1)`;
 
-// Lease names are `<kind>:<account>` (src/store/lease-names.ts).
+// Lease names are `<kind>:<account>` (src/store/leases/lease-names.ts).
 const lease = (kind: string, column: string): string =>
   `(SELECT l.${column} FROM sync_leases l WHERE l.name = '${kind}:' || w.account)`;
 

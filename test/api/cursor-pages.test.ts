@@ -3,8 +3,8 @@ import { cursorPages } from '../../src/api/cursor-pages.js';
 import { readPage } from '../../src/api/envelopes.js';
 import { CursorLoopError } from '../../src/api/errors.js';
 import type { SearchPage } from '../../src/api/service-client.js';
-import { cursorKey, cursorText, parseCursorText, readCursor, showCursor } from '../../src/cursor.js';
-import type { Cursor } from '../../src/cursor.js';
+import { cursorKey, cursorText, parseCursorText, readCursor, showCursor } from '../../src/api/cursor.js';
+import type { Cursor } from '../../src/api/cursor.js';
 
 const ROUTE = 'POST /v1/search/authentications';
 

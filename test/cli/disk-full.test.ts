@@ -13,7 +13,7 @@ import { storedFacts } from '../targets/truth-rows.js';
  * A real small disk (tmpfs): a backfill that fills it stops with one line and
  * keeps what it committed; once room equal to the size of the finished file is
  * added, the same command resumes and ends equal to the truth. That holds
- * only while the WAL stays bounded (src/store/wal-bound.ts): a WAL that grew
+ * only while the WAL stays bounded (src/store/drivers/wal-bound.ts): a WAL that grew
  * to several times the data would need that much room again. The failed run
  * is recorded `failed` with its error, in the room its disk reserve kept.
  */

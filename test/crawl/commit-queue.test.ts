@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommitQueue } from '../../src/crawl/commit-queue.js';
+import { CommitQueue } from '../../src/crawl/engine/commit-queue.js';
 import type { Resource } from '../../src/normalize/rows.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { PageCommit } from '../../src/store/sink.js';

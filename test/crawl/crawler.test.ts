@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gridCells } from '../../src/crawl/windows.js';
+import { gridCells } from '../../src/crawl/engine/windows.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { cliError, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';

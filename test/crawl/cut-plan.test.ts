@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCut, type CutInput } from '../../src/crawl/cut-plan.js';
+import { planCut, type CutInput } from '../../src/crawl/engine/cut-plan.js';
 
 // A stream over four windows of 1,000 s, newest first.
 const windows = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignPage, pageCommits } from '../../src/crawl/page-assignment.js';
+import { assignPage, pageCommits } from '../../src/crawl/engine/page-assignment.js';
 import { auth, authWindow, batch, rejected, t } from '../store/fixtures.js';
 
 // Three windows of a span, newest first: [200, 300), [100, 200), [0, 100).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
-import { planBackfill, planIncremental, planSeal } from '../../src/crawl/planner.js';
+import { planBackfill, planIncremental, planSeal } from '../../src/crawl/engine/planner.js';
 import { windowState } from './window-state.js';
 
 /** A window with one complete pass over it, unless `patch` says otherwise. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coveredByWebhooks, dueStaleness, intervalInEffect, nextInterval, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh-policy.js';
-import { refreshBudget, webhookStreamState } from '../../src/crawl/refresh-settings.js';
+import { coveredByWebhooks, dueStaleness, intervalInEffect, nextInterval, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh/refresh-policy.js';
+import { refreshBudget, webhookStreamState } from '../../src/crawl/refresh/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 

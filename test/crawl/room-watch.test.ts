@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RoomWatch } from '../../src/crawl/room-watch.js';
+import { RoomWatch } from '../../src/crawl/engine/room-watch.js';
 
 describe('RoomWatch', () => {
   it('says "room" once a tenth of a slot went unused since the crawl last grew, and only within the last slots', () => {

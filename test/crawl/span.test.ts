@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowState } from '../../src/store/sink.js';
-import { planSpans } from '../../src/crawl/span.js';
+import { planSpans } from '../../src/crawl/engine/span.js';
 import { windowState as w } from './window-state.js';
 
 const task = (window: WindowState, passFrom = window.windowStart, passTo = window.windowEnd, resume = false, resource = window.resource) => ({ window, passFrom, passTo, resume, resource });

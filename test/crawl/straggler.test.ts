@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outlasts } from '../../src/crawl/straggler.js';
+import { outlasts } from '../../src/crawl/engine/straggler.js';
 
 describe('outlasts', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RequestBudget } from '../../src/crawl/request-budget.js';
-import { diffWindow, type DiffInput } from '../../src/crawl/verify-diff.js';
-import { planSample, type SampleCandidate } from '../../src/crawl/verify-sample.js';
+import { RequestBudget } from '../../src/crawl/verify/request-budget.js';
+import { diffWindow, type DiffInput } from '../../src/crawl/verify/verify-diff.js';
+import { planSample, type SampleCandidate } from '../../src/crawl/verify/verify-sample.js';
 import type { NormalizedSession } from '../../src/normalize/rows.js';
-import { planMerge, type StoredSession } from '../../src/store/merge-plan.js';
+import { planMerge, type StoredSession } from '../../src/store/pages/merge-plan.js';
 import { auth, fp, t } from '../store/fixtures.js';
 
 /** `n` windows of a week each, every one costing `cost` requests. */

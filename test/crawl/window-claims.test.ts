@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimTasks, unclaimed, WindowClaims, type ClaimedWindow } from '../../src/crawl/window-claims.js';
+import { claimTasks, unclaimed, WindowClaims, type ClaimedWindow } from '../../src/crawl/engine/window-claims.js';
 
 const w = (windowStart: number, windowEnd: number, more: Partial<ClaimedWindow> = {}): ClaimedWindow => ({
   account: 'default',

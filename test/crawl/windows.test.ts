@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkWindowCount, gridCellCount, gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/windows.js';
-import { TooManyWindowsError } from '../../src/crawl/too-many-windows-error.js';
+import { checkWindowCount, gridCellCount, gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/engine/windows.js';
+import { TooManyWindowsError } from '../../src/crawl/engine/too-many-windows-error.js';
 import { windowState } from './window-state.js';
 
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };

@@ -5,7 +5,7 @@ import { backfillResumeMs, outcomeOf, shuffle } from '../../src/daemon/daemon.js
 import { fairShare, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
 import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
 import { LeaseLostError } from '../../src/daemon/lease-lost-error.js';
-import { accountLease, deadOnThisHost, holderId, parseHolder, tickLease } from '../../src/store/lease-names.js';
+import { accountLease, deadOnThisHost, holderId, parseHolder, tickLease } from '../../src/store/leases/lease-names.js';
 import { FatalError, InterruptedError } from '../../src/errors.js';
 
 describe('the resume of a stopped background backfill', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseExportTarget } from '../../src/store/export-target.js';
-import { exportValue } from '../../src/store/export-value.js';
-import { keysetPage } from '../../src/store/keyset-page.js';
-import { table, type ColumnType } from '../../src/store/schema.js';
+import { parseExportTarget } from '../../src/store/export/export-target.js';
+import { exportValue } from '../../src/store/export/export-value.js';
+import { keysetPage } from '../../src/store/export/keyset-page.js';
+import { table, type ColumnType } from '../../src/schema/schema.js';
 
 describe('parseExportTarget', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readDuckdbValue } from '../../src/store/duckdb-read-value.js';
-import type { TableDef } from '../../src/store/schema.js';
+import { readDuckdbValue } from '../../src/store/drivers/duckdb/duckdb-read-value.js';
+import type { TableDef } from '../../src/schema/schema.js';
 
 /**
  * A table's rows in one comparable form whatever produced them: SQLite's 0/1

@@ -3,7 +3,7 @@ import { normalizeAuthConfig } from '../../src/normalize/auth-config-rows.js';
 import { normalizeCatalog } from '../../src/normalize/catalog-rows.js';
 import { normalizeDomain } from '../../src/normalize/domain-row.js';
 import { normalizeWebhook } from '../../src/normalize/webhook-row.js';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 
 const NOW = '2026-11-22T04:00:00.000000Z';
 const columnsOf = (name: string): string[] => table(name).columns.map((c) => c.name).sort();

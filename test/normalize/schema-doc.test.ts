@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_DOC_COMMAND, renderSchemaDoc } from '../../src/store/schema-doc.js';
-import { TABLES } from '../../src/store/schema.js';
-import type { TableDef, ViewDef } from '../../src/store/schema.js';
+import { TABLES } from '../../src/schema/schema.js';
+import type { TableDef, ViewDef } from '../../src/schema/schema.js';
 
 const DOC = fileURLToPath(new URL('../../docs/schema.md', import.meta.url));
 
 describe('docs/schema.md', () => {
   it('is the rendered schema', () => {
     const onDisk = readFileSync(DOC, 'utf8');
-    expect(onDisk === renderSchemaDoc(), `docs/schema.md is out of date with src/store/schema.ts or views.ts; regenerate it with: ${SCHEMA_DOC_COMMAND}`).toBe(true);
+    expect(onDisk === renderSchemaDoc(), `docs/schema.md is out of date with src/schema/schema.ts or views.ts; regenerate it with: ${SCHEMA_DOC_COMMAND}`).toBe(true);
   });
 
   it('names every table and every column', () => {

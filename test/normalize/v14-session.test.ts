@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeItems } from '../../src/normalize/normalize-item.js';
 import { PARENT_COLUMNS } from '../../src/normalize/session-fields.js';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 import { OBSERVED_AT, PARENT_WARNING, v14Authentication, v14Compare, v14Register } from './fixtures.js';
 import { accepted, ctx } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 import { OBSERVED_AT, PARENT_WARNING, v2Authentication, v2Compare } from './fixtures.js';
 import { accepted, ctx } from './helpers.js';
 

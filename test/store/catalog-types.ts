@@ -1,5 +1,5 @@
-import type { Dialect } from '../../src/store/dialect.js';
-import { TABLES, type ColumnType } from '../../src/store/schema.js';
+import type { Dialect } from '../../src/schema/dialect.js';
+import { TABLES, type ColumnType } from '../../src/schema/schema.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 
 /** Every column's type as the target's own catalog names it, by `table.column`. */

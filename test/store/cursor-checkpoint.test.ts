@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
-import type { Cursor } from '../../src/cursor.js';
+import type { Cursor } from '../../src/api/cursor.js';
 import { auth, authWindow, batch, t } from './fixtures.js';
 import { forEachTarget } from './for-each-target.js';
 

@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TABLES as initialTables, TYPES as initialTypes } from '../../migrations/20251122000000_initial.js';
 import * as typedTime from '../../migrations/20261123000000_typed_time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/duckdb-ddl.js';
-import { frozenTable } from '../../src/store/frozen-table.js';
-import { applyStepsWithKnex } from '../../src/store/knex-ddl.js';
-import type { MigrationStep, StepTable } from '../../src/store/migration-step.js';
+import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/drivers/duckdb/duckdb-ddl.js';
+import { frozenTable } from '../../src/store/migration/frozen-table.js';
+import { applyStepsWithKnex } from '../../src/store/drivers/knex-ddl.js';
+import type { MigrationStep, StepTable } from '../../src/store/migration/migration-step.js';
 import { VIEWS, viewSql } from '../../src/store/views.js';
 
 const initial = MIGRATIONS[0]!;

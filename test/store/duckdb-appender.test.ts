@@ -4,9 +4,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { DuckdbDriver } from '../../src/store/duckdb-driver.js';
-import { table } from '../../src/store/schema.js';
-import type { Row } from '../../src/store/sql-driver.js';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { table } from '../../src/schema/schema.js';
+import type { Row } from '../../src/store/drivers/sql-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { auth } from './fixtures.js';
 

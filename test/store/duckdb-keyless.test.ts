@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { duckdbDownStatements } from '../../src/store/duckdb-ddl.js';
-import { DuckdbDriver } from '../../src/store/duckdb-driver.js';
-import { DUCKDB_KEYLESS_TABLES } from '../../src/store/duckdb-keyless.js';
-import { migrateDuckdb } from '../../src/store/duckdb-migrator.js';
-import { table } from '../../src/store/schema.js';
+import { duckdbDownStatements } from '../../src/store/drivers/duckdb/duckdb-ddl.js';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { DUCKDB_KEYLESS_TABLES } from '../../src/store/drivers/duckdb/duckdb-keyless.js';
+import { migrateDuckdb } from '../../src/store/drivers/duckdb/duckdb-migrator.js';
+import { table } from '../../src/schema/schema.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const clock = () => new Date('2026-11-24T00:00:00.000Z');

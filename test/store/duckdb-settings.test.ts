@@ -1,9 +1,9 @@
 import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DuckdbDriver, ROW_GROUP_ROWS } from '../../src/store/duckdb-driver.js';
+import { DuckdbDriver, ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-driver.js';
 import { openSink } from '../../src/store/open-sink.js';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 /*

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import type { Dialect } from '../../src/store/dialect.js';
+import type { Dialect } from '../../src/schema/dialect.js';
 import { openSink, type OpenSinkOptions } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { eachTarget } from '../targets/each-target.js';

@@ -6,7 +6,7 @@ import {
   type HistoryRow,
   type HistoryVersion,
   type TrackedValues,
-} from '../../src/store/history-version.js';
+} from '../../src/store/history/history-version.js';
 import { t } from './fixtures.js';
 
 const values = (v: Partial<TrackedValues> = {}): TrackedValues => ({

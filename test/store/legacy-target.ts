@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import knexFactory, { type Knex } from 'knex';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { migrateDuckdb } from '../../src/store/duckdb-migrator.js';
-import type { Migration } from '../../src/store/migration-step.js';
-import { parseTarget } from '../../src/store/parse-target.js';
-import { StaticMigrationSource } from '../../src/store/static-migration-source.js';
+import { migrateDuckdb } from '../../src/store/drivers/duckdb/duckdb-migrator.js';
+import type { Migration } from '../../src/store/migration/migration-step.js';
+import { parseTarget } from '../../src/store/target/parse-target.js';
+import { StaticMigrationSource } from '../../src/store/drivers/static-migration-source.js';
 
 /** Rows to insert, by table. */
 type TableRows = Readonly<Record<string, readonly object[]>>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedSession } from '../../src/normalize/rows.js';
-import { planMerge, replacedChildren, type StoredSession } from '../../src/store/merge-plan.js';
+import { planMerge, replacedChildren, type StoredSession } from '../../src/store/pages/merge-plan.js';
 import { auth, fp, t } from './fixtures.js';
 
 const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSession] => [

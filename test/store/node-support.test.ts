@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SQLITE_MIN_NODE, unsupportedNode, UnsupportedNodeError, type NodeVersions } from '../../src/store/node-support.js';
-import { SqliteDriver } from '../../src/store/sqlite-driver.js';
+import { SQLITE_MIN_NODE, unsupportedNode, UnsupportedNodeError, type NodeVersions } from '../../src/store/drivers/sqlite/node-support.js';
+import { SqliteDriver } from '../../src/store/drivers/sqlite/sqlite-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDir();

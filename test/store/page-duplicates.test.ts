@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedSession } from '../../src/normalize/rows.js';
-import { DUPLICATE_ON_PAGE, keepNewestCopies } from '../../src/store/page-duplicates.js';
+import { DUPLICATE_ON_PAGE, keepNewestCopies } from '../../src/store/pages/page-duplicates.js';
 import { auth, batch, fp, t } from './fixtures.js';
 
 /** A copy of session `id` told apart by its flag. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { openSink } from '../../src/store/open-sink.js';
-import { parseTarget, redactTarget } from '../../src/store/parse-target.js';
+import { parseTarget, redactTarget } from '../../src/store/target/parse-target.js';
 
 describe('parseTarget', () => {
   const cases: Array<[string, unknown]> = [

@@ -1,10 +1,10 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { expect, it } from 'vitest';
-import { parseTarget } from '../../src/store/parse-target.js';
+import { parseTarget } from '../../src/store/target/parse-target.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { readRow } from '../../src/store/row-reader.js';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 import { execute } from '../helpers/sqlite-target.js';
 import { auth, authWindow, batch, fp, t } from './fixtures.js';
 import { forEachTarget } from './for-each-target.js';

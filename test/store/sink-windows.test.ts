@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { TABLES } from '../../src/store/schema.js';
+import { TABLES } from '../../src/schema/schema.js';
 import type { WindowKey } from '../../src/store/sink.js';
 import { auth, authWindow, batch, fp, rejected, t } from './fixtures.js';
 import { forEachTarget } from './for-each-target.js';

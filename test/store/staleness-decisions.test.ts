@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderStaleness, stalenessLines } from '../../src/cli/staleness.js';
-import { refreshSaved, refreshSpend } from '../../src/crawl/refresh-spend.js';
-import { observedChange } from '../../src/store/change-lag.js';
-import { nearestRank, summarizeLags } from '../../src/store/lag-summary.js';
-import type { SessionOutcome } from '../../src/store/merge-plan.js';
+import { refreshSaved, refreshSpend } from '../../src/crawl/refresh/refresh-spend.js';
+import { observedChange } from '../../src/store/pages/change-lag.js';
+import { nearestRank, summarizeLags } from '../../src/store/runs/lag-summary.js';
+import type { SessionOutcome } from '../../src/store/pages/merge-plan.js';
 import type { RefreshTierState } from '../../src/store/sink.js';
 import { auth, t } from './fixtures.js';
 

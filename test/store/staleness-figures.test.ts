@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { toIsoMicros } from '../../src/normalize/time.js';
-import { parseTarget } from '../../src/store/parse-target.js';
+import { parseTarget } from '../../src/store/target/parse-target.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { execute } from '../helpers/sqlite-target.js';
 import { auth, authWindow, batch, t } from './fixtures.js';

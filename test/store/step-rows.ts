@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { TABLES as FIRST_TABLES } from '../../migrations/20251122000000_initial.js';
-import type { Dialect } from '../../src/store/dialect.js';
-import type { Migration } from '../../src/store/migration-step.js';
+import type { Dialect } from '../../src/schema/dialect.js';
+import type { Migration } from '../../src/store/migration/migration-step.js';
 
 /** The SQLite target the first release (8adc796) wrote: a backfill of the simulator, seed 19, 300 sessions. */
 export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/targets-8adc796/', import.meta.url));

@@ -3,8 +3,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FatalError } from '../../src/errors.js';
-import type { Dialect } from '../../src/store/dialect.js';
-import { DiskFullError, DuckdbPoolFullError, shortDriverMessage, StoreError, toStoreError, type StoreFailure } from '../../src/store/store-error.js';
+import type { Dialect } from '../../src/schema/dialect.js';
+import { DiskFullError, DuckdbPoolFullError, shortDriverMessage, StoreError, toStoreError, type StoreFailure } from '../../src/store/drivers/store-error.js';
 import { POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 
 /*

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Dialect } from '../../src/store/dialect.js';
-import { retypeExpression } from '../../src/store/retype-column.js';
+import type { Dialect } from '../../src/schema/dialect.js';
+import { retypeExpression } from '../../src/store/migration/retype-column.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 
 /** One column as the target's own catalog describes it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { targetKind, type TargetKind } from '../../src/store/target-kind.js';
+import { targetKind, type TargetKind } from '../../src/store/target/target-kind.js';
 
 describe('targetKind: whose database it is, by its tables', () => {
   it.each<[string, string[], TargetKind]>([

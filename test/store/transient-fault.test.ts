@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DiskFullError, StoreError, toStoreError } from '../../src/store/store-error.js';
-import { TargetUnavailableError } from '../../src/store/target-unavailable-error.js';
-import { isTransientFault, transientRetryPauseMs } from '../../src/store/transient-fault.js';
+import { DiskFullError, StoreError, toStoreError } from '../../src/store/drivers/store-error.js';
+import { TargetUnavailableError } from '../../src/store/drivers/target-unavailable-error.js';
+import { isTransientFault, transientRetryPauseMs } from '../../src/store/drivers/transient-fault.js';
 
 const target = (code: string | null, message = 'x') => new StoreError('postgres', 'target', code, message, null);
 const pgError = (message: string) => toStoreError(new Error(message), 'postgres');

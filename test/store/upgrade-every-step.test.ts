@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import type { Dialect } from '../../src/store/dialect.js';
+import type { Dialect } from '../../src/schema/dialect.js';
 import { openSink, type OpenSinkOptions } from '../../src/store/open-sink.js';
 import { postgresProblem, REQUIRE_POSTGRES } from '../helpers/postgres.js';
 import { runIvsync } from '../helpers/run-cli.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WAL_FLOOR_BYTES, walOverBound } from '../../src/store/wal-bound.js';
+import { WAL_FLOOR_BYTES, walOverBound } from '../../src/store/drivers/wal-bound.js';
 
 const MIB = 1024 * 1024;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { POSTGRES_URL, postgresProblem, postgresUp, REQUIRE_POSTGRES } from '../helpers/postgres.js';
 import { afterEach, beforeEach, describe, it } from 'vitest';
-import type { Dialect } from '../../src/store/dialect.js';
+import type { Dialect } from '../../src/schema/dialect.js';
 
 export { postgresUp };
 if (!postgresUp && !REQUIRE_POSTGRES) console.warn(`${postgresProblem}: the postgres target tests are skipped`);

@@ -4,7 +4,7 @@ import { Secret } from '../../src/config/secret.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { readRow } from '../../src/store/row-reader.js';
-import { table } from '../../src/store/schema.js';
+import { table } from '../../src/schema/schema.js';
 import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
 import { clientOptions } from '../helpers/client-options.js';

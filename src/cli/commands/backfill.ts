@@ -1,7 +1,7 @@
 import { parseTime } from '../../config/parse-time.js';
-import type { CrawlEvent } from '../../crawl/crawl-deps.js';
-import { runBackfill } from '../../crawl/run-backfill.js';
-import { checkWindowCount } from '../../crawl/windows.js';
+import type { CrawlEvent } from '../../crawl/engine/crawl-deps.js';
+import { runBackfill } from '../../crawl/runs/run-backfill.js';
+import { checkWindowCount } from '../../crawl/engine/windows.js';
 import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import type { ExportedRelation } from '../../store/export.js';
-import { parseExportTarget } from '../../store/export-target.js';
+import type { ExportedRelation } from '../../store/export/export.js';
+import { parseExportTarget } from '../../store/export/export-target.js';
 import { openSink } from '../../store/open-sink.js';
-import { parseTarget } from '../../store/parse-target.js';
+import { parseTarget } from '../../store/target/parse-target.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor } from '../runtime.js';
@@ -44,7 +44,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
     let relations: ExportedRelation[];
     try {
       // DuckDB's native library loads only for an export, not for every command.
-      const { exportTarget } = await import('../../store/export.js');
+      const { exportTarget } = await import('../../store/export/export.js');
       const report = await exportTarget(from.kind === 'duckdb' ? { duckdbFile: from.path } : sink, to, {
         force: args.force === true,
         onProgress: (r) => logger.info({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),

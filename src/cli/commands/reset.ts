@@ -1,7 +1,7 @@
 import { RESOURCES, type ResourceName } from '../../config/constants.js';
 import { parseResources } from '../../config/parse-resources.js';
 import { parseTime } from '../../config/parse-time.js';
-import { holdAccounts } from '../../crawl/run-recorder.js';
+import { holdAccounts } from '../../crawl/runs/run-recorder.js';
 import { InputError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { ReopenedWindows } from '../../store/sink.js';

@@ -1,13 +1,13 @@
-import { webhookStreamState, type WebhookStreamState } from '../../crawl/refresh-settings.js';
+import { webhookStreamState, type WebhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { nextRuns } from '../../daemon/schedule.js';
 import { leaseLiveness, type LeaseView } from '../../daemon/lease-liveness.js';
-import { DAEMON_LEASE_PREFIX } from '../../store/lease-names.js';
+import { DAEMON_LEASE_PREFIX } from '../../store/leases/lease-names.js';
 import type { LeaseState, StatusReport } from '../../store/sink.js';
 import { DEFAULT_LEASE_TTL_SECONDS } from './lease-options.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../local-holder.js';
 import { openTarget, refreshSettingsOf } from '../runtime.js';
-import { summarizeLags } from '../../store/lag-summary.js';
+import { summarizeLags } from '../../store/runs/lag-summary.js';
 import { refreshRows, renderStaleness, spendJson, spendText, stalenessLines } from '../staleness.js';
 import { renderTable } from '../text-table.js';
 

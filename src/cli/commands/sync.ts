@@ -1,8 +1,8 @@
-import type { CatalogRefreshOutcome } from '../../crawl/catalog-refresh.js';
-import type { CrawlEvent } from '../../crawl/crawl-deps.js';
-import { runSync, type SyncReport } from '../../crawl/run-sync.js';
+import type { CatalogRefreshOutcome } from '../../crawl/runs/catalog-refresh.js';
+import type { CrawlEvent } from '../../crawl/engine/crawl-deps.js';
+import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { InputError } from '../../errors.js';
-import { targetSurelyAbsent } from '../../store/target-exists.js';
+import { targetSurelyAbsent } from '../../store/target/target-exists.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';

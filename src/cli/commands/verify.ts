@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseTime } from '../../config/parse-time.js';
-import { runVerify, type VerifyReport } from '../../crawl/run-verify.js';
+import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';

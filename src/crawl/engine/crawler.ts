@@ -1,0 +1,385 @@
+import type { CallOptions } from '../../api/service-client.js';
+import { PAGE_SIZE } from '../../config/constants.js';
+import type { ApiVersion, Resource } from '../../normalize/rows.js';
+import { toIsoMicros } from '../../normalize/time.js';
+import type { PageCommit, Sink, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
+import { CommitQueue } from './commit-queue.js';
+import { stopsTheRun } from './error-scope.js';
+import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
+import { planCut } from './cut-plan.js';
+import { assignPage, pageCommits } from './page-assignment.js';
+import type { PassTask } from './planner.js';
+import { RoomWatch, type BucketRoom } from './room-watch.js';
+import { RoundTrip } from './round-trip.js';
+import { planSpans, type Span, type SpanWindow } from './span.js';
+import { outlasts } from './straggler.js';
+import { requestRange, splitRemainder } from './windows.js';
+
+export interface CrawlerOptions {
+  account: string;
+  apiVersion: ApiVersion;
+  /** Request streams at once, at most. @default 24 */
+  concurrency: number;
+  /** A stream may cut its current window in two only after this many pages (its density known by then). @default 4 */
+  splitAfterPages: number;
+  /** How the crawl's requests are sent: their priority in the shared bucket (higher first), the run's tally. @default priority 0 */
+  call?: CallOptions;
+  /** The run in `sync_runs` whose counts each commit raises. @default none */
+  runId?: string | undefined;
+}
+
+export interface CrawlerDeps {
+  client: CrawlClient;
+  sink: Sink;
+  normalize: Normalize;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  signal: AbortSignal;
+  onEvent?: (event: CrawlEvent) => void;
+  /** Shared by the crawls of one target so their pages commit together. */
+  commits?: CommitQueue;
+  /** The account's token bucket: streams are added only while it has room. Without it, up to `concurrency` streams run. */
+  bucket?: BucketRoom;
+}
+
+export interface CrawlOutcome {
+  passes: number;
+  pages: number;
+  items: number;
+  written: number;
+  failed: Array<{ resource: Resource; windowStart: number; error: string }>;
+  interrupted: boolean;
+}
+
+/** One request stream: a span's range paged newest first, completing its windows on the way down. */
+interface Stream {
+  readonly resource: Resource;
+  /** The range requested (fixed: the cursor belongs to it). */
+  readonly from: number;
+  readonly to: number;
+  /** The windows this stream is responsible for; shrinks from below when some are handed over. */
+  windows: SpanWindow[];
+  /** Windows before this index began their pass in this stream: never handed over. */
+  started: number;
+  /** The first window not complete yet. */
+  current: number;
+  /** Every epoch at or above this has been seen. */
+  position: number;
+  cursor: WindowState['cursor'];
+  /** Pages, items and epoch seconds seen: this stream's, and those of the stream it came from. */
+  pages: number;
+  items: number;
+  covered: number;
+  /** Being split: nothing more is cut from it. */
+  closing: boolean;
+  readonly startedAt: string;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Pages windows with as few requests as the bucket allows. Adjacent windows
+ * are paged by one request stream (each stream ends in one partial page, not
+ * each window), and every page commits together with the checkpoints of the
+ * windows it reached, so a kill at any instant costs at most the pages in
+ * flight. The shared rate bucket holds the request rate at the limit; a
+ * stream is added only when the bucket shows room (capacity went unused), by
+ * handing the lower part of the largest unfetched rest to it, so that the
+ * streams are as few as keep the bucket full at the latency there is.
+ */
+export class Crawler {
+  readonly #deps: CrawlerDeps;
+  readonly #options: CrawlerOptions;
+  readonly #commits: CommitQueue;
+  readonly #room: RoomWatch;
+  readonly #streams = new Set<Stream>();
+  /** Items and epoch seconds seen per resource: the density of streams that saw too little themselves. */
+  readonly #seen = new Map<Resource, { items: number; seconds: number }>();
+  readonly #roundTrip: RoundTrip;
+  #pool: Span[] = [];
+  #fatal: unknown = undefined;
+  #finish: () => void = () => undefined;
+  #outcome: CrawlOutcome = { passes: 0, pages: 0, items: 0, written: 0, failed: [], interrupted: false };
+
+  constructor(deps: CrawlerDeps, options: CrawlerOptions) {
+    this.#deps = deps;
+    this.#options = options;
+    this.#commits = deps.commits ?? new CommitQueue(deps.sink);
+    this.#room = new RoomWatch(deps.bucket, deps.clock);
+    this.#roundTrip = new RoundTrip(deps.bucket, deps.clock);
+  }
+
+  /** Runs the passes (newest first) and resolves when all are done, failed, or interrupted. */
+  async run(tasks: ReadonlyArray<PassTask & { resource: Resource }>): Promise<CrawlOutcome> {
+    this.#pool = planSpans(tasks).sort((a, b) => b.to - a.to);
+    const finished = new Promise<void>((resolve) => (this.#finish = resolve));
+    // One stream per resource to begin with; more only as the bucket shows room.
+    for (const resource of new Set(this.#pool.map((s) => s.resource))) {
+      if (this.#streams.size >= Math.max(1, this.#options.concurrency)) break;
+      const at = this.#pool.findIndex((s) => s.resource === resource);
+      this.#start(this.#pool.splice(at, 1)[0]!);
+    }
+    this.#settle();
+    const pollMs = this.#room.pollMs;
+    const timer = pollMs === null ? undefined : setInterval(() => void this.#grow().catch((error: unknown) => void (this.#fatal ??= error)), pollMs);
+    try {
+      await finished;
+    } finally {
+      clearInterval(timer);
+    }
+    if (this.#fatal !== undefined) throw this.#fatal;
+    this.#outcome.interrupted = this.#deps.signal.aborted;
+    return this.#outcome;
+  }
+
+  #now(): string {
+    return toIsoMicros(this.#deps.clock() / 1000);
+  }
+
+  #stopped(): boolean {
+    return this.#deps.signal.aborted || this.#fatal !== undefined;
+  }
+
+  /** Resolves `run` once nothing pages and nothing can start; never leaves queued work without a stream. */
+  #settle(): void {
+    if (this.#streams.size > 0) return;
+    if (this.#pool.length > 0 && !this.#stopped()) {
+      this.#start(this.#pool.shift()!);
+      return;
+    }
+    this.#finish();
+  }
+
+  #start(span: Span): void {
+    const stream: Stream = {
+      ...span,
+      windows: [...span.windows],
+      current: 0,
+      position: span.windows[0]!.hi,
+      pages: span.seen?.pages ?? 0,
+      items: span.seen?.items ?? 0,
+      covered: span.seen?.seconds ?? 0,
+      closing: false,
+      startedAt: this.#now(),
+    };
+    this.#streams.add(stream);
+    // Capacity left unused before a stream was added is answered by it.
+    this.#room.grew();
+    void this.#drive(stream);
+  }
+
+  async #drive(stream: Stream): Promise<void> {
+    try {
+      await this.#page(stream);
+    } catch (error) {
+      await this.#failed(stream, error);
+    } finally {
+      this.#streams.delete(stream);
+      // Its requests no longer fill the bucket: the room check decides whether another takes over.
+      await this.#grow().catch((error: unknown) => void (this.#fatal ??= error));
+      this.#settle();
+    }
+  }
+
+  async #page(stream: Stream): Promise<void> {
+    const { client, normalize } = this.#deps;
+    const { account, apiVersion } = this.#options;
+    if (stream.started === 0) await this.#begin(stream, 0);
+    else this.#outcome.passes++;
+    const iterator = client.pages(
+      stream.resource,
+      { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_SIZE },
+      this.#options.call,
+    );
+    let sent = this.#roundTrip.asking();
+    for await (const page of iterator) {
+      this.#roundTrip.answered(sent);
+      const now = this.#now();
+      const batch = normalize(
+        stream.resource,
+        apiVersion,
+        page.items,
+        { account, source: 'search', observedAt: now, responseWarnings: page.warnings },
+        page.itemTexts,
+      );
+      const asked = stream.current;
+      const epochs = batch.sessions.map((s) => s.row.created_epoch);
+      const assigned = assignPage(stream.windows, asked, stream.position, epochs, page.nextCursor === null);
+      const complete = assigned.doneBefore === stream.windows.length;
+      // Claimed before any await: a hand-over meanwhile takes only windows beyond `started`.
+      const firstNew = stream.started;
+      stream.started = Math.max(stream.started, assigned.through + 1);
+      for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
+      const keys = stream.windows.map((w) => keyOf(w.window));
+      const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
+      const results = await this.#commits.commitAll(parts);
+
+      const step = stream.position - assigned.position;
+      stream.position = assigned.position;
+      stream.current = assigned.doneBefore;
+      stream.cursor = page.nextCursor;
+      stream.pages++;
+      stream.items += page.items.length;
+      stream.covered += step;
+      const seen = this.#seen.get(stream.resource) ?? { items: 0, seconds: 0 };
+      this.#seen.set(stream.resource, { items: seen.items + page.items.length, seconds: seen.seconds + step });
+      this.#outcome.pages++;
+      this.#outcome.items += page.items.length;
+      const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
+      this.#outcome.written += sum('written');
+      this.#deps.onEvent?.({ type: 'page', account, resource: stream.resource, items: page.items.length, rejected: sum('rejected'), written: sum('written'), stale: sum('stale'), covered: step });
+      for (const [i, part] of parts.entries()) {
+        if (!part.done) continue;
+        const { window } = stream.windows[asked + i]!;
+        this.#deps.onEvent?.({ type: 'pass-done', account, resource: stream.resource, windowStart: window.windowStart, windowEnd: window.windowEnd, missing: results[i]!.missing });
+      }
+      if (complete || this.#stopped()) return;
+      if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
+      if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
+      sent = this.#roundTrip.asking();
+    }
+  }
+
+  /** The commits of a page, each carrying the run to count them for (when the crawl belongs to one). */
+  #counted(parts: PageCommit[]): PageCommit[] {
+    const { runId, call } = this.#options;
+    if (runId === undefined) return parts;
+    const run = { id: runId, tally: call?.tally ?? { requests: 0 } };
+    return parts.map((part) => ({ ...part, run }));
+  }
+
+  /** Whether the stream would page on alone after the bucket could have served everything left. */
+  #outlasts(stream: Stream): boolean {
+    const bucket = this.#deps.bucket;
+    const roundTripMs = this.#roundTrip.ms;
+    if (!bucket || roundTripMs === null) return false;
+    let left = 0;
+    for (const s of this.#streams) left += this.#restPages(s) ?? NaN;
+    for (const span of this.#pool) left += ((span.to - span.from) * (this.#density(span.resource) ?? NaN)) / PAGE_SIZE;
+    const rest = this.#restPages(stream);
+    return rest !== null && Number.isFinite(left) && outlasts(rest, roundTripMs, left, bucket.spacingMs);
+  }
+
+  /** Pages the stream's unfetched rest is expected to take, or null while its density is unknown. */
+  #restPages(stream: Stream): number | null {
+    const density = this.#densityOf(stream);
+    return density === null ? null : ((stream.position - stream.windows.at(-1)!.lo) * density) / PAGE_SIZE;
+  }
+
+  /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
+  async #begin(stream: Stream, index: number): Promise<void> {
+    const { window } = stream.windows[index]!;
+    await this.#deps.sink.startPass(keyOf(window), { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt });
+    stream.started = Math.max(stream.started, index + 1);
+    this.#outcome.passes++;
+  }
+
+  /**
+   * Adds a stream: a span nobody pages yet, else the lower part of the
+   * largest unfetched rest. `boundary` is a stream between two pages: it may
+   * also stop and have its current window cut in two ('stopped').
+   */
+  async #grow(boundary?: Stream, only = false): Promise<'stopped' | 'grew' | 'none'> {
+    if (this.#stopped() || this.#streams.size >= this.#options.concurrency || this.#streams.size === 0) return 'none';
+    if (!boundary && !this.#room.hasRoom()) return 'none';
+    if (this.#pool.length > 0 && !only) {
+      this.#start(this.#pool.shift()!);
+      return 'grew';
+    }
+    for (const stream of only && boundary ? [boundary] : this.#byRest()) {
+      const density = this.#densityOf(stream);
+      const canSplit = stream === boundary && density !== null && this.#canSplit(stream);
+      const cut = planCut({ windows: stream.windows, started: stream.started, current: stream.current, position: stream.position, density, canSplit });
+      if (!cut) continue;
+      this.#room.grew();
+      if (cut.kind === 'hand-over') {
+        const handed = stream.windows.splice(cut.at);
+        this.#start({ resource: stream.resource, from: handed.at(-1)!.lo, to: handed[0]!.hi, windows: handed, cursor: null, started: 0, seen: seenBy(stream) });
+        return 'grew';
+      }
+      await this.#split(stream, cut.at);
+      return 'stopped';
+    }
+    return 'none';
+  }
+
+  /** Open streams, the largest expected rest first. */
+  #byRest(): Stream[] {
+    const rest = (s: Stream) => (s.position - s.windows.at(-1)!.lo) * (this.#densityOf(s) ?? this.#density(null) ?? 1);
+    return [...this.#streams].filter((s) => !s.closing).sort((a, b) => rest(b) - rest(a));
+  }
+
+  /** The stream's own items per second once it saw a full page, else its resource's, else null. */
+  #densityOf(stream: Stream): number | null {
+    if (stream.items >= PAGE_SIZE && stream.covered > 0) return stream.items / stream.covered;
+    return this.#density(stream.resource);
+  }
+
+  #density(resource: Resource | null): number | null {
+    let items = 0;
+    let seconds = 0;
+    for (const [r, seen] of this.#seen) {
+      if (resource !== null && r !== resource) continue;
+      items += seen.items;
+      seconds += seen.seconds;
+    }
+    return items >= PAGE_SIZE && seconds > 0 ? items / seconds : null;
+  }
+
+  /** The current window can be cut only where the stream covers it from its start and has paged into it. */
+  #canSplit(stream: Stream): boolean {
+    const w = stream.windows[stream.current];
+    return w !== undefined && stream.pages >= this.#options.splitAfterPages && w.lo === w.window.windowStart && stream.position > w.window.windowStart && stream.position < w.window.windowEnd;
+  }
+
+  /** Stops the stream and pages its unfetched rest as two new streams, cut at `at` inside its current window. */
+  async #split(stream: Stream, at: number): Promise<void> {
+    stream.closing = true;
+    const w = stream.windows[stream.current]!;
+    const plan = splitRemainder(w.window.windowStart, w.window.windowEnd, stream.position, at);
+    if (!plan) throw new Error(`no split of window ${w.window.windowStart} at ${at}`);
+    const now = this.#now();
+    const specs: WindowSpec[] = plan.ranges.map(([a, b]) => ({ ...keyOf(w.window), windowStart: a, windowEnd: b }));
+    await this.#deps.sink.splitWindow(keyOf(w.window), plan.keepFrom, specs, now);
+    const below = stream.windows.splice(stream.current + 1);
+    const [lower, upper] = specs.map((spec) => ({ window: pending(spec, now), lo: spec.windowStart, hi: spec.windowEnd }));
+    this.#deps.onEvent?.({ type: 'window-split', account: this.#options.account, resource: stream.resource, windowStart: w.window.windowStart, parts: specs.length });
+    const seen = seenBy(stream);
+    this.#start({ resource: stream.resource, from: upper!.lo, to: upper!.hi, windows: [upper!], cursor: null, started: 0, seen });
+    this.#start({ resource: stream.resource, from: (below.at(-1) ?? lower!).lo, to: lower!.hi, windows: [lower!, ...below], cursor: null, started: 0, seen });
+  }
+
+  /** A failed window is recorded; the windows below it are paged by another stream. */
+  async #failed(stream: Stream, error: unknown): Promise<void> {
+    if (stopsTheRun(error)) {
+      this.#fatal ??= error;
+      return;
+    }
+    if (this.#stopped()) return;
+    const text = message(error);
+    const failed = stream.windows[stream.current];
+    if (failed) {
+      const { window } = failed;
+      this.#outcome.failed.push({ resource: stream.resource, windowStart: window.windowStart, error: text });
+      // Failing to record a failed window is the target failing: that stops the run.
+      await this.#deps.sink.markWindow(keyOf(window), 'failed', text, this.#now()).catch((markError: unknown) => void (this.#fatal ??= markError));
+      this.#deps.onEvent?.({ type: 'window-failed', account: this.#options.account, resource: stream.resource, windowStart: window.windowStart, error: text });
+    }
+    const rest = stream.windows.slice(stream.current + 1);
+    if (rest.length > 0) this.#pool.push({ resource: stream.resource, from: rest.at(-1)!.lo, to: rest[0]!.hi, windows: rest, cursor: null, started: 0 });
+  }
+}
+
+function seenBy(stream: Stream): Span['seen'] {
+  return { pages: stream.pages, items: stream.items, seconds: stream.covered };
+}
+
+function keyOf(window: WindowKey): WindowKey {
+  return { account: window.account, resource: window.resource, apiVersion: window.apiVersion, windowStart: window.windowStart };
+}
+
+function pending(spec: WindowSpec, now: string): WindowState {
+  return { ...spec, status: 'pending', cursor: null, pages: 0, items: 0, attempts: 0, error: null, updatedAt: now, passFrom: null, passTo: null, passStartedAt: null, syncedTo: null };
+}

@@ -1,0 +1,106 @@
+import PQueue from 'p-queue';
+import { PRIORITY } from '../../config/constants.js';
+import type { ResourceName } from '../../config/config.js';
+import type { NormalizedBatch } from '../../normalize/rows.js';
+import { toIsoMicros } from '../../normalize/time.js';
+import type { RefreshCheck } from '../../store/sink.js';
+import { crawlerFor, type CrawlAccount, type CrawlContext } from '../engine/crawl-context.js';
+import type { PassTask } from '../engine/planner.js';
+import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
+import { DEFAULT_REFRESH_SETTINGS, refreshBudget, webhooksHealthy } from './refresh-settings.js';
+
+export interface RefreshOutcome {
+  /** Requests the refresh was allowed (see `refreshBudget`). */
+  budget: number;
+  repaged: number;
+  fetched: number;
+  gone: number;
+  cost: number;
+  naiveCost: number;
+  /** Sessions due this run, and those left for a later run by the budget. */
+  due: number;
+  deferred: number;
+}
+
+export const NO_REFRESH: RefreshOutcome = Object.freeze({ budget: 0, repaged: 0, fetched: 0, gone: 0, cost: 0, naiveCost: 0, due: 0, deferred: 0 });
+
+/**
+ * Re-checks the non-final sessions the policy says are due, within the run's
+ * refresh budget (what the resource's pass, `passRequests`, left of its
+ * share), and records each check (its tier, and a back-off reset when the
+ * check saw the session change) in session_refresh.
+ */
+export async function refreshNonFinal(
+  ctx: CrawlContext,
+  account: CrawlAccount,
+  resource: ResourceName,
+  passed: ReadonlyArray<readonly [number, number]>,
+  passRequests: number,
+  now: number,
+): Promise<RefreshOutcome> {
+  const { sink } = ctx;
+  const settings = ctx.refresh ?? DEFAULT_REFRESH_SETTINGS;
+  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
+  const lastDelivery = await sink.lastDeliveryAt();
+  const policy: RefreshPolicy = {
+    hotSeconds: settings.hotSeconds,
+    runSeconds: settings.runSeconds,
+    maxIntervalSeconds: settings.maxIntervalSeconds,
+    // The budget is the account's: its resources refresh side by side, each on an even share.
+    maxRequests: refreshBudget(settings, {
+      rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
+      resources: ctx.resourcesInRun ?? 1,
+      passRequests,
+    }),
+    webhooksHealthy: webhooksHealthy(settings.webhooks, lastDelivery === null ? null : Date.parse(lastDelivery) / 1000, now),
+  };
+  const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
+  await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
+  const plan = planner.plan();
+  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred });
+  const checkedIds = [...plan.checked.keys()];
+  const before = await sink.observedDigests(resource, checkedIds);
+
+  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
+  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
+
+  let gone = 0;
+  const fetched = new Set<string>();
+  const gets = new PQueue({ concurrency: ctx.crawl.concurrency });
+  const fetching = gets.addAll(
+    plan.get.map((serviceId) => async () => {
+      if (ctx.signal.aborted) return;
+      const got = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
+      const stamp = toIsoMicros(ctx.clock() / 1000);
+      if (got === null) {
+        gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
+      } else {
+        const batch: NormalizedBatch = ctx.normalize(
+          resource,
+          account.client.apiVersion,
+          [got.item],
+          { account: account.name, source: 'get', observedAt: stamp, responseWarnings: got.warnings },
+          got.itemText === undefined ? undefined : [got.itemText],
+        );
+        await sink.mergeBatch(batch);
+      }
+      fetched.add(serviceId);
+    }),
+  );
+  const [repaged] = await Promise.all([repaging, fetching]);
+
+  // A session counts as checked when its GET answered, or its window's pass completed.
+  const repageDone = !repaged.interrupted && repaged.failed.length === 0;
+  const asGet = new Set(plan.get);
+  const done = checkedIds.filter((id) => fetched.has(id) || (repageDone && !asGet.has(id)));
+  const after = await sink.observedDigests(resource, done);
+  const checks: RefreshCheck[] = done.map((serviceId) => {
+    const { tier, interval } = plan.checked.get(serviceId)!;
+    const changed = before.get(serviceId) !== after.get(serviceId);
+    return { serviceId, tier, intervalSeconds: nextInterval(interval, tier, changed, policy) };
+  });
+  for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
+  // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
+  await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
+  return { budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, gone, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred };
+}

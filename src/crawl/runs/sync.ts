@@ -1,0 +1,84 @@
+import { PRIORITY } from '../../config/constants.js';
+import type { ResourceName } from '../../config/config.js';
+import { InputError } from '../../errors.js';
+import { toIsoMicros } from '../../normalize/time.js';
+import { crawlerFor, type CrawlAccount, type CrawlContext } from '../engine/crawl-context.js';
+import type { CrawlOutcome } from '../engine/crawler.js';
+import { planIncremental, planSeal } from '../engine/planner.js';
+import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from '../refresh/refresh-non-final.js';
+import { claimTasks } from '../engine/window-claims.js';
+import { checkWindowCount, missingWindows } from '../engine/windows.js';
+
+
+export interface SyncOptions {
+  resources: readonly ResourceName[];
+  /** Where to start when the target holds no checkpoint yet (epoch seconds). */
+  since?: number | undefined;
+}
+
+export interface SyncOutcome {
+  account: string;
+  resource: ResourceName;
+  /** The range the incremental pass covered. */
+  from: number;
+  to: number;
+  incremental: CrawlOutcome;
+  refresh: RefreshOutcome;
+  sealed: number;
+}
+
+/**
+ * Incremental sync of every account and resource: pages from the high-water
+ * mark minus the overlap to now, refreshes sessions whose result is not final
+ * the cheaper way, and seals windows that can no longer change.
+ */
+export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
+  const shared = { ...ctx, resourcesInRun: options.resources.length };
+  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(shared, account, resource, options)));
+  return Promise.all(runs);
+}
+
+async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: ResourceName, options: SyncOptions): Promise<SyncOutcome> {
+  const { sink } = ctx;
+  const now = ctx.clock() / 1000;
+  const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
+  const hwm = await sink.highWaterMark(account.name, resource, account.client.apiVersion);
+  const since = options.since ?? ctx.crawl.since;
+  if (hwm === null && since === undefined) {
+    // A usage mistake (exit 2); sync checks a target that does not exist yet before touching it.
+    throw new InputError(
+      'NEEDS_SINCE',
+      `the first sync of account '${account.name}' (${resource}) needs --since T (or crawl.since in the config): the target has no checkpoint to continue from`,
+    );
+  }
+  // With no checkpoint the run starts at --since; afterwards at the mark minus the overlap,
+  // so that sessions uploaded late with past timestamps are still found. `since` is only
+  // where the first sync starts: a daemon holds it in its config for every tick, and
+  // taking it again would page every window not sealed yet on every run.
+  const from = hwm === null ? since! : hwm - ctx.crawl.overlapSeconds;
+
+  checkWindowCount(from, now, ctx.crawl);
+  const query = { ...scope, from, to: Math.ceil(now) + 1 };
+  await sink.planWindows(missingWindows(scope, from, now, ctx.crawl.windowSeconds, await sink.listWindows(query)));
+  // Every window of the scope: one left without a complete pass outside [from, now) is paged too.
+  // A window another run of this process pages (the daemon's background backfill) is left to it.
+  const tasks = claimTasks(ctx.claims, ctx.runId, planIncremental(await sink.listWindows(scope), from, now));
+  const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
+  if (incremental.interrupted) {
+    return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };
+  }
+
+  const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
+  const refresh = await refreshNonFinal(ctx, account, resource, passed, incremental.pages, now);
+
+  let sealed = 0;
+  if (!ctx.signal.aborted) {
+    const nonFinal = await sink.nonFinalEpochs(account.name, resource);
+    const stamp = toIsoMicros(ctx.clock() / 1000);
+    for (const window of planSeal(await sink.listWindows(scope), nonFinal, now, ctx.crawl.overlapSeconds)) {
+      await sink.markWindow(window, 'sealed', null, stamp);
+      sealed++;
+    }
+  }
+  return { account: account.name, resource, from, to: now, incremental, refresh, sealed };
+}

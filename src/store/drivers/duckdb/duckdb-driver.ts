@@ -1,0 +1,352 @@
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { setTimeout as delay } from 'node:timers/promises';
+import PQueue from 'p-queue';
+import { InterruptedError } from '../../../errors.js';
+import { columnValue } from '../column-value.js';
+import { migrateDuckdb } from './duckdb-migrator.js';
+import { normalizeIso } from '../../../normalize/time.js';
+import { readDuckdbValue } from './duckdb-read-value.js';
+import { withAppender } from './duckdb-appender.js';
+import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
+import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
+import type { ColumnDef, TableDef } from '../../../schema/schema.js';
+import type { Migration } from '../../migration/migration-step.js';
+import type { OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
+import { TargetLockedError } from '../target-locked-error.js';
+import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
+import { onConflictClause } from '../upsert-clause.js';
+
+function bindable(value: unknown): DuckDBValue {
+  if (value === undefined || value === null) return null;
+  if (value instanceof DuckDBListValue) return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
+  return JSON.stringify(value);
+}
+
+/** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
+function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string, raw: unknown): void {
+  const value = columnValue(column, raw);
+  if (value === null) return appender.appendNull();
+  switch (column.type) {
+    case 'text':
+    case 'json':
+      if (typeof value !== 'string') throw wrongType(table, column, value);
+      return appender.appendVarchar(value);
+    case 'real':
+      if (typeof value !== 'number') throw wrongType(table, column, value);
+      return appender.appendDouble(value);
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(table, column, value);
+      return appender.appendBigInt(BigInt(value));
+    case 'boolean':
+      if (typeof value !== 'boolean') throw wrongType(table, column, value);
+      return appender.appendBoolean(value);
+    case 'timestamp': {
+      // As ISO text in UTC with its `Z` (a time without zone is UTC to ivsync,
+      // local time to DuckDB), which DuckDB reads exactly into the TIMESTAMPTZ
+      // column: the node API appends a TIMESTAMPTZ value through a generic
+      // Value, several times slower.
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrongType(table, column, value);
+      return appender.appendVarchar(iso);
+    }
+  }
+}
+
+function wrongType(table: string, column: ColumnDef, value: unknown): TypeError {
+  return new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
+}
+
+export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
+  /**
+   * WAL size at which a commit checkpoints. Rows not yet checkpointed are
+   * held uncompressed in the buffer pool, and what does not fit is spilled to
+   * the temp directory: 1 GB made a backfill's peak RSS follow the history
+   * (1.4 GB at 500k sessions), and 64 MB, once the WAL bound (wal-bound.ts)
+   * let the WAL reach it late in a 1M-session backfill, spilled up to 240 MB
+   * and took RSS past 500 MB; spilling un-checkpointed rows is also the path
+   * of DuckDB's "Corrupted in-memory column" checkpoint failure
+   * (duckdb/duckdb#16998). DuckDB's own default keeps them a fraction of the
+   * pool; the session tables have no key index to rewrite
+   * (duckdb-keyless.ts), so the more frequent checkpoints cost little. What a
+   * checkpoint pins grows with the history as well as with the WAL: at 16 MB a
+   * 2M-session backfill failed a checkpoint at 1.4M sessions ("failed to pin
+   * block"), with a 96 MB pool and with a 128 MB one (at 1.83M); at 8 MB it
+   * completed once and failed once at 96% or later (README, Known limits).
+   * The WAL is folded into the file at close either way, and after any commit
+   * that leaves it past the WAL bound.
+   * @default 8
+   */
+  checkpointThresholdMb?: number;
+  /**
+   * When another process has the file open (DuckDB locks it for the life of
+   * an instance), wait for it to let go instead of failing with
+   * TargetLockedError. `onWait` is told the holder once, when the wait begins;
+   * an abort of `signal` ends the wait with InterruptedError.
+   * @default fail at once
+   */
+  wait?: { signal: AbortSignal; onWait?: (holder: string) => void };
+}
+
+/** DuckDB's refusal to open a file another process holds; the holder is what follows `held in`. */
+const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in (.+?)\.(?: See also|\s*$)/s;
+
+/** Longest pause between two attempts to open a locked file. */
+const LOCK_POLL_MAX_MS = 1000;
+
+/** The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure. */
+export function lockHolder(error: unknown): string | null {
+  const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
+  return match === null ? null : match[1]!.trim();
+}
+
+/**
+ * Rows per row group of a target's tables, instead of DuckDB's 122,880. A
+ * checkpoint rewrites every row group that took rows since the last one, and
+ * the compressed blocks of each table it rewrites wait in the buffer pool
+ * until it ends: with whole 122,880-row groups of sessions (each with its raw
+ * item) that was more than the pool, spilled to the temp directory (a
+ * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). Smaller
+ * groups cost a little compression; the file was about the same size.
+ */
+export const ROW_GROUP_ROWS = 16_384;
+
+/** DuckDB's refusal of a file it gave up on (a failed checkpoint), until it is attached again. */
+const INVALIDATED = /has been invalidated/;
+
+/** The catalog a file is attached as: its name, as DuckDB would name it, unless that is one of DuckDB's own. */
+function catalogName(path: string): string {
+  const stem = basename(path).replace(/\.[^.]*$/, '');
+  return ['memory', 'temp', 'system', 'main', ''].includes(stem.toLowerCase()) ? 'ivsync' : stem;
+}
+
+const quoted = (name: string, quote: string): string => `${quote}${name.replaceAll(quote, quote + quote)}${quote}`;
+
+/**
+ * Opens the database: in memory as is, a file attached with ROW_GROUP_SIZE
+ * (an option of ATTACH only, which a database opened by path cannot take) and
+ * made the default catalog. Waits while another process holds the file when
+ * asked to (see DuckdbDriverOptions.wait).
+ */
+async function openDatabase(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  if (path === ':memory:') {
+    const instance = await DuckDBInstance.create(path, config);
+    return { instance, connection: await instance.connect() };
+  }
+  // Spilled blocks go beside the file, where a database opened by path puts them.
+  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: `${path}.tmp` });
+  const connection = await instance.connect();
+  const catalog = catalogName(path);
+  let announced = false;
+  try {
+    for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
+      try {
+        await connection.run(`ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+        await connection.run(`USE ${quoted(catalog, '"')}`);
+        return { instance, connection };
+      } catch (error) {
+        const holder = lockHolder(error);
+        if (holder === null) throw error;
+        if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
+        if (!announced) wait.onWait?.(holder);
+        announced = true;
+      }
+      // An abort ends the pause at once; the check below turns it into InterruptedError.
+      await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
+      if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
+    }
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+}
+
+export class DuckdbDriver implements SqlDriver {
+  readonly dialect = 'duckdb' as const;
+  #instance: DuckDBInstance;
+  #connection: DuckDBConnection;
+  /** The settings the database was opened with, to open it again the same. */
+  readonly #config: Record<string, string>;
+  // One task at a time, in call order: the crawler and the receiver share the one connection and a
+  // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
+  readonly #lock = new PQueue({ concurrency: 1 });
+  readonly #clock: () => Date;
+  #closed = false;
+
+  /** The database file; null in memory. */
+  readonly #path: string | null;
+  /** Rows written by the write transaction under way. */
+  #rowsWritten = 0;
+  /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
+  #invalidated = false;
+
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null, config: Record<string, string>) {
+    this.#instance = instance;
+    this.#config = config;
+    this.#path = path;
+    this.#connection = connection;
+    this.#clock = clock;
+  }
+
+  static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
+    if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
+    const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
+    const config = { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` };
+    const { instance, connection } = await openDatabase(path, config, options.wait);
+    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config);
+  }
+
+  migrate(migrations: readonly Migration[]): Promise<string[]> {
+    return this.#lock.add(() => migrateDuckdb(this.#executor, migrations, this.#clock().toISOString()));
+  }
+
+  isMigrated(): Promise<boolean> {
+    return this.#lock.add(async () => {
+      const found = await this.#executor.all("SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'knex_migrations'");
+      return found.length > 0;
+    });
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#lock.add(async () => {
+      this.#rowsWritten = 0;
+      const result = await this.#inTransaction(work);
+      await this.#boundWal();
+      return result;
+    });
+  }
+
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#lock.add(() => this.#inTransaction(work));
+  }
+
+  close(): Promise<void> {
+    return this.#lock.add(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      try {
+        // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
+        await this.#connection.run('CHECKPOINT');
+      } finally {
+        // Closed even when the checkpoint fails (a full disk): the WAL keeps every commit, and the next open replays it.
+        this.#connection.closeSync();
+        this.#instance.closeSync();
+      }
+    });
+  }
+
+  /**
+   * After a write commit of at least WAL_BOUND_ROWS rows: a WAL past its bound (see walOverBound) is folded
+   * into the file. DuckDB's own threshold is a fixed size, and a large one
+   * keeps a backfill fast (see checkpointThresholdMb) but lets the WAL grow
+   * as large as the data; a bound that grows with the file costs few
+   * checkpoints and keeps the disk a backfill needs near the file it leaves.
+   * A checkpoint that fails (a full disk) leaves the WAL, whose commits
+   * stand, to the next commit or the next run.
+   */
+  async #boundWal(): Promise<void> {
+    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
+    await this.#connection.run('CHECKPOINT').catch((error: unknown) => this.#noteInvalidated(error));
+  }
+
+  #noteInvalidated(error: unknown): void {
+    if (INVALIDATED.test(error instanceof Error ? error.message : String(error))) this.#invalidated = true;
+  }
+
+  /**
+   * Rows proven absent (`fail`) are appended straight into the table. Other
+   * bulk rows go through the Appender into a TEMP staging table shaped like
+   * the target (no constraints), then one `INSERT … SELECT … ON CONFLICT`
+   * moves them (a DELETE and an INSERT for a keyless table, see
+   * duckdb-keyless.ts): a statement or two per table per write, never one per row.
+   */
+  async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
+    if (rows.length === 0) return;
+    this.#rowsWritten += rows.length;
+    if (onConflict === 'fail') {
+      await this.#append(table, table.name, undefined, rows);
+      return;
+    }
+    const stage = `ivsync_stage_${table.name}`;
+    await this.#connection.run(`CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT * FROM ${table.name} LIMIT 0`);
+    await this.#append(table, stage, 'temp', rows);
+    const columns = table.columns.map((c) => c.name).join(', ');
+    const moves = duckdbKeyless(table.name)
+      ? keylessWriteStatements(table, stage, onConflict)
+      : [`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`];
+    // A refused row aborts the transaction: its ROLLBACK drops the staging
+    // table created in it, and a DROP here would fail and hide why.
+    for (const sql of moves) await this.#connection.run(sql);
+    // Dropped, not emptied: the temp catalog is never checkpointed, so the
+    // row groups of deleted rows would stay in memory for the whole process.
+    await this.#connection.run(`DROP TABLE ${stage}`);
+  }
+
+  /** `catalog` undefined is the database file (the default catalog, named after the file). */
+  async #append(table: TableDef, into: string, catalog: 'temp' | undefined, rows: readonly Row[]): Promise<void> {
+    await withAppender(this.#connection, into, catalog, (appender) => {
+      for (const row of rows) {
+        for (const column of table.columns) appendValue(appender, column, table.name, row[column.name]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    });
+  }
+
+  /**
+   * A file DuckDB invalidated (a checkpoint failed on a full disk) takes no
+   * more statements until it is detached and attached again; everything
+   * committed is in its WAL, which the attach replays. Once there is room
+   * (the run's end, written into the disk reserve) the target works again.
+   */
+  async #reattachIfInvalidated(): Promise<void> {
+    if (!this.#invalidated || this.#path === null) return;
+    // It refuses even a USE of another catalog, so the database is opened anew.
+    this.#connection.closeSync();
+    this.#instance.closeSync();
+    ({ instance: this.#instance, connection: this.#connection } = await openDatabase(this.#path, this.#config, undefined));
+    this.#invalidated = false;
+  }
+
+  async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    await this.#reattachIfInvalidated();
+    await this.#connection.run('BEGIN TRANSACTION').catch((error: unknown) => {
+      this.#noteInvalidated(error);
+      throw error;
+    });
+    try {
+      const result = await work(this.#executor);
+      await this.#connection.run('COMMIT');
+      return result;
+    } catch (error) {
+      // A COMMIT that failed (out of memory, a checkpoint that could not be
+      // written) has ended the transaction already, and DuckDB refuses the
+      // ROLLBACK with "no transaction is active", which would hide why.
+      await this.#connection.run('ROLLBACK').catch(() => undefined);
+      this.#noteInvalidated(error);
+      throw error;
+    }
+  }
+
+  readonly #executor: SqlExecutor = {
+    all: async (sql, params = []) => {
+      const reader = await this.#connection.runAndReadAll(sql, params.map(bindable));
+      return reader.convertRowObjects(readDuckdbValue);
+    },
+    each: async (sql, params, visit) => {
+      // Streamed: DuckDB produces the result a data chunk (2,048 rows) at a time.
+      const result = await this.#connection.stream(sql, params.map(bindable));
+      for await (const rows of result.yieldConvertedRowObjects(readDuckdbValue)) if (rows.length > 0) visit(rows);
+    },
+    run: async (sql, params = []) => {
+      const result = await this.#connection.run(sql, params.map(bindable));
+      return result.rowsChanged;
+    },
+    write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
+    // JSON text, unpacked by DuckDB: a LIST parameter is built one native call per value.
+    inList: (values) => ({ sql: `(SELECT unnest(from_json(?, '["VARCHAR"]')))`, params: [JSON.stringify(values)] }),
+  };
+}

@@ -1,0 +1,189 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import type { ColumnType, TableDef } from '../../../schema/schema.js';
+import type { Migration } from '../../migration/migration-step.js';
+import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
+import { StaticMigrationSource } from '../static-migration-source.js';
+import { normalizeIso } from '../../../normalize/time.js';
+import { sqlType } from '../../../schema/column-sql-type.js';
+import { columnValue } from '../column-value.js';
+import { onConflictClause } from '../upsert-clause.js';
+
+export interface PostgresDriverOptions {
+  /** Connection string without ivsync's own `schema` parameter. */
+  connectionString: string;
+  /** Schema that holds every table and view; created when missing. */
+  schema: string;
+  /**
+   * Pooled connections.
+   * @default 4
+   */
+  poolSize?: number;
+  /** Where knex's own messages go. @default knex's console logging */
+  knexLog?: Knex.Logger;
+}
+
+/** PostgreSQL's type oids (pg_type) whose text ivsync reads its own way. */
+const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
+
+/**
+ * `2026-01-02 03:04:05.123456+00` (PostgreSQL's output: fraction digits
+ * trimmed, the session's zone) as the ISO text every driver hands out for a
+ * `timestamp` column, `2026-01-02T03:04:05.123456Z`. Text that is not a finite
+ * instant (`infinity`) passes as it is.
+ */
+function isoFromPostgresTime(text: string): string {
+  return normalizeIso(text) ?? text;
+}
+
+/**
+ * How values arrive from pg, set per connection rather than on pg's global
+ * type table (another pg user in the process keeps its own). COUNT and bigint
+ * columns arrive as strings (they may exceed 2^53); ivsync's counts, epochs
+ * and counters never do, so they are read as numbers. Times become ISO text
+ * with microseconds (pg would make a Date of them, which keeps milliseconds),
+ * dates stay `YYYY-MM-DD`, and JSON stays the text stored (pg would parse it).
+ */
+const types: Knex.PgCustomTypesConfig = {
+  getTypeParser: (oid: number, format: string): unknown => {
+    if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value);
+    if (format !== 'binary') {
+      switch (oid) {
+        case OID.timestamptz:
+        case OID.timestamp:
+          return isoFromPostgresTime;
+        case OID.json:
+        case OID.jsonb:
+        case OID.date:
+          return (value: string) => value;
+      }
+    }
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  },
+};
+
+/**
+ * Every connection of the pool works in UTC, whatever the server, the role or
+ * the URL's `options` set: casts of times to dates and text then mean UTC.
+ */
+function inUtc(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void): void {
+  connection.query("SET TIME ZONE 'UTC'").then(
+    () => done(null, connection),
+    (error: Error) => done(error, connection),
+  );
+}
+
+function bindable(value: unknown): unknown {
+  return value === undefined ? null : value;
+}
+
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = 'postgres' as const;
+  readonly #knex: Knex;
+  readonly #schema: string;
+
+  private constructor(knex: Knex, schema: string) {
+    this.#knex = knex;
+    this.#schema = schema;
+  }
+
+  static open(options: PostgresDriverOptions): PostgresDriver {
+    const knex = knexFactory({
+      client: 'pg',
+      connection: { connectionString: options.connectionString, types },
+      searchPath: [options.schema],
+      pool: { min: 0, max: options.poolSize ?? 4, afterCreate: inUtc },
+      ...(options.knexLog ? { log: options.knexLog } : {}),
+    });
+    return new PostgresDriver(knex, options.schema);
+  }
+
+  async migrate(migrations: readonly Migration[]): Promise<string[]> {
+    await this.#knex.raw(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
+    const [, applied] = (await this.#knex.migrate.latest({
+      migrationSource: new StaticMigrationSource(migrations),
+      schemaName: this.#schema,
+    })) as [number, string[]];
+    return applied;
+  }
+
+  async isMigrated(): Promise<boolean> {
+    const found = await this.#knex.raw("SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 'knex_migrations'", [this.#schema]);
+    return (found as pg.QueryResult).rows.length > 0;
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#knex.transaction(async (trx) => {
+      // Write transactions of one schema run one at a time, across processes
+      // too: a merge reads the stored rows, decides in TypeScript, then writes.
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(current_schema()))');
+      return work(executor(trx));
+    });
+  }
+
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#knex.transaction((trx) => work(executor(trx)));
+  }
+
+  close(): Promise<void> {
+    return this.#knex.destroy();
+  }
+}
+
+function executor(trx: Knex.Transaction): SqlExecutor {
+  return {
+    all: async (sql, params = []) => {
+      const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<Record<string, unknown>>;
+      return result.rows;
+    },
+    each: async (sql, params, visit) => {
+      // A cursor lives in its transaction; one query at a time runs on it.
+      await trx.raw(`DECLARE ivsync_each NO SCROLL CURSOR FOR ${sql}`, params.map(bindable) as Knex.RawBinding[]);
+      for (;;) {
+        const { rows } = (await trx.raw(`FETCH ${EACH_CHUNK} FROM ivsync_each`)) as pg.QueryResult<Record<string, unknown>>;
+        if (rows.length > 0) visit(rows);
+        if (rows.length < EACH_CHUNK) break;
+      }
+      await trx.raw('CLOSE ivsync_each');
+    },
+    run: async (sql, params = []) => {
+      const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult;
+      return result.rowCount ?? 0;
+    },
+    // pg sends a JS array as a PostgreSQL array literal.
+    inList: (values) => ({ sql: '(SELECT unnest(?::text[]))', params: [[...values]] }),
+    write: async (table, rows, onConflict) => {
+      await writeRows(trx, table, rows, onConflict);
+    },
+  };
+}
+
+/**
+ * The json_to_recordset record's type of a column: its own, except JSON,
+ * carried as text and cast, so a JSON document stays a document (not a JSON
+ * string). A time arrives as ISO text with its zone and is read as such.
+ */
+function recordType(type: ColumnType): string {
+  return type === 'json' ? 'text' : sqlType(type, 'postgres');
+}
+
+/**
+ * Bulk `INSERT … ON CONFLICT` with all rows in ONE json parameter that the
+ * server unpacks with json_to_recordset: no per-value parameters to bind or
+ * count against the 65,535 limit, and a small statement text.
+ */
+async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = table.columns.map((c) => c.name);
+  const record = table.columns.map((c) => `${c.name} ${recordType(c.type)}`).join(', ');
+  const select = table.columns.map((c) => (c.type === 'json' ? `${c.name}::json` : c.name)).join(', ');
+  const docs = rows.map((row) => {
+    const doc: Record<string, unknown> = {};
+    for (const c of table.columns) doc[c.name] = columnValue(c, row[c.name]);
+    return doc;
+  });
+  await trx.raw(
+    `INSERT INTO ${table.name} (${columns.join(', ')}) SELECT ${select} FROM json_to_recordset(?::json) AS r(${record}) ${onConflictClause(table, onConflict)}`,
+    [JSON.stringify(docs)],
+  );
+}

@@ -1,0 +1,72 @@
+import type { Dialect } from '../../schema/dialect.js';
+import type { Migration } from '../migration/migration-step.js';
+import type { TableDef } from '../../schema/schema.js';
+
+/** What a write does when a row's primary key is already stored (SqlExecutor.write). */
+export type OnConflict = 'replace' | 'ignore' | 'fail';
+
+/** A row as the store writes it: column name to value (JS boolean, number, string or null). */
+export type Row = Readonly<Record<string, unknown>>;
+
+/**
+ * What one dialect must provide so that the shared sink (sql-sink.ts) can run
+ * on it. SQL handed to `all` and `run` is portable and uses `?` placeholders.
+ *
+ * Values read back are what the dialect gives, with integers always as JS
+ * numbers: booleans are 0/1 in SQLite and true/false elsewhere. JSON columns
+ * are the text stored, in every dialect. Times are one text in every dialect,
+ * whatever the column type: `timestamp` columns (and any other time a query
+ * returns) read as ISO 8601 UTC with six fraction digits,
+ * `2026-01-02T03:04:05.123456Z`, and dates as `YYYY-MM-DD`; they are written
+ * and compared (`last_synced_at < ?`) as that text too, which each dialect
+ * casts to the column's type.
+ */
+export interface SqlExecutor {
+  all(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * The rows of one query handed to `visit` a chunk at a time, so that memory
+   * holds a chunk and not the whole result (a PostgreSQL cursor,
+   * better-sqlite3's iterator, DuckDB's streamed chunks). `visit` must not use
+   * the executor: the query is still open.
+   */
+  each(sql: string, params: readonly unknown[], visit: (rows: Record<string, unknown>[]) => void): Promise<void>;
+  /** Returns the number of rows the statement changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Writes `rows` (each carrying every column of `table`; the caller has made
+   * primary keys unique) in as few statements as the dialect allows. On a
+   * primary key conflict, `replace` overwrites the stored row and `ignore`
+   * keeps it. `fail` is for rows the caller has proven absent inside this
+   * transaction: no conflict handling at all, so a dialect may take its
+   * fastest path (DuckDB appends straight into the table), and a conflict
+   * fails the transaction.
+   */
+  write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void>;
+  /**
+   * A list of text values to use after `IN`, as one bound parameter: SQL like
+   * `(SELECT value FROM json_each(?))` and its params. One parameter instead of
+   * one per value keeps large key lists fast and under parameter limits.
+   */
+  inList(values: readonly string[]): { sql: string; params: unknown[] };
+}
+
+/** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */
+export const EACH_CHUNK = 2048;
+
+export interface SqlDriver {
+  readonly dialect: Dialect;
+  /**
+   * Runs `work` in one write transaction, committed when it resolves and rolled
+   * back when it throws. Write transactions of one target never overlap, even
+   * across processes (SQLite BEGIN IMMEDIATE, a PostgreSQL advisory lock,
+   * DuckDB's single writer), so a read-decide-write inside one is race-free.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Runs `work` on a consistent read. */
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Applies those of `migrations` (oldest first) that the target has not run; returns the names applied. */
+  migrate(migrations: readonly Migration[]): Promise<string[]>;
+  /** Whether the target holds ivsync's migration bookkeeping (knex_migrations), read without creating anything. */
+  isMigrated(): Promise<boolean>;
+  close(): Promise<void>;
+}

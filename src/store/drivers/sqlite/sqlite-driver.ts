@@ -1,0 +1,356 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import knexFactory, { type Knex } from 'knex';
+import PQueue from 'p-queue';
+import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
+import { WAL_FLOOR_BYTES } from '../wal-bound.js';
+import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node-support.js';
+import type { TableDef } from '../../../schema/schema.js';
+import type { Migration } from '../../migration/migration-step.js';
+import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
+import { StaticMigrationSource } from '../static-migration-source.js';
+import { placeholders } from '../placeholders.js';
+import { columnValue } from '../column-value.js';
+import { onConflictClause } from '../upsert-clause.js';
+
+export interface SqliteDriverOptions {
+  /**
+   * The Node this runs on: one too old for better-sqlite3's addon is refused
+   * before anything is opened or created.
+   * @default process.versions
+   */
+  nodeVersions?: NodeVersions;
+  /**
+   * How long a writer waits for another connection's write lock before failing.
+   * @default 10000
+   */
+  busyTimeoutMs?: number;
+  /** Where knex's own messages go. @default knex's console logging */
+  knexLog?: Knex.Logger;
+  /**
+   * Page cache of the connection, in KiB. SQLite's own default (2 MiB) is
+   * smaller than the indexes a backfill keeps touching; past it, every
+   * insert into an index reads pages back from the file (from the OS page
+   * cache, mostly). 8 MiB keeps a crawl within its memory budget; 16 and 64
+   * MiB gained nothing measurable on a 100k session load.
+   * @default 8192
+   */
+  cacheSizeKb?: number;
+  /**
+   * WAL pages after which a commit folds the WAL back into the database file
+   * itself (SQLite's autocheckpoint). Small commits (webhook deliveries) each
+   * write whole 16 KiB pages to the WAL, and folding it in every 1,024 pages
+   * cost them a sixth of their throughput; 4096 pages (64 MiB) bound the WAL
+   * file. Bulk commits are folded in by `checkpoint`, sooner, and any commit
+   * that leaves the WAL past a quarter of the database file by `boundWal`.
+   * @default 4096
+   */
+  walAutocheckpointPages?: number;
+  /**
+   * Who folds the WAL back into the database file after a bulk commit (one
+   * that wrote at least BULK_ROWS rows): `background`, a worker thread (see
+   * sqlite-checkpointer.ts); `inline`, SQLite itself, inside the commit that
+   * crosses `walAutocheckpointPages`, as after every small commit.
+   * An in-memory database is always `inline`.
+   * @default 'background'
+   */
+  checkpoint?: 'background' | 'inline';
+}
+
+/**
+ * Page size of a new database file. A session row is wider than 1 KiB (its raw
+ * item alone is most of that), so SQLite's default of 4 KiB holds two or three
+ * per page; 16 KiB pages took a third off a backfill's write and commit time.
+ */
+const PAGE_SIZE = 16_384;
+
+/**
+ * Rows a write transaction must have written for its commit to be
+ * checkpointed in the background: a group of pages, not a webhook delivery,
+ * whose small commits SQLite's autocheckpoint serves better.
+ */
+const BULK_ROWS = 1000;
+
+/** Rows per INSERT statement; past a few dozen the gain flattens. */
+const ROWS_PER_STATEMENT = 64;
+/** SQLite's bound-parameter limit (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+const MAX_PARAMETERS = 32_766;
+
+function insertSql(table: TableDef, rows: number, onConflict: OnConflict): string {
+  const tuple = `(${placeholders(table.columns.length)})`;
+  return `INSERT INTO ${table.name} (${table.columns.map((c) => c.name).join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')} ${onConflictClause(table, onConflict)}`;
+}
+
+/** better-sqlite3 cannot bind booleans; SQLite has none and stores 0/1. */
+function bindable(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value === undefined ? null : value;
+}
+
+/**
+ * SQLite through knex (migrations) and, on the hot path, prepared
+ * better-sqlite3 statements on knex's own single pooled connection, so there is
+ * exactly one connection and it writes from one place at a time.
+ */
+export class SqliteDriver implements SqlDriver {
+  readonly dialect = 'sqlite' as const;
+  readonly #knex: Knex;
+  // One task at a time, in call order: the crawler and the receiver share the one connection and a
+  // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
+  readonly #lock = new PQueue({ concurrency: 1 });
+  readonly #statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+  readonly #busyTimeoutMs: number;
+
+  /** The database file; null in memory. */
+  readonly #path: string | null;
+  /** The database file, while bulk commits are checkpointed in the background. */
+  #background: string | null;
+  #checkpointer: BackgroundCheckpointer | null = null;
+  /** Rows written by the transaction under way. */
+  #rowsWritten = 0;
+
+  private constructor(knex: Knex, busyTimeoutMs: number, path: string | null, background: string | null) {
+    this.#knex = knex;
+    this.#path = path;
+    this.#busyTimeoutMs = busyTimeoutMs;
+    this.#background = background;
+  }
+
+  static async open(path: string, options: SqliteDriverOptions = {}): Promise<SqliteDriver> {
+    const unsupported = unsupportedNode(options.nodeVersions ?? process.versions);
+    if (unsupported !== null) throw new UnsupportedNodeError(unsupported);
+    if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+    const cacheSizeKb = options.cacheSizeKb ?? 8_192;
+    const autocheckpoint = Math.max(1, Math.round(options.walAutocheckpointPages ?? 4096));
+    const background = path !== ':memory:' && (options.checkpoint ?? 'background') === 'background';
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: path },
+      useNullAsDefault: true,
+      ...(options.knexLog ? { log: options.knexLog } : {}),
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate: (conn: Database.Database, done: (err: Error | null, conn: Database.Database) => void) => {
+          try {
+            // Only a new, empty database takes it; an existing one keeps its own.
+            conn.pragma(`page_size = ${PAGE_SIZE}`);
+            // WAL lets readers (an analyst's SQL tool) run while a sync writes.
+            conn.pragma('journal_mode = WAL');
+            conn.pragma('synchronous = NORMAL');
+            // Negative: a size in KiB rather than in pages.
+            conn.pragma(`cache_size = ${-Math.abs(Math.round(cacheSizeKb))}`);
+            conn.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+            // When the WAL restarts, its file is cut back to this size instead of keeping its largest.
+            conn.pragma(`journal_size_limit = ${WAL_FLOOR_BYTES}`);
+            // No blocking wait inside SQLite: better-sqlite3 is synchronous, so a
+            // busy wait would freeze the event loop, and with it the other
+            // connection of this process that holds the lock. The wait for the
+            // write lock happens asynchronously in #begin instead.
+            conn.pragma('busy_timeout = 0');
+            done(null, conn);
+          } catch (error) {
+            done(error as Error, conn);
+          }
+        },
+      },
+    });
+    return new SqliteDriver(knex, busyTimeoutMs, path === ':memory:' ? null : path, background ? path : null);
+  }
+
+  migrate(migrations: readonly Migration[]): Promise<string[]> {
+    return this.#lock.add(async () => {
+      const config = { migrationSource: new StaticMigrationSource(migrations) };
+      // Reading the list needs no write lock: a target that is up to date opens
+      // while another process (a backfill, a daemon) is writing to it.
+      const [, pending] = (await this.#knex.migrate.list(config)) as [unknown[], unknown[]];
+      if (pending.length === 0) return [];
+      // Applying does: wait for it as #begin does, without blocking the event loop.
+      const deadline = Date.now() + this.#busyTimeoutMs;
+      for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+        try {
+          const [, applied] = (await this.#knex.migrate.latest(config)) as [number, string[]];
+          return applied;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await delay(pause);
+      }
+    });
+  }
+
+  async isMigrated(): Promise<boolean> {
+    const found = await this.read((tx) => tx.all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'"));
+    return found.length > 0;
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // IMMEDIATE takes the write lock up front, so the reads that decide a merge
+    // or a lease cannot be overtaken by another process's write.
+    return this.#withConnection((db) => this.#inTransaction(db, 'BEGIN IMMEDIATE', work));
+  }
+
+  read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.#withConnection((db) => this.#inTransaction(db, 'BEGIN', work));
+  }
+
+  async close(): Promise<void> {
+    await this.#lock.add(async () => {
+      // The worker's connection goes first, so that closing the last one folds the WAL in and removes it.
+      await this.#checkpointer?.close();
+      this.#checkpointer = null;
+      await this.#knex.destroy();
+    });
+  }
+
+  #withConnection<T>(work: (db: Database.Database) => Promise<T>): Promise<T> {
+    return this.#lock.add(async () => {
+      const conn: unknown = await this.#knex.client.acquireConnection();
+      if (!(conn instanceof Database)) throw new Error('knex did not hand out a better-sqlite3 connection');
+      try {
+        return await work(conn);
+      } finally {
+        await this.#knex.client.releaseConnection(conn);
+      }
+    });
+  }
+
+  async #inTransaction<T>(db: Database.Database, begin: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    await this.#begin(db, begin);
+    this.#rowsWritten = 0;
+    try {
+      const result = await work(this.#executor(db));
+      db.exec('COMMIT');
+      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite(db);
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /**
+   * After a write commit: a WAL past its bound is emptied at once (see
+   * boundWal); a bulk commit is checkpointed by the worker, started on the
+   * first, when the file surely exists.
+   */
+  #afterWrite(db: Database.Database): void {
+    if (this.#path !== null) boundWal(db, this.#path, this.#rowsWritten);
+    if (this.#background === null || this.#rowsWritten < BULK_ROWS) return;
+    try {
+      this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);
+      this.#checkpointer.committed();
+    } catch {
+      // The commit stands either way; SQLite's autocheckpoint goes on folding the WAL in.
+      this.#background = null;
+    }
+  }
+
+  /** BEGIN, retried with a growing pause while another connection holds the write lock, up to the busy timeout. */
+  async #begin(db: Database.Database, begin: string): Promise<void> {
+    const deadline = Date.now() + this.#busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+      try {
+        db.exec(begin);
+        return;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await delay(pause);
+    }
+  }
+
+  #prepare(db: Database.Database, sql: string): Database.Statement {
+    return this.#cached(db, sql, () => sql);
+  }
+
+  /**
+   * The prepared INSERT of `rows` rows, found by a short key: its SQL text is
+   * kilobytes for a session table, too long to build and hash per statement.
+   */
+  #insertStatement(db: Database.Database, table: TableDef, rows: number, onConflict: OnConflict): Database.Statement {
+    return this.#cached(db, `\u0000insert ${table.name} ${rows} ${onConflict}`, () => insertSql(table, rows, onConflict));
+  }
+
+  /** Statements per connection, by `key` (SQL text, or a name that no SQL text starts with). */
+  #cached(db: Database.Database, key: string, sql: () => string): Database.Statement {
+    let cache = this.#statements.get(db);
+    if (!cache) {
+      cache = new Map();
+      this.#statements.set(db, cache);
+    }
+    let statement = cache.get(key);
+    if (!statement) {
+      statement = db.prepare(sql());
+      cache.set(key, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Multi-row INSERTs of up to ROWS_PER_STATEMENT rows: for the narrow child
+   * rows, a statement per row spent about a third of its time on the statement
+   * itself rather than the write. One prepared statement per row count, so a
+   * batch uses at most two shapes.
+   */
+  #write(db: Database.Database, table: TableDef, rows: readonly Row[], onConflict: OnConflict): void {
+    this.#rowsWritten += rows.length;
+    const columns = table.columns;
+    const width = columns.length;
+    const perStatement = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / width)));
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const count = Math.min(perStatement, rows.length - start);
+      const statement = this.#insertStatement(db, table, count, onConflict);
+      const params = new Array<unknown>(count * width);
+      let at = 0;
+      for (let r = start; r < start + count; r++) {
+        const row = rows[r]!;
+        for (let c = 0; c < width; c++) {
+          const column = columns[c]!;
+          params[at++] = bindable(columnValue(column, row[column.name]));
+        }
+      }
+      // As arguments rather than one array: better-sqlite3 reads call arguments
+      // directly, and an array element by element through the V8 API, which
+      // cost a third of the binding time of a session row.
+      statement.run(...params);
+    }
+  }
+
+  #executor(db: Database.Database): SqlExecutor {
+    return {
+      all: (sql, params = []) => {
+        const rows = this.#prepare(db, sql).all(...params.map(bindable)) as Record<string, unknown>[];
+        return Promise.resolve(rows);
+      },
+      each: (sql, params, visit) => {
+        let chunk: Record<string, unknown>[] = [];
+        for (const row of this.#prepare(db, sql).iterate(...params.map(bindable)) as IterableIterator<Record<string, unknown>>) {
+          chunk.push(row);
+          if (chunk.length === EACH_CHUNK) {
+            visit(chunk);
+            chunk = [];
+          }
+        }
+        if (chunk.length > 0) visit(chunk);
+        return Promise.resolve();
+      },
+      run: (sql, params = []) => Promise.resolve(this.#prepare(db, sql).run(...params.map(bindable)).changes),
+      inList: (values) => ({ sql: '(SELECT value FROM json_each(?))', params: [JSON.stringify(values)] }),
+      write: (table, rows, onConflict) => {
+        this.#write(db, table, rows, onConflict);
+        return Promise.resolve();
+      },
+    };
+  }
+}
+
+/** Another connection holds the write lock (knex passes better-sqlite3's error through). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}

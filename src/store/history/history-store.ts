@@ -1,0 +1,122 @@
+import type { Resource } from '../../normalize/rows.js';
+import {
+  chainVersions,
+  historyRowOf,
+  trackedOf,
+  type HistoryRow,
+  type HistorySource,
+  type SessionVersions,
+} from './history-version.js';
+import { readRow } from '../row-reader.js';
+import { table } from '../../schema/schema.js';
+import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import type { Row, SqlExecutor } from '../drivers/sql-driver.js';
+
+const HISTORY = table('session_history');
+const COLUMNS = HISTORY.columns.map((c) => c.name).join(', ');
+
+/**
+ * Writes sessions' new versions inside the caller's transaction, the one that
+ * writes their rows. Three statements at most per resource, whatever the
+ * number of sessions: the sessions' current versions are read, deleted and
+ * written again closed, along with the new ones (a DELETE and an append
+ * rather than an UPDATE per session: DuckDB keeps this table without an
+ * index, see duckdb-keyless.ts). When no session had a version before (a
+ * backfill's pages) that is the read, which finds nothing, and the append.
+ */
+export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionVersions[]): Promise<void> {
+  if (sessions.length === 0) return;
+  const rows: Row[] = [];
+  for (const resource of RESOURCES) {
+    const own = sessions.filter((s) => s.resource === resource);
+    if (own.length === 0) continue;
+    // Sessions first stored here too: a row deleted by hand, or stored under the other resource, leaves its history.
+    const current = await currentVersions(
+      tx,
+      resource,
+      own.map((s) => s.serviceId),
+    );
+    const replaced: string[] = [];
+    for (const s of own) {
+      const stored = current.get(s.serviceId) ?? null;
+      const { closed, added } = chainVersions({ resource, serviceId: s.serviceId }, stored, s.versions);
+      if (closed !== null) {
+        replaced.push(s.serviceId);
+        rows.push(closed);
+      }
+      rows.push(...added);
+    }
+    if (replaced.length > 0) {
+      const list = tx.inList(replaced);
+      await tx.run(
+        `DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+        [resource, ...list.params],
+      );
+    }
+  }
+  // Every row's key is new: a closed row was deleted above, and a new start is later than its session's last.
+  if (rows.length > 0) await tx.write(HISTORY, rows, 'fail');
+}
+
+async function currentVersions(
+  tx: SqlExecutor,
+  resource: Resource,
+  ids: readonly string[],
+): Promise<Map<string, HistoryRow>> {
+  const found = new Map<string, HistoryRow>();
+  if (ids.length === 0) return found;
+  const list = tx.inList([...ids]);
+  const rows = await tx.all(
+    `SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+    [resource, ...list.params],
+  );
+  for (const raw of rows) {
+    const row = historyRowOf(readRow(HISTORY, raw));
+    found.set(row.service_id, row);
+  }
+  return found;
+}
+
+/**
+ * Sets `missing_since = now` on the sessions of `resource` that `where` (SQL
+ * over the session table, with `params`) selects, and versions each of them
+ * in session_history, in the caller's transaction. The sessions are read
+ * first (the same scan the UPDATE would make, and usually no row), so that
+ * each one's version carries its values. Returns how many were marked.
+ */
+export async function markMissingWhere(
+  tx: SqlExecutor,
+  mark: { resource: Resource; where: string; params: readonly unknown[]; now: string; source: HistorySource },
+): Promise<number> {
+  const def = sessionTable(mark.resource);
+  const found = await tx.all(
+    `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter
+     FROM ${def.name} WHERE missing_since IS NULL AND (${mark.where})`,
+    mark.params,
+  );
+  if (found.length === 0) return 0;
+  const sessions: SessionVersions[] = found.map((raw) => {
+    const r = readRow(def, raw);
+    return {
+      resource: mark.resource,
+      serviceId: r.service_id as string,
+      versions: [
+        {
+          ...trackedOf(r),
+          missing_since: mark.now,
+          account: r.account as string,
+          valid_from: mark.now,
+          source: mark.source,
+          api_version: r.api_version as string,
+        },
+      ],
+    };
+  });
+  const list = tx.inList(sessions.map((s) => s.serviceId));
+  const marked = await tx.run(
+    `UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND service_id IN ${list.sql}`,
+    [mark.now, ...list.params],
+  );
+  await writeVersions(tx, sessions);
+  return marked;
+}

@@ -1,0 +1,246 @@
+import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../../normalize/rows.js';
+import { writeVersions } from '../history/history-store.js';
+import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
+import { observedChange } from './change-lag.js';
+import { readRow } from '../row-reader.js';
+import { table } from '../../schema/schema.js';
+import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
+import { uniqueByKey } from './unique-by-key.js';
+
+const CHANGE_LAGS = table('change_lags');
+
+const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
+
+/** Stored columns the merge rule and the content comparison read. */
+const DECIDING = [
+  'service_id',
+  'account',
+  'update_counter',
+  'last_updated_at',
+  'last_synced_at',
+  'first_seen_at',
+  'missing_since',
+  'raw',
+  'api_version',
+  // With update_counter and missing_since, what a version in session_history is decided on.
+  'result_id',
+  'result_final',
+  'flag',
+];
+
+export interface MergeOutcome {
+  /** One per incoming session, in input order. */
+  outcomes: SessionOutcome[];
+  /** The update_counter each incoming session had in the target before this merge; absent when it held no row. */
+  previousCounters: Record<Resource, Map<string, number | null>>;
+}
+
+/**
+ * Merges sessions into the session tables inside the caller's transaction:
+ * reads what is stored for them, decides with the pure merge plan (newer
+ * never loses), and writes rows, seen marks, child rows and the sessions'
+ * new versions in session_history in bulk.
+ */
+export async function mergeSessions(tx: SqlExecutor, sessions: readonly NormalizedSession[], options: MergeOptions = {}): Promise<MergeOutcome> {
+  const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
+  if (sessions.length === 0) return { outcomes: [], previousCounters };
+  const stored: StoredSessions = {
+    authentications: await readStored(tx, 'authentications', sessions),
+    fingerprints: await readStored(tx, 'fingerprints', sessions),
+  };
+  for (const resource of RESOURCES) for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
+  const plan = planMerge(sessions, stored, options);
+  await apply(tx, plan, stored);
+  await writeChanges(tx, sessions, plan.outcomes, stored);
+  return { outcomes: plan.outcomes, previousCounters };
+}
+
+/** The observed lag of every dated change the merge stored (change_lags), in its transaction: kept once per change. */
+async function writeChanges(
+  tx: SqlExecutor,
+  sessions: readonly NormalizedSession[],
+  outcomes: readonly SessionOutcome[],
+  stored: StoredSessions,
+): Promise<void> {
+  const rows: Row[] = [];
+  sessions.forEach((session, i) => {
+    const id = session.row.service_id;
+    const change = observedChange(outcomes[i]!, session, stored[session.resource].get(id)?.last_updated_at);
+    if (change === null) return;
+    const { account, source } = session.row;
+    const { changedAt, storedAt, lagSeconds } = change;
+    rows.push({
+      resource: session.resource,
+      service_id: id,
+      changed_at: changedAt,
+      account,
+      stored_at: storedAt,
+      lag_seconds: lagSeconds,
+      source,
+    });
+  });
+  if (rows.length > 0) await tx.write(CHANGE_LAGS, uniqueByKey(CHANGE_LAGS, rows), 'ignore');
+}
+
+/** Keeps items that could not be normalized aside, inside the caller's transaction. */
+export async function writeRejected(tx: SqlExecutor, rows: readonly RejectedRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const def = table('rejected_items');
+  await tx.write(def, uniqueByKey(def, rows as unknown as Row[]), 'replace');
+}
+
+/** Thrown to roll a probe back. */
+const PROBED = Symbol('probed');
+
+/**
+ * Writes a batch's sessions and rejected items as a commit would, then rolls
+ * the transaction back: resolves when the target took every row, rejects
+ * with its error when it refused one (see refused-items.ts).
+ */
+export async function probeBatch(driver: SqlDriver, batch: NormalizedBatch): Promise<void> {
+  try {
+    await driver.transaction(async (tx) => {
+      await mergeSessions(tx, batch.sessions);
+      await writeRejected(tx, batch.rejected);
+      throw PROBED;
+    });
+  } catch (error) {
+    if (error !== PROBED) throw error;
+  }
+}
+
+/** Counts of a run of outcomes, as a commit reports them. */
+export function countOutcomes(outcomes: readonly SessionOutcome[]): { written: number; unchanged: number; stale: number } {
+  let written = 0;
+  let unchanged = 0;
+  let stale = 0;
+  for (const o of outcomes) {
+    if (o === 'stale') stale++;
+    else if (o === 'unchanged') unchanged++;
+    else written++;
+  }
+  return { written, unchanged, stale };
+}
+
+async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonly NormalizedSession[]): Promise<Map<string, StoredSession>> {
+  const def = sessionTable(resource);
+  const ids = new Set<string>();
+  const preserve = new Set<string>();
+  for (const s of sessions) {
+    if (s.resource !== resource) continue;
+    ids.add(s.row.service_id);
+    for (const column of s.preserve) preserve.add(column);
+  }
+  const stored = new Map<string, StoredSession>();
+  if (ids.size === 0) return stored;
+  // Which ids are stored first, then the columns of those only: a DuckDB
+  // target has no index on service_id (duckdb-keyless.ts), and a scan that
+  // reads `raw` for every stored row to keep a few cost most of a backfill's
+  // commit, for sessions that are mostly not stored at all.
+  const found = tx.inList([...ids]);
+  const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE service_id IN ${found.sql}`, found.params);
+  if (present.length === 0) return stored;
+  // Only real columns: `preserve` may also name child tables, and names reach SQL text.
+  const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
+  const list = tx.inList(present.map((r) => String(r.service_id)));
+  const rows = await tx.all(`SELECT ${[...DECIDING, ...extra].join(', ')} FROM ${def.name} WHERE service_id IN ${list.sql}`, list.params);
+  for (const raw of rows) {
+    const r = readRow(def, raw);
+    const preserved: Record<string, unknown> = {};
+    for (const c of def.columns) if (preserve.has(c.name)) preserved[c.name] = r[c.name];
+    stored.set(r.service_id as string, {
+      account: r.account as string,
+      result_id: r.result_id as string | null,
+      result_final: r.result_final as boolean | null,
+      flag: r.flag as string | null,
+      update_counter: r.update_counter as number | null,
+      last_updated_at: r.last_updated_at as string | null,
+      last_synced_at: r.last_synced_at as string,
+      first_seen_at: r.first_seen_at as string,
+      missing_since: r.missing_since as string | null,
+      raw: r.raw as string,
+      api_version: r.api_version as string,
+      preserved,
+    });
+  }
+  return stored;
+}
+
+/**
+ * Rows of sessions that were not stored are inserted without conflict
+ * handling (the read that proved them absent ran in this transaction, under
+ * the write lock), which is the fast path of every dialect; only replaced
+ * sessions pay for the upsert.
+ */
+async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): Promise<void> {
+  const fresh = new Set<string>();
+  for (const resource of RESOURCES) {
+    const rows = plan.rows[resource];
+    if (rows.length === 0) continue;
+    const known = stored[resource];
+    const inserted: Row[] = [];
+    const replaced: Row[] = [];
+    for (const row of rows) {
+      const id = row.service_id as string;
+      if (known.has(id)) replaced.push(row);
+      else {
+        inserted.push(row);
+        fresh.add(id);
+      }
+    }
+    if (inserted.length > 0) await tx.write(sessionTable(resource), inserted, 'fail');
+    if (replaced.length > 0) await tx.write(sessionTable(resource), replaced, 'replace');
+  }
+  await markSeen(tx, plan.seen);
+  await writeVersions(tx, plan.versions);
+  const orphans = await orphanChildren(tx, plan, fresh);
+  for (const kind of CHILD_KINDS) {
+    const { replaceStored, rows } = plan.children[kind];
+    const replace = [...replaceStored];
+    if (orphans.size > 0) for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
+    if (replace.length > 0) {
+      const list = tx.inList(replace);
+      await tx.run(`DELETE FROM ${kind} WHERE service_id IN ${list.sql}`, list.params);
+    }
+    // Every session these rows belong to has no child rows of this kind left.
+    if (rows.length > 0) {
+      const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows as unknown as Row[]) : (rows as unknown as Row[]);
+      await tx.write(table(kind), unique, 'fail');
+    }
+  }
+}
+
+/** One UPDATE per resource and time for the sessions an observation saw but did not replace. */
+async function markSeen(tx: SqlExecutor, seen: MergePlan['seen']): Promise<void> {
+  const groups = new Map<string, { resource: Resource; lastSyncedAt: string; ids: string[] }>();
+  for (const s of seen) {
+    const key = `${s.resource}\u0000${s.lastSyncedAt}`;
+    const group = groups.get(key) ?? { resource: s.resource, lastSyncedAt: s.lastSyncedAt, ids: [] };
+    group.ids.push(s.serviceId);
+    groups.set(key, group);
+  }
+  for (const { resource, lastSyncedAt, ids } of groups.values()) {
+    const list = tx.inList(ids);
+    await tx.run(`UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE service_id IN ${list.sql}`, [lastSyncedAt, ...list.params]);
+  }
+}
+
+/**
+ * Ids among `fresh` (sessions just inserted) that still have child rows:
+ * children are keyed by service_id alone, so a session stored under the
+ * other resource, or a row deleted by hand, may have left some. One query,
+ * which finds nothing in every ordinary run.
+ */
+async function orphanChildren(tx: SqlExecutor, plan: MergePlan, fresh: ReadonlySet<string>): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const kind of CHILD_KINDS) for (const r of plan.children[kind].rows) if (fresh.has(r.service_id)) ids.add(r.service_id);
+  if (ids.size === 0) return ids;
+  const list = tx.inList([...ids]);
+  const found = await tx.all(
+    `WITH fresh(service_id) AS ${list.sql} ` +
+      CHILD_KINDS.map((kind) => `SELECT service_id FROM ${kind} WHERE service_id IN (SELECT service_id FROM fresh)`).join(' UNION '),
+    list.params,
+  );
+  return new Set(found.map((r) => String(r.service_id)));
+}

@@ -1,0 +1,200 @@
+import type { NormalizedSession, Resource } from '../../normalize/rows.js';
+import { readRow, readValue } from '../row-reader.js';
+import { table } from '../../schema/schema.js';
+import { countOutcomes, mergeSessions } from '../pages/session-merge.js';
+import { markMissingIn } from '../pages/session-store.js';
+import { sessionTable } from '../../schema/session-table.js';
+import type { WindowKey, WindowQuery } from '../sink.js';
+import type { Row, SqlDriver } from '../drivers/sql-driver.js';
+import { markWindowIn, windowsWhere } from '../windows/window-store.js';
+
+export type FindingKind = 'missing_locally' | 'not_returned' | 'changed';
+
+/** One row of `verify_findings`, before the run's id and number are put on it. */
+export interface VerifyFinding {
+  account: string;
+  resource: Resource;
+  serviceId: string;
+  kind: FindingKind;
+  /** The differing column ('changed'), 'missing_since' for a session stored as missing, else null. */
+  column: string | null;
+  storedValue: string | null;
+  serviceValue: string | null;
+  windowStart: number;
+}
+
+export type VerifyStatus = 'succeeded' | 'partial' | 'failed' | 'interrupted';
+
+export interface VerifyStart {
+  id: string;
+  startedAt: string;
+  /** The one account checked, or null for all. */
+  account: string | null;
+  budget: number;
+  seed: string;
+  /** The process running it (`host:pid:id`), so a run whose process died can be shown abandoned. */
+  holder: string;
+}
+
+export interface VerifyEnd {
+  finishedAt: string;
+  status: VerifyStatus;
+  requests: number;
+  windowsChecked: number;
+  sessionsChecked: number;
+  findings: number;
+  /** Null when the run did not repair. */
+  repaired: number | null;
+  error: string | null;
+}
+
+/** What `--repair` does for one checked window, in the transaction that records its findings. */
+export interface WindowRepair {
+  key: WindowKey;
+  /** The fresh observations of the sessions found missing locally or changed. */
+  sessions: readonly NormalizedSession[];
+  /** Of those, the ones whose stored columns differ although the item text is the same (edited in the target). */
+  rewrite: ReadonlySet<string>;
+  /** Stored sessions a complete pass no longer returned. */
+  notReturned: readonly string[];
+  /** When the window's pages were asked for: a session seen since (a webhook) is not marked missing. */
+  pagedSince: string;
+  now: string;
+}
+
+export interface WindowCheck {
+  runId: string;
+  /** Number of the window's first finding within the run. */
+  firstSeq: number;
+  findings: readonly VerifyFinding[];
+  repair?: WindowRepair | undefined;
+}
+
+/** `verify_runs`, `verify_findings`, and what a verify reads of the stored history. */
+export interface VerifyStore {
+  startVerify(run: VerifyStart): Promise<void>;
+  finishVerify(id: string, end: VerifyEnd): Promise<void>;
+  /** Stored sessions (not missing) per window_start, for the windows of `query`: what paging each again should return. */
+  storedPerWindow(query: WindowQuery): Promise<Map<number, number>>;
+  /** An account's stored sessions created in [from, to), typed (every column but raw). */
+  storedSessions(account: string, resource: Resource, from: number, to: number): Promise<Record<string, unknown>[]>;
+  /**
+   * Records one checked window's findings; with `repair`, in the same
+   * transaction merges the fresh observations (newer never loses), marks the
+   * sessions no longer returned missing, and, when anything drifted, sets the
+   * window pending (a sealed one too) so the next crawl of it pages it again.
+   * Returns how many sessions the repair wrote or marked.
+   */
+  recordCheck(check: WindowCheck): Promise<{ repaired: number }>;
+  /** When the last verify that covered `account` started (one of all accounts counts); null when none. */
+  lastVerifyStart(account: string): Promise<string | null>;
+}
+
+const RUNS = table('verify_runs');
+const FINDINGS = table('verify_findings');
+
+export class SqlVerifyStore implements VerifyStore {
+  readonly #driver: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#driver = driver;
+  }
+
+  async startVerify(run: VerifyStart): Promise<void> {
+    const row: Row = {
+      id: run.id,
+      started_at: run.startedAt,
+      finished_at: null,
+      account: run.account,
+      budget: run.budget,
+      seed: run.seed,
+      requests: 0,
+      windows_checked: 0,
+      sessions_checked: 0,
+      findings: 0,
+      repaired: null,
+      status: 'running',
+      error: null,
+      holder: run.holder,
+    };
+    await this.#driver.transaction((tx) => tx.write(RUNS, [row], 'replace'));
+  }
+
+  async finishVerify(id: string, end: VerifyEnd): Promise<void> {
+    await this.#driver.transaction(async (tx) => {
+      const changed = await tx.run(
+        `UPDATE verify_runs SET finished_at = ?, status = ?, requests = ?, windows_checked = ?, sessions_checked = ?, findings = ?, repaired = ?, error = ?
+         WHERE id = ?`,
+        [end.finishedAt, end.status, end.requests, end.windowsChecked, end.sessionsChecked, end.findings, end.repaired, end.error, id],
+      );
+      if (changed !== 1) throw new Error(`finishVerify: no run ${id}`);
+    });
+  }
+
+  async storedPerWindow(query: WindowQuery): Promise<Map<number, number>> {
+    const { where, params } = windowsWhere(query, 'w.');
+    const rows = await this.#driver.read((tx) =>
+      tx.all(
+        `SELECT w.window_start AS window_start, COUNT(s.service_id) AS n FROM sync_windows w
+         LEFT JOIN ${sessionTable(query.resource).name} s
+           ON s.account = w.account AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end AND s.missing_since IS NULL
+         WHERE ${where} GROUP BY w.window_start`,
+        params,
+      ),
+    );
+    return new Map(rows.map((r) => [Number(readValue({ type: 'integer' }, r.window_start)), Number(readValue({ type: 'integer' }, r.n))]));
+  }
+
+  async storedSessions(account: string, resource: Resource, from: number, to: number): Promise<Record<string, unknown>[]> {
+    const def = sessionTable(resource);
+    const columns = def.columns.filter((c) => c.name !== 'raw').map((c) => c.name);
+    const rows = await this.#driver.read((tx) =>
+      tx.all(`SELECT ${columns.join(', ')} FROM ${def.name} WHERE account = ? AND created_epoch >= ? AND created_epoch < ?`, [account, from, to]),
+    );
+    return rows.map((r) => readRow(def, r));
+  }
+
+  async recordCheck(check: WindowCheck): Promise<{ repaired: number }> {
+    const repair = check.repair;
+    if (check.findings.length === 0 && (repair === undefined || repair.sessions.length + repair.notReturned.length === 0)) return { repaired: 0 };
+    return this.#driver.transaction(async (tx) => {
+      let repaired = 0;
+      if (repair !== undefined) {
+        const { outcomes } = await mergeSessions(tx, repair.sessions, { rewrite: repair.rewrite, source: 'verify' });
+        const counts = countOutcomes(outcomes);
+        // A stale outcome lost to a newer stored row (a webhook meanwhile): right as it is, not repaired.
+        repaired += counts.written + counts.unchanged;
+        const resource = repair.key.resource;
+        repaired += await markMissingIn(tx, {
+          account: repair.key.account,
+          resource,
+          serviceIds: repair.notReturned,
+          now: repair.now,
+          source: 'verify',
+          seenBefore: repair.pagedSince,
+        });
+        if (check.findings.length > 0) await markWindowIn(tx, repair.key, 'pending', null, repair.now);
+      }
+      const rows: Row[] = check.findings.map((f, i) => ({
+        run_id: check.runId,
+        seq: check.firstSeq + i,
+        account: f.account,
+        resource: f.resource,
+        service_id: f.serviceId,
+        kind: f.kind,
+        column_name: f.column,
+        stored_value: f.storedValue,
+        service_value: f.serviceValue,
+        window_start: f.windowStart,
+        repaired: repair !== undefined,
+      }));
+      if (rows.length > 0) await tx.write(FINDINGS, rows, 'replace');
+      return { repaired };
+    });
+  }
+
+  async lastVerifyStart(account: string): Promise<string | null> {
+    const [row] = await this.#driver.read((tx) => tx.all('SELECT MAX(started_at) AS started_at FROM verify_runs WHERE account = ? OR account IS NULL', [account]));
+    return row ? (readValue({ type: 'text' }, row.started_at) as string | null) : null;
+  }
+}
