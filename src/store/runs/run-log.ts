@@ -41,6 +41,7 @@ export class SqlRunLog implements RunLog {
       refresh_spent: null,
     };
     await this.#driver.transaction((tx) => tx.write(table('sync_runs'), [row], 'replace'));
+    this.#reserve?.renew();
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {

@@ -16,7 +16,7 @@ export const DISK_RESERVE_BYTES = 256 * 1024;
 export class DiskReserve {
   readonly #path: string;
   /** Whether this process made the file (a file left by a killed process, or another's, is only used). */
-  readonly #made: boolean;
+  #made: boolean;
   #held: boolean;
 
   private constructor(path: string, made: boolean, held: boolean) {
@@ -28,23 +28,20 @@ export class DiskReserve {
   /** The reserve of the database file at `databasePath`: the one there, or a new one when there is room for it. */
   static hold(databasePath: string): DiskReserve {
     const path = `${databasePath}.reserve`;
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx');
-    } catch {
-      // There already (left by a killed run, or held by another process), or the directory refuses it.
-      return new DiskReserve(path, false, true);
-    }
-    try {
-      const zeros = Buffer.alloc(DISK_RESERVE_BYTES);
-      for (let written = 0; written < zeros.length; ) written += writeSync(fd, zeros, written);
-      closeSync(fd);
-      return new DiskReserve(path, true, true);
-    } catch {
-      closeSync(fd);
-      unlinkSync(path);
-      return new DiskReserve(path, false, false);
-    }
+    const made = make(path);
+    // Not made: there already (left by a killed run, or another process's), or no room for it.
+    return new DiskReserve(path, made === 'made', made !== 'none');
+  }
+
+  /**
+   * Makes the reserve again once a run has started (there was room for its
+   * row): a daemon whose run spent it on a full disk has one for the next.
+   */
+  renew(): void {
+    if (this.#held) return;
+    const made = make(this.#path);
+    this.#held = made !== 'none';
+    if (made === 'made') this.#made = true;
   }
 
   /** Frees the room for a last write; false when there is none to free (none was made, or it is spent). */
@@ -58,6 +55,26 @@ export class DiskReserve {
   close(): void {
     if (this.#made && this.#held) remove(this.#path);
     this.#held = false;
+  }
+}
+
+/** Writes the file of zeros: `made`, `there` (it was already), or `none` (no room, or the directory refuses it). */
+function make(path: string): 'made' | 'there' | 'none' {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'there' : 'none';
+  }
+  try {
+    const zeros = Buffer.alloc(DISK_RESERVE_BYTES);
+    for (let written = 0; written < zeros.length; ) written += writeSync(fd, zeros, written);
+    closeSync(fd);
+    return 'made';
+  } catch {
+    closeSync(fd);
+    remove(path);
+    return 'none';
   }
 }
 
