@@ -4,7 +4,7 @@ import { ingestTable, ingestTargets } from './ingest-targets.js';
 import { targetBackfill, targetBackfillTable, type BackfillTarget, type TargetBackfillRun } from './target-backfill.js';
 
 /**
- * `npm run bench`: prints the figures the README quotes. Each backfill runs in
+ * `npm run bench`: prints the figures docs/benchmarks.md quotes. Each backfill runs in
  * a child process against the built-in simulator, so its RSS and CPU are its
  * own. Sections can be picked: `npm run bench -- crawl memory`.
  */

@@ -3,11 +3,14 @@
 # history and sync up to now into ./data/ivsync.sqlite, then print the status.
 set -eu
 cd "$(dirname "$0")/.."
-ivsync() { bin/ivsync "$@"; }
+ivsync() { node bin/ivsync.js "$@"; }
+# The arena cap the Dockerfile and the systemd unit set: glibc reads it only at start (docs/operations.md, "Memory").
+MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
+export MALLOC_ARENA_MAX
 
 out=$(mktemp)
-# Run the launcher directly (not through the function): it execs Node, so $! is the simulator itself.
-bin/ivsync simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" 2>&1 &
+# Node directly (not through the function), so $! is the simulator itself.
+node bin/ivsync.js simulate --port 0 --sessions 3000 --latency 20-80 --json >"$out" 2>&1 &
 sim=$!
 trap 'kill $sim 2>/dev/null || true; rm -f "$out"' EXIT INT TERM
 i=0

@@ -8,7 +8,7 @@ import { runCli } from './cli.js';
 // DuckDB's memory, which is outside the heap. One and a half times is
 // enough. A 100k-session Postgres backfill peaked at 226 MB of RSS with the
 // default, 170 MB at 2x and 153 MB at 1.5x, for 18.0, 20.5 and 21.9 s of
-// CPU; a 1M-session DuckDB backfill at 490, 424–432 and 410 MB (README, "Memory
+// CPU; a 1M-session DuckDB backfill at 490, 424–432 and 410 MB (docs/benchmarks.md, "Memory
 // at scale"). The flag is read at each collection, so it applies when set here.
 setFlagsFromString('--heap-growing-percent=50');
 

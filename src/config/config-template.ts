@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { DEFAULTS, type MemberPath, type SectionName } from './defaults.js';
-import { MEMBER_DOCS, SECTION_DOCS } from './member-docs.js';
+import { MEMBER_DOCS, SECTION_DOCS, sourcesLine } from './member-docs.js';
 
 const HEADER = [
   '# ivsync configuration, written by `ivsync init`: every member with its default.',
@@ -20,11 +20,13 @@ function comment(text: string, indent: string): string[] {
 
 function member(path: MemberPath, key: string, value: unknown, indent: string): string[] {
   const doc = MEMBER_DOCS[path];
-  if (value === undefined) return [...comment(doc.text, indent), `${indent}# ${key}: ${inline(doc.example ?? '')}`];
+  const sources = sourcesLine(doc);
+  const text = sources === undefined ? doc.text : `${doc.text}\n${sources}`;
+  if (value === undefined) return [...comment(text, indent), `${indent}# ${key}: ${inline(doc.example ?? '')}`];
   // A list of mappings (the accounts) reads and edits better one member a line.
   const block = Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object');
   const lines = block ? stringify({ [key]: value }).trimEnd().split('\n') : [`${key}: ${inline(value)}`];
-  return [...comment(doc.text, indent), ...lines.map((line) => `${indent}${line}`)];
+  return [...comment(text, indent), ...lines.map((line) => `${indent}${line}`)];
 }
 
 function isSection(key: string, value: unknown): key is SectionName {

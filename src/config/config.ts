@@ -70,7 +70,7 @@ export interface HttpConfig {
 
 export interface V2Config {
   readonly apiVersionHeader: string;
-  /** Overrides of the v2 paths (see README). */
+  /** Overrides of the v2 paths (see docs/api-v2.md). */
   readonly paths: Readonly<Record<string, string>>;
 }
 

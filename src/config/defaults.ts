@@ -89,7 +89,7 @@ export const DEFAULTS = deepFreeze({
   v2: {
     /** The `Api-Version` header sent on v2 requests. @default '2.0.0' */
     apiVersionHeader: '2.0.0',
-    /** Overrides of the v2 operation paths (README "The v2 interface"). @default {} */
+    /** Overrides of the v2 operation paths (docs/api-v2.md). @default {} */
     paths: {} as Readonly<Record<string, string>>,
   },
   webhooks: {

@@ -11,12 +11,12 @@ import type { ClientOptions } from '../../src/api/client.js';
 import { AuthRejectedError, RetriesExhaustedError, ServiceUnreachableError, isApiFailure } from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { ServiceClient } from '../../src/api/service-client.js';
-import { until } from '../daemon/wait-for.js';
 import { freePort as closedPort } from '../helpers/free-port.js';
 import { caught, expectNoSecret } from './caught.js';
 import { sendJson, startScriptServer } from './script-server.js';
 import type { Script, ScriptServer } from './script-server.js';
 import { clientOptions } from '../helpers/client-options.js';
+import { until } from '../helpers/wait.js';
 
 const TOKEN = 'tok-fail-fast-0123456789';
 

@@ -79,10 +79,10 @@ describe('retryDecision', () => {
       for (const draw of [0, 0.1, 0.5, 0.9, 0.999_999]) {
         const decision = retryDecision(attempt, { kind: 'status', status: 500 }, undefined, policy, () => draw);
         expect(decision.retry).toBe(true);
-        if (decision.retry) {
-          expect(decision.delayMs).toBeGreaterThanOrEqual(1);
-          expect(decision.delayMs).toBeLessThan(ceiling);
-        }
+        // Undefined (no retry) fails both bounds.
+        const delayMs = decision.retry ? decision.delayMs : undefined;
+        expect(delayMs).toBeGreaterThanOrEqual(1);
+        expect(delayMs).toBeLessThan(ceiling);
       }
     }
   });

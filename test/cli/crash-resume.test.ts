@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRandom, type RunningSimulator } from '../../src/simulator/index.js';
-import { afterRequests, whenRequests } from '../daemon/wait-for.js';
 import { committedPages, pageKey, readCheckpoints } from '../helpers/committed-pages.js';
 import { cliError, spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
 import { useSimulators } from '../helpers/simulators.js';
+import { afterRequests, whenRequests } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { afterRequests, until } from '../daemon/wait-for.js';
 import { useOutageScene } from '../helpers/outage-scene.js';
 import { clusterPossible } from '../helpers/pg-cluster.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -9,6 +8,7 @@ import { cliError, errorMessage, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts } from '../helpers/truth.js';
+import { afterRequests, until } from '../helpers/wait.js';
 
 announcePostgres('database restart tests');
 

@@ -5,7 +5,7 @@ import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 60, rate: 2000, burst: 2000, seed: 9 });

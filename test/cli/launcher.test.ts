@@ -6,52 +6,76 @@ import { spawnChild } from '../helpers/run-cli.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 /*
- * The package's bin is a shell launcher (bin/ivsync): it must run the CLI in
- * its own process (exec, so signals and the exit code are Node's), find the
- * package through the links npm makes, and set MALLOC_ARENA_MAX unless the
- * user did. What Node saw is written by a module preloaded through
- * NODE_OPTIONS, which the launcher passes on like any variable.
+ * The package's bin (bin/ivsync.js) is a Node script: `node bin/ivsync.js`
+ * works, it runs the CLI in the process that was started (so signals and the
+ * exit code are Node's), and it finds the package through the links npm
+ * makes. It sets no environment of its own: the glibc arena cap is read at
+ * process start, so the Dockerfile and the systemd unit set it, and a value
+ * in the environment reaches the process as it is. What Node saw is written
+ * by a module preloaded through NODE_OPTIONS.
  */
 
-const LAUNCHER = fileURLToPath(new URL('../../bin/ivsync', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/ivsync.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const tempDir = useTempDir();
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 interface Seen {
   pid: number;
   arenaMax: string | null;
 }
 
-async function launch(bin: string, args: readonly string[], extra: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; pid: number | undefined; seen: Seen }> {
+interface Launched {
+  code: number | string;
+  stdout: string;
+  pid: number | undefined;
+  seen: Seen;
+}
+
+async function launch(command: string, args: readonly string[], extra: Record<string, string> = {}): Promise<Launched> {
   const dir = tempDir();
   const report = join(dir, 'seen.json');
   const probe = join(dir, 'probe.mjs');
-  writeFileSync(
-    probe,
-    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null }));\n`,
-  );
-  const child = spawnChild(bin, args, { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, NODE_OPTIONS: `--import="${probe}"`, ...extra }, dir);
+  const seen = 'JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null })';
+  writeFileSync(probe, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, ${seen});\n`);
+  const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, NODE_OPTIONS: `--import="${probe}"`, ...extra };
+  const child = spawnChild(command, args, env, dir);
   const exited = await child.exited;
-  return { code: exited.signal ?? exited.code, stdout: exited.stdout, pid: child.pid, seen: JSON.parse(readFileSync(report, 'utf8')) as Seen };
+  const read = JSON.parse(readFileSync(report, 'utf8')) as Seen;
+  return { code: exited.signal ?? exited.code, stdout: exited.stdout, pid: child.pid, seen: read };
 }
 
-it('runs the CLI in its own process with MALLOC_ARENA_MAX=2, through a chain of links as npm makes them', async () => {
-  const links = tempDir();
-  // node_modules/.bin/ivsync -> ../ivsync/bin/ivsync is relative; a global prefix links absolutely.
-  symlinkSync(LAUNCHER, join(links, 'absolute'));
-  symlinkSync('absolute', join(links, 'ivsync'));
-  const version = (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string }).version;
-
-  const run = await launch(join(links, 'ivsync'), ['--version']);
+it('runs as `node bin/ivsync.js`, in the process that was started', async () => {
+  const run = await launch(process.execPath, [BIN, '--version']);
   expect(run.code).toBe(0);
   expect(run.stdout.trim()).toBe(version);
-  expect(run.seen.arenaMax).toBe('2');
-  // exec: the process that ran the CLI is the one that was started, not a child of a shell.
   expect(run.seen.pid).toBe(run.pid);
 });
 
-it("keeps the user's own MALLOC_ARENA_MAX and passes the arguments and exit code through", async () => {
-  const run = await launch(LAUNCHER, ['no-such-command'], { MALLOC_ARENA_MAX: '4' });
-  expect(run.seen.arenaMax).toBe('4');
+it('runs through a chain of links as npm makes them, by its shebang', async () => {
+  const links = tempDir();
+  // node_modules/.bin/ivsync -> ../ivsync/bin/ivsync.js is relative; a global prefix links absolutely.
+  symlinkSync(BIN, join(links, 'absolute'));
+  symlinkSync('absolute', join(links, 'ivsync'));
+  const run = await launch(join(links, 'ivsync'), ['--version']);
+  expect(run.code).toBe(0);
+  expect(run.stdout.trim()).toBe(version);
+  expect(run.seen.pid).toBe(run.pid);
+  // Nothing set by the bin: the cap is the deployment's (Dockerfile, systemd unit).
+  expect(run.seen.arenaMax).toBeNull();
+});
+
+it("passes the environment's MALLOC_ARENA_MAX, the arguments and the exit code through", async () => {
+  const run = await launch(BIN, ['no-such-command'], { MALLOC_ARENA_MAX: '2' });
+  expect(run.seen.arenaMax).toBe('2');
   // An unknown command is a usage error: exit 2, passed through.
   expect(run.code).toBe(2);
+});
+
+it('the Dockerfile and the systemd unit set the glibc arena cap, which only the process environment can', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  expect(runtimeStage).toMatch(/^\s*MALLOC_ARENA_MAX=2\b/m);
+  const unit = readFileSync(join(ROOT, 'deploy/systemd/ivsync.service'), 'utf8');
+  expect(unit).toMatch(/^Environment=MALLOC_ARENA_MAX=2$/m);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 import { useOutageScene } from '../helpers/outage-scene.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { cliError, spawnIvsync, type Child } from '../helpers/run-cli.js';

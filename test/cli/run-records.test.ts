@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { afterRequests, until } from '../daemon/wait-for.js';
 import { cliError, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { afterRequests, until } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 1200, seed: 23, rate: 300, burst: 300, latencyMs: 3 });

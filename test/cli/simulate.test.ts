@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { runIvsync } from '../helpers/run-cli.js';
-import { until } from '../daemon/wait-for.js';
+import { until } from '../helpers/wait.js';
 
 it('simulate --cursor-style array hands out arrays of strings and refuses them sent back as text', async () => {
   const port = await freePort();

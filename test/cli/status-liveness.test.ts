@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { servedUrl, until } from '../daemon/wait-for.js';
 import { runIvsync, spawnIvsync } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
+import { until } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 50, seed: 7, rate: 500, burst: 500 });

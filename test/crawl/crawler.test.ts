@@ -7,7 +7,7 @@ import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, searchPagesServed } from '../helpers/truth.js';
-import { whenRequests } from '../daemon/wait-for.js';
+import { whenRequests } from '../helpers/wait.js';
 
 /*
  * How the crawler sizes its work: request streams are added (by handing over

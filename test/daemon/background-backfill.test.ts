@@ -4,11 +4,12 @@ import type { RunningSimulator } from '../../src/simulator/index.js';
 import { useOutageScene } from '../helpers/outage-scene.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { useSimulators } from '../helpers/simulators.js';
 import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts } from '../helpers/truth.js';
-import { servedUrl, until } from './wait-for.js';
+import { until } from '../helpers/wait.js';
 
 announcePostgres('background backfill tests');
 

@@ -5,8 +5,8 @@ import { errorMessage, spawnIvsync } from '../helpers/run-cli.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth, HISTORY_START } from '../helpers/truth.js';
-import { until, whenRequests } from './wait-for.js';
 import { useSimulators } from '../helpers/simulators.js';
+import { until, whenRequests } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runIvsync, spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { execute, query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+import { until } from '../helpers/wait.js';
 import { parsePrometheusText } from './prometheus-text.js';
-import { servedUrl, until } from './wait-for.js';
 
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 120, rate: 2000, burst: 2000, seed: 44, nonFinalShare: 0.05 });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { spawnIvsync, runIvsync, type Child } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { until } from '../helpers/wait.js';
 import { eachTarget } from '../targets/each-target.js';
 import { readTarget } from '../targets/read-target.js';
-import { until } from './wait-for.js';
 import { afterEach } from 'vitest';
 
 const simulator = useSimulators({ sessions: 150, seed: 81, rate: 10_000, burst: 10_000, nonFinalShare: 0.2 });
@@ -62,7 +62,9 @@ eachTarget((dialect, target) => {
 
       const daemon = spawnIvsync(['daemon', '--schedule', '* * * * * *'], daemonEnv);
       children.push(daemon);
-      await until(() => ((daemon.stderr().match(/"msg":"sync finished"/g)?.length ?? 0) >= 10 ? true : undefined), 60_000, 'ten daemon runs');
+      const succeeded = async () => Number((await readTarget(target().url, "SELECT count(*) AS n FROM sync_runs WHERE status = 'succeeded'"))[0]!.n);
+      // The first sync and ten of the daemon's.
+      await until(async () => (await succeeded()) >= 11, { what: 'ten daemon runs', limitMs: 60_000, everyMs: 200, child: daemon });
       daemon.kill('SIGTERM');
       expect((await daemon.exited).code).toBe(0);
 

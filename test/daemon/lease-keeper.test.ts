@@ -7,7 +7,7 @@ import { InterruptedError } from '../../src/errors.js';
 import { openSink } from '../../src/store/open-sink.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { until } from './wait-for.js';
+import { until } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };

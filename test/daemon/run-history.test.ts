@@ -5,8 +5,8 @@ import { cliError, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
-import { whenRequests } from './wait-for.js';
 import { useSimulators } from '../helpers/simulators.js';
+import { whenRequests } from '../helpers/wait.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;

@@ -4,11 +4,12 @@ import pg from 'pg';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
+import { until } from '../helpers/wait.js';
 import { parsePrometheusText } from './prometheus-text.js';
-import { servedUrl, until } from './wait-for.js';
 
 announcePostgres('target outage tests');
 

@@ -4,11 +4,11 @@ import { createClient } from '../../src/api/client.js';
 import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { createWebhook, post, SECRET, sign } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
-import { servedUrl } from './wait-for.js';
 import { clientOptions } from '../helpers/client-options.js';
 
 const tempDir = useTempDir();

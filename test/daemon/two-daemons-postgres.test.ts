@@ -5,8 +5,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_START } from '../helpers/truth.js';
-import { until } from './wait-for.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
+import { until } from '../helpers/wait.js';
 
 announcePostgres('two-daemon Postgres tests');
 const up = postgresUp;

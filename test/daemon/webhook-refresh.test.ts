@@ -4,12 +4,12 @@ import { createClient } from '../../src/api/client.js';
 import { Secret } from '../../src/config/secret.js';
 import { clientOptions } from '../helpers/client-options.js';
 import { runIvsync, spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { servedUrl } from '../helpers/served-url.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { expectTargetEqualsTruth } from '../helpers/truth.js';
 import { createWebhook, SECRET } from '../webhooks/harness.js';
-import { servedUrl } from './wait-for.js';
 import { afterEach } from 'vitest';
 
 const simulator = useSimulators({ sessions: 60, seed: 71, rate: 10_000, burst: 10_000, nonFinalShare: 0.4, webhookRetryBaseMs: 5 });

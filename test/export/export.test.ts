@@ -1,6 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { exportTarget } from '../../src/store/export/export.js';
@@ -9,7 +8,8 @@ import { TABLES } from '../../src/schema/schema.js';
 import { VIEWS } from '../../src/store/views.js';
 import type { Dialect } from '../../src/schema/dialect.js';
 import { TargetLockedError } from '../../src/store/drivers/target-locked-error.js';
-import { cliError, runIvsync, spawnChild } from '../helpers/run-cli.js';
+import { holdDuckdbFile } from '../helpers/duckdb-holder.js';
+import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { freshTarget, postgresUp, type FreshTarget } from '../targets/each-target.js';
@@ -175,26 +175,15 @@ describe('export safety', () => {
     const dir = tempDir();
     const path = join(dir, 'held.duckdb');
     expect((await runIvsync(['migrate', '--db', `duckdb:${path}`])).code).toBe(0);
-    // Another process (an analyst's DuckDB session) holds the file until SIGTERM.
-    const holderCode = `import { DuckDBInstance } from '@duckdb/node-api';
-const instance = await DuckDBInstance.create(process.argv[1]);
-const keepAlive = setInterval(() => undefined, 60_000);
-process.on('SIGTERM', () => { instance.closeSync(); clearInterval(keepAlive); });
-process.stdout.write('held\\n');`;
-    const holder = spawnChild(process.execPath, ['--input-type=module', '-e', holderCode, path], { PATH: process.env.PATH }, fileURLToPath(new URL('../../', import.meta.url)));
+    const holder = await holdDuckdbFile(path);
     try {
-      while (!holder.stdout().includes('held')) {
-        const ended = await Promise.race([holder.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10))]);
-        if (ended) throw new Error(`the holder ended: ${holder.stderr()}`);
-      }
       const out = join(dir, 'pq');
       const refused = exportTarget({ duckdbFile: path }, { kind: 'parquet', dir: out });
       await expect(refused).rejects.toBeInstanceOf(TargetLockedError);
       await expect(refused).rejects.toThrow(`duckdb:${path} is open in another process`);
       expect(readdirSync(out)).toEqual([]);
     } finally {
-      holder.kill('SIGTERM');
-      await holder.exited;
+      await holder.release();
     }
   });
 

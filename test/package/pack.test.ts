@@ -4,9 +4,9 @@ import { delimiter, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { until } from '../daemon/wait-for.js';
 import { spawnChild, type CliResult } from '../helpers/run-cli.js';
 import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START, truthRows } from '../helpers/truth.js';
+import { until } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -93,10 +93,10 @@ afterAll(() => {
 
 describe('the package (npm pack, installed with production dependencies only)', () => {
   it('ships its launcher, the built program, its migrations, types, the example config, README and LICENSE, and nothing else', () => {
-    for (const path of ['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/index.js']) {
+    for (const path of ['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync.js', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/index.js']) {
       expect(packedFiles).toContain(path);
     }
-    const unexpected = packedFiles.filter((path) => !/^dist\/(src|migrations)\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync'].includes(path));
+    const unexpected = packedFiles.filter((path) => !/^dist\/(src|migrations)\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync.js'].includes(path));
     expect(unexpected).toEqual([]);
     // No source maps (they would point at .ts sources that are not shipped), no tests, no benchmarks, no local config.
     expect(packedFiles.filter((path) => /\.map$|^(dist\/)?(test|bench)\/|^config\/ivsync\.json$/.test(path))).toEqual([]);

@@ -20,8 +20,9 @@ describe('which Node runs the SQLite driver (better-sqlite3 13 needs Node-API 10
   ];
   it.each(cases)('%s', (_name, versions, runs) => {
     const reason = unsupportedNode(versions);
-    expect(reason === null).toBe(runs);
-    if (reason !== null) {
+    if (runs) {
+      expect(reason).toBeNull();
+    } else {
       expect(reason).toContain(`Node.js ${SQLITE_MIN_NODE} or later`);
       expect(reason).toContain(`this is Node.js ${versions.node}`);
     }

@@ -57,7 +57,7 @@ export class DiskFullError extends StoreError {
  * DuckDB could not get memory from its buffer pool (see duckdb-settings.ts):
  * for a query, or for a checkpoint, which invalidates the database for the
  * rest of the process. What a checkpoint pins grows with the history, and
- * past about 1.5M sessions the pool may not hold it (README, Known limits):
+ * past about 1.5M sessions the pool may not hold it (docs/troubleshooting.md, Known limits):
  * the line says what to do instead.
  */
 export class DuckdbPoolFullError extends StoreError {

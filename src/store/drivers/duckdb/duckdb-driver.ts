@@ -74,7 +74,7 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
    * checkpoint pins grows with the history as well as with the WAL: at 16 MB a
    * 2M-session backfill failed a checkpoint at 1.4M sessions ("failed to pin
    * block"), with a 96 MB pool and with a 128 MB one (at 1.83M); at 8 MB it
-   * completed once and failed once at 96% or later (README, Known limits).
+   * completed once and failed once at 96% or later (docs/troubleshooting.md, Known limits).
    * The WAL is folded into the file at close either way, and after any commit
    * that leaves it past the WAL bound.
    * @default 8
