@@ -113,7 +113,7 @@ describe.skipIf(!postgresUp)('a backfill while the connection to its PostgreSQL 
     await expectTruth(POSTGRES_URL!, schema, sim);
   }, 120_000);
 
-  it('stops at once on SIGINT during the outage with exit 3, every committed page kept; re-running resumes', async () => {
+  it('stops at once on SIGINT during the outage, exit 3, every committed page kept; re-running resumes', async () => {
     const sim = await simulator();
     const proxy = await scene.proxy();
     const { url, schema } = scene.schema(POSTGRES_URL, proxy.port);
@@ -146,7 +146,8 @@ describe.skipIf(!postgresUp)('a backfill while the connection to its PostgreSQL 
     expect(cliError(again.stderr), again.stderr).toBeUndefined();
     expect(again.code).toBe(0);
     await expectTruth(POSTGRES_URL!, schema, sim);
-    const runs = await select<{ status: string }>(POSTGRES_URL!, `SELECT status FROM "${schema}".sync_runs ORDER BY started_at`);
+    const sql = `SELECT status FROM "${schema}".sync_runs ORDER BY started_at`;
+    const runs = await select<{ status: string }>(POSTGRES_URL!, sql);
     // The stopped run's end could not reach the database; the next run finds its process gone.
     expect(runs.map((r) => r.status)).toEqual(['abandoned', 'succeeded']);
   }, 120_000);

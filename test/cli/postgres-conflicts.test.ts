@@ -40,17 +40,25 @@ async function select<T>(sql: string, params: unknown[] = []): Promise<T[]> {
 
 /** The run's id once it has committed a page. */
 function committingRun(schema: string, child: Child): Promise<string> {
-  return until(async () => {
-    if (child.stderr().includes('"level":"error"')) throw new Error(child.stderr());
-    const [run] = await select<{ id: string }>(`SELECT id FROM "${schema}".sync_runs WHERE items_written > 0`);
-    return run?.id;
-  }, 60_000, 'a committed page');
+  return until(
+    async () => {
+      if (child.stderr().includes('"level":"error"')) throw new Error(child.stderr());
+      const [run] = await select<{ id: string }>(`SELECT id FROM "${schema}".sync_runs WHERE items_written > 0`);
+      return run?.id;
+    },
+    60_000,
+    'a committed page',
+  );
 }
 
 /** Waits until a session of ivsync waits for a lock `holder` (a backend pid) holds. */
 async function blockedOn(client: pg.Client, holder: number): Promise<void> {
   const sql = 'SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))';
-  await until(async () => ((await client.query(sql, [holder])).rows.length > 0 ? true : undefined), 60_000, 'ivsync blocked');
+  await until(
+    async () => ((await client.query(sql, [holder])).rows.length > 0 ? true : undefined),
+    60_000,
+    'ivsync blocked',
+  );
 }
 
 /** The driver codes of the faults the run logged as retried (its JSON log lines). */
@@ -72,17 +80,25 @@ async function expectEveryRowOnce(schema: string, sim: RunningSimulator): Promis
     stored += rows.length;
   }
   // Each session counted once: a commit run again counts nothing twice.
-  const runs = await select<{ status: string; items_written: string }>(`SELECT status, items_written FROM "${schema}".sync_runs`);
+  const runs = await select<{ status: string; items_written: string }>(
+    `SELECT status, items_written FROM "${schema}".sync_runs`,
+  );
   expect(runs).toEqual([{ status: 'succeeded', items_written: String(stored) }]);
   // None set aside: a lost race is the target's passing fault, never a row's.
   expect(await select(`SELECT count(*) AS n FROM "${schema}".rejected_items`)).toEqual([{ n: '0' }]);
 }
 
 describe.skipIf(!postgresUp)('a backfill whose commits meet lock conflicts on PostgreSQL', () => {
-  it('deadlock (40P01): a second connection holds its run row and then asks for the schema lock the commit holds', async () => {
+  it('deadlock (40P01): another session holds the run row, then wants the schema lock the commit holds', async () => {
     const sim = await simulator();
     const { url, schema } = scene.schema();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url, IVS_CONFIG: writeConfig(tempDir()), IVS_RATE: '200' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: url,
+      IVS_CONFIG: writeConfig(tempDir()),
+      IVS_RATE: '200',
+    };
     const child = scene.track(spawnIvsync(args, env));
     const runId = await committingRun(schema, child);
 
@@ -108,13 +124,19 @@ describe.skipIf(!postgresUp)('a backfill whose commits meet lock conflicts on Po
     await expectEveryRowOnce(schema, sim);
   }, 120_000);
 
-  it('serialization failure (40001): at SERIALIZABLE, a second connection commits a change to the run row the commit is about to update', async () => {
+  it('serialization failure (40001): SERIALIZABLE, another session changes the run row the commit updates', async () => {
     const sim = await simulator();
     const { url, schema } = scene.schema();
     // Every transaction of ivsync's sessions at SERIALIZABLE, as a server configured so would run them.
     const serializable = new URL(url);
     serializable.searchParams.set('options', '-c default_transaction_isolation=serializable');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: serializable.toString(), IVS_CONFIG: writeConfig(tempDir()), IVS_RATE: '200' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: serializable.toString(),
+      IVS_CONFIG: writeConfig(tempDir()),
+      IVS_RATE: '200',
+    };
     const child = scene.track(spawnIvsync(args, env));
     const runId = await committingRun(schema, child);
 
@@ -123,7 +145,8 @@ describe.skipIf(!postgresUp)('a backfill whose commits meet lock conflicts on Po
       const { rows } = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await other.query('BEGIN');
       await other.query(`UPDATE "${schema}".sync_runs SET error = error WHERE id = $1`, [runId]);
-      // The next page commit's snapshot is taken while this change is uncommitted; committed now, its update cannot serialize.
+      // The next page commit's snapshot is taken while this change is uncommitted;
+      // committed now, the commit's own update of the row cannot serialize.
       await blockedOn(other, rows[0]!.pid);
       await other.query('COMMIT');
     } finally {

@@ -7,7 +7,7 @@ import { useTempDir } from '../helpers/temp-dir.js';
 const tempDir = useTempDir();
 
 describe('the disk reserve beside a target file', () => {
-  it('is made while the target is open, freed once for a last write, made again by the next run, removed on close', () => {
+  it('is made while the target is open, freed once for a last write, made again by a run, removed on close', () => {
     const db = join(tempDir(), 'ivsync.sqlite');
     const file = `${db}.reserve`;
     const reserve = DiskReserve.hold(db);

@@ -119,8 +119,8 @@ describe.concurrent('every migration step', () => {
       // Every step but the last.
       for (let count = 1; count < MIGRATIONS.length; count += 1) {
         const step = MIGRATIONS[count - 1]!.name;
-        it(`a target as of ${step} upgrades, rows kept, ends like a new one and syncs on from its checkpoints`, ({ expect }) =>
-          upgradesAndSyncsOn(dialect, count, expect));
+        const name = `a target as of ${step} upgrades, rows kept, ends like a new one, syncs on from its checkpoints`;
+        it(name, ({ expect }) => upgradesAndSyncsOn(dialect, count, expect));
       }
     });
   }

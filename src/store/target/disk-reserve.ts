@@ -68,7 +68,7 @@ function make(path: string): 'made' | 'there' | 'none' {
   }
   try {
     const zeros = Buffer.alloc(DISK_RESERVE_BYTES);
-    for (let written = 0; written < zeros.length; ) written += writeSync(fd, zeros, written);
+    for (let written = 0; written < zeros.length;) written += writeSync(fd, zeros, written);
     closeSync(fd);
     return 'made';
   } catch {
