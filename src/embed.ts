@@ -1,9 +1,9 @@
 import { pino } from 'pino';
+import { openApp } from './app/open-app.js';
 import type { Config } from './config/config.js';
 import type { CrawlEvent } from './crawl/engine/crawl-deps.js';
 import { newRunId } from './crawl/runs/run-recorder.js';
 import type { RunDeps } from './crawl/runs/run-deps.js';
-import { bindAccounts, leaseKeeper, openTarget, runDeps, type CliIo } from './cli/runtime.js';
 
 export interface OpenRunOptions {
   /** Stops the runs after their pages in flight committed (they end interrupted). @default never */
@@ -24,8 +24,9 @@ export interface OpenedRun extends RunDeps {
 
 /**
  * What `runSync` and `runBackfill` need, built from a Config (see
- * `loadConfig`) the way the CLI builds it: the target (migrated), one client
- * and bucket per account, and this process's leases in the target.
+ * `loadConfig`) by the same composition root as the CLI's (src/app/open-app.ts):
+ * the target (migrated), one client and bucket per account, and this
+ * process's leases in the target.
  *
  * ```ts
  * const run = await openRun(loadConfig({ flags: {}, env: process.env, clock: Date.now }));
@@ -37,17 +38,14 @@ export interface OpenedRun extends RunDeps {
  * ```
  */
 export async function openRun(config: Config, options: OpenRunOptions = {}): Promise<OpenedRun> {
-  const logger = pino({ level: 'silent' });
-  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: options.signal ?? new AbortController().signal, clock: options.clock ?? Date.now };
-  const bound = bindAccounts(config, config.accounts, logger);
-  const sink = await openTarget(config);
-  const keeper = leaseKeeper(sink, io, logger, newRunId(), options.leaseTtlSeconds ?? 60);
-  return {
-    ...runDeps(config, io, { sink, bound, leases: keeper, onEvent: options.onEvent }),
-    close: async () => {
-      await keeper.close();
-      await sink.close();
-      for (const b of bound) b.client.close();
-    },
-  };
+  const app = await openApp(config, {
+    accounts: config.accounts,
+    logger: pino({ level: 'silent' }),
+    id: newRunId(),
+    leaseTtlSeconds: options.leaseTtlSeconds ?? 60,
+    clock: options.clock ?? Date.now,
+    signal: options.signal ?? new AbortController().signal,
+    onEvent: options.onEvent,
+  });
+  return { ...app.deps, close: () => app.close() };
 }

@@ -7,7 +7,8 @@
  */
 export { runSync, type SyncRunOptions, type SyncReport } from './crawl/runs/run-sync.js';
 export { runBackfill, type BackfillRunOptions, type BackfillReport } from './crawl/runs/run-backfill.js';
-export type { RunDeps, RunAccount, RunLeases } from './crawl/runs/run-deps.js';
+export type { RunDeps, RunAccount } from './crawl/runs/run-deps.js';
+export type { RunLeases } from './crawl/runs/run-recorder.js';
 export type { RunRecord, RunStatus } from './crawl/runs/run-recorder.js';
 export type { CrawlEvent } from './crawl/engine/crawl-deps.js';
 export { openRun, type OpenRunOptions, type OpenedRun } from './embed.js';

@@ -1,6 +1,6 @@
 import type { AccountConfig, Config } from '../config/config.js';
 import type { Logger } from './logger.js';
-import { bindAccounts } from './runtime.js';
+import { bindAccounts } from '../app/bind-accounts.js';
 
 export interface CredentialCheck {
   account: string;

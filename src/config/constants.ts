@@ -10,9 +10,7 @@ export const API_VERSIONS = Object.freeze(['1.4', '2'] as const);
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
 /** The searchable resources, also the names of their tables. */
-export const RESOURCES = Object.freeze(['authentications', 'fingerprints'] as const);
-
-export type ResourceName = (typeof RESOURCES)[number];
+export { RESOURCES, isResourceName, type ResourceName } from '../schema/resources.js';
 
 /**
  * Items per search page: the maximum of both interfaces (v2 would default to
@@ -29,8 +27,4 @@ export const PRIORITY = Object.freeze({ incremental: 3, refresh: 2, backfill: 1 
 
 export function isApiVersion(value: unknown): value is ApiVersion {
   return (API_VERSIONS as readonly unknown[]).includes(value);
-}
-
-export function isResourceName(value: unknown): value is ResourceName {
-  return (RESOURCES as readonly unknown[]).includes(value);
 }

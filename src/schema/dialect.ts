@@ -1,4 +1,2 @@
-import type { Sink } from '../store/sink.js';
-
 /** The three targets ivsync writes to. */
-export type Dialect = Sink['dialect'];
+export type Dialect = 'sqlite' | 'duckdb' | 'postgres';

@@ -1,4 +1,4 @@
-import type { ColumnDef, ColumnType, TableDef } from './schema.js';
+import type { ColumnDef, ColumnType, TableDef } from './table-def.js';
 
 const col = (name: string, type: ColumnType, description: string, nullable = true): ColumnDef => ({ name, type, description, nullable });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkWindowCount, gridCellCount, gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/engine/windows.js';
-import { TooManyWindowsError } from '../../src/crawl/engine/too-many-windows-error.js';
+import { checkWindowCount, gridCellCount } from '../../src/config/interval.js';
+import { TooManyWindowsError } from '../../src/config/too-many-windows-error.js';
+import { gridCells, missingWindows, requestRange, splitRemainder } from '../../src/crawl/engine/windows.js';
 import { windowState } from './window-state.js';
 
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };

@@ -1,8 +1,6 @@
-import { parseTime } from '../../config/parse-time.js';
+import { parseInterval } from '../../config/interval.js';
 import type { CrawlEvent } from '../../crawl/engine/crawl-deps.js';
 import { runBackfill } from '../../crawl/runs/run-backfill.js';
-import { checkWindowCount } from '../../crawl/engine/windows.js';
-import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { planExtent, Progress } from '../progress.js';
@@ -32,11 +30,8 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const now = io.clock() / 1000;
-    const from = parseTime(args.from, { kind: 'flag', name: '--from' }, now);
-    const to = parseTime(args.to, { kind: 'flag', name: '--to' }, now);
-    if (to < from) throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
-    // Refused here, before the target is opened or a run recorded; the crawl checks again for its own callers.
-    checkWindowCount(from, to, config.crawl);
+    // Refused here, before the target is opened or a run recorded.
+    const { from, to } = parseInterval({ from: args.from, to: args.to }, { from: '--from', to: '--to' }, now, config.crawl);
     const resources = config.crawl.resources;
     const selected = selectAccounts(config, args.account);
     const runId = runIdOf();

@@ -1,12 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
-import { parseTime } from '../../config/parse-time.js';
+import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
 import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
-import { checkWindowCount } from '../../crawl/engine/windows.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
 import { VerifyCadence } from '../../daemon/verify-cadence.js';
 import type { WebhookCounters } from '../../daemon/webhook-counters.js';
@@ -16,8 +15,9 @@ import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import type { Logger } from '../logger.js';
-import { receiverFor } from '../receiver-for.js';
-import { bindAccounts, leaseKeeper, loggerFor, openTarget, runDeps, selectAccounts, type BoundAccount } from '../runtime.js';
+import { receiverFor } from '../../app/receiver-for.js';
+import { openApp, type App } from '../../app/open-app.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 import { syncJson } from './sync.js';
@@ -120,27 +120,31 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     }
     const now = io.clock() / 1000;
     const backfillToText = args['backfill-to'] ?? String(Math.floor(now));
-    let backfill: { from: number; to: number } | undefined;
-    if (backfillText !== undefined) {
-      const from = parseTime(backfillText, { kind: 'flag', name: '--backfill-from' }, now);
-      const to = parseTime(backfillToText, { kind: 'flag', name: '--backfill-to' }, now);
-      if (to < from) throw new InputError('BAD_INTERVAL', `${backfillToText} is before --backfill-from ${backfillText}`, { source: { kind: 'flag', name: '--backfill-to' }, value: backfillToText });
-      checkWindowCount(from, to, config.crawl);
-      backfill = { from, to };
-    }
+    const backfill: Interval | undefined =
+      backfillText === undefined
+        ? undefined
+        : parseInterval({ from: backfillText, to: backfillToText }, { from: '--backfill-from', to: '--backfill-to' }, now, config.crawl);
     const selected = selectAccounts(config, args.account);
     const daemonId = daemonIdOf();
     const logger = loggerFor(config, io, { daemon: daemonId });
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
-    let bound: BoundAccount[] = [];
-    const metrics = new DaemonMetrics({ buckets: () => bound.map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
-    bound = bindAccounts(config, selected, logger, metrics.onRequest);
+    let app: App | undefined;
+    const metrics = new DaemonMetrics({ buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const sink = await openTarget(config, { logger, signal: io.signal });
-    const keeper = leaseKeeper(sink, io, logger, daemonId, leaseTtl(args));
+    app = await openApp(config, {
+      accounts: selected,
+      logger,
+      id: daemonId,
+      leaseTtlSeconds: leaseTtl(args),
+      clock: io.clock,
+      signal: io.signal,
+      onRequest: metrics.onRequest,
+      onEvent: metrics.onCrawlEvent,
+    });
+    const { sink, leases: keeper, accounts: bound, deps } = app;
     let server: RunningDaemonServer | undefined;
     let receiver: WebhookReceiver | undefined;
     const cadence =
@@ -148,7 +152,6 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         ? undefined
         : new VerifyCadence({ cadence: verifyEvery, timezone: schedule.timezone, clock: io.clock, lastStart: (account) => sink.lastVerifyStart(account) });
     try {
-      const deps = runDeps(config, io, { sink, bound, leases: keeper, onEvent: metrics.onCrawlEvent });
       const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
         logReport(logger, report);
         return report;
@@ -175,7 +178,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
             ? undefined
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), ...backfill, resources, priority: PRIORITY.backfill, wait: true })),
+                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfill.from, to: backfill.to, resources, priority: PRIORITY.backfill, wait: true })),
         verify:
           cadence === undefined
             ? undefined
@@ -217,9 +220,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     } finally {
       await cadence?.stop();
       await server?.close();
-      await keeper.close();
-      await sink.close();
-      for (const b of bound) b.client.close();
+      await app.close();
     }
     return EXIT.ok;
   },

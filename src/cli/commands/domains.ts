@@ -6,7 +6,8 @@ import { openSink } from '../../store/open-sink.js';
 import { DOMAIN_COLUMNS, domainCells } from '../../webhooks/management-tables.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, loggerFor, selectAccounts } from '../runtime.js';
+import { bindAccounts } from '../../app/bind-accounts.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 
 const listCommand: CliCommand = {

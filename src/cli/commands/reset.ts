@@ -1,13 +1,14 @@
 import { RESOURCES, type ResourceName } from '../../config/constants.js';
 import { parseResources } from '../../config/parse-resources.js';
-import { parseTime } from '../../config/parse-time.js';
+import { parseBounds } from '../../config/interval.js';
 import { holdAccounts } from '../../crawl/runs/run-recorder.js';
-import { InputError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { ReopenedWindows } from '../../store/sink.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { leaseKeeper, loggerFor, openTarget, selectAccounts } from '../runtime.js';
+import { leaseKeeper } from '../../app/lease-keeper-for.js';
+import { openTarget } from '../../app/open-target.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface ResetArgs extends LeaseArgs {
@@ -33,11 +34,7 @@ export const resetCommand: CliCommand<ResetArgs> = {
     const config = load();
     const now = io.clock() / 1000;
     const resources: readonly ResourceName[] = args.resource === undefined ? RESOURCES : parseResources(args.resource, { kind: 'flag', name: '--resource' });
-    const from = args.from === undefined ? undefined : parseTime(args.from, { kind: 'flag', name: '--from' }, now);
-    const to = args.to === undefined ? undefined : parseTime(args.to, { kind: 'flag', name: '--to' }, now);
-    if (from !== undefined && to !== undefined && to < from) {
-      throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
-    }
+    const { from, to } = parseBounds({ from: args.from, to: args.to }, { from: '--from', to: '--to' }, now);
     const accounts = selectAccounts(config, args.account).map((a) => a.name);
     const holderId = runId();
     const logger = loggerFor(config, io, holderId);

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { DEFAULTS } from '../../config/defaults.js';
-import { parseTime } from '../../config/parse-time.js';
+import { parseBounds } from '../../config/interval.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
-import { InputError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
@@ -39,11 +38,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     // --budget is resolved and checked by the loader (flag > env > file): config.verify.budget.
     const budget = config.verify.budget;
     const now = io.clock() / 1000;
-    const from = args.from === undefined ? undefined : parseTime(args.from, { kind: 'flag', name: '--from' }, now);
-    const to = args.to === undefined ? undefined : parseTime(args.to, { kind: 'flag', name: '--to' }, now);
-    if (from !== undefined && to !== undefined && to < from) {
-      throw new InputError('BAD_INTERVAL', `${args.to} is before --from ${args.from}`, { source: { kind: 'flag', name: '--to' }, value: args.to });
-    }
+    const { from, to } = parseBounds({ from: args.from, to: args.to }, { from: '--from', to: '--to' }, now);
     const selected = selectAccounts(config, args.account);
     const seed = args.seed ?? String(randomInt(2 ** 31));
     const runId = runIdOf();

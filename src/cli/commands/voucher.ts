@@ -3,7 +3,8 @@ import type { LoginVoucher, VoucherRequest } from '../../api/service-client.js';
 import { InputError, UserError } from '../../errors.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { bindAccounts, loggerFor, selectAccounts } from '../runtime.js';
+import { bindAccounts } from '../../app/bind-accounts.js';
+import { loggerFor, selectAccounts } from '../runtime.js';
 
 interface VoucherCreateArgs {
   userId: string;

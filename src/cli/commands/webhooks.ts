@@ -18,8 +18,9 @@ import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secret
 import { startWebhookServer } from '../../webhooks/webhook-server.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
-import { bindAccounts, loggerFor, selectAccounts, type CliIo } from '../runtime.js';
-import { receiverFor } from '../receiver-for.js';
+import { bindAccounts } from '../../app/bind-accounts.js';
+import { loggerFor, selectAccounts, type CliIo } from '../runtime.js';
+import { receiverFor } from '../../app/receiver-for.js';
 import { renderTable } from '../text-table.js';
 
 interface ManagementScope {

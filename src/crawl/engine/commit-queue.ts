@@ -1,4 +1,4 @@
-import type { CommitResult, PageCommit, Sink } from '../../store/sink.js';
+import type { CommitResult, PageCommit, PageStore } from '../../store/sink.js';
 
 /** The commits of one fetched page: they go into one transaction together. */
 interface Waiting {
@@ -18,13 +18,13 @@ export const MAX_PAGES_PER_COMMIT = 64;
  * the next page only then (state advances only after the sink committed).
  */
 export class CommitQueue {
-  readonly #sink: Pick<Sink, 'commitPages' | 'commitPage'>;
+  readonly #sink: PageStore;
   readonly #maxPages: number;
   #waiting: Waiting[] = [];
   #draining = false;
 
   /** @param maxPages most pages in one transaction. @default MAX_PAGES_PER_COMMIT */
-  constructor(sink: Pick<Sink, 'commitPages' | 'commitPage'>, maxPages = MAX_PAGES_PER_COMMIT) {
+  constructor(sink: PageStore, maxPages = MAX_PAGES_PER_COMMIT) {
     this.#sink = sink;
     this.#maxPages = maxPages;
   }

@@ -1,6 +1,56 @@
-import type { CallOptions } from '../../api/service-client.js';
+import type { CallOptions, RequestTally } from '../../api/service-client.js';
 import type { Cursor } from '../../api/cursor.js';
+import type { CrawlConfig } from '../../config/config.js';
 import type { ApiVersion, NormalizedBatch, ObservationContext, Resource } from '../../normalize/rows.js';
+import type { CrawlStore } from '../../store/sink.js';
+import type { RefreshSettings } from '../refresh/refresh-settings.js';
+import type { CommitQueue } from './commit-queue.js';
+import type { BucketRoom } from './room-watch.js';
+import type { WindowClaims } from './window-claims.js';
+
+/**
+ * What every crawl of a process depends on, one object down the whole path:
+ * the process's RunDeps (runs/run-deps.ts) add the accounts it serves and its
+ * leases; a run's CrawlContext (crawl-context.ts) its own accounts, signal and
+ * request tally; a crawler takes the part it uses (crawler.ts).
+ */
+export interface CrawlDeps {
+  sink: CrawlStore;
+  crawl: CrawlConfig;
+  /** How sync re-checks non-final sessions (budget, tiers, webhooks). @default DEFAULT_REFRESH_SETTINGS */
+  refresh?: RefreshSettings | undefined;
+  normalize: Normalize;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  /** Aborted when the process (or the run) stops: crawls commit their pages in flight and end interrupted. */
+  signal: AbortSignal;
+  /** Shared by every run on the target, so that pages of concurrent crawls commit together. */
+  commits: CommitQueue;
+  /** The windows this process's runs page, so that two of them never page one window. @default no claims */
+  claims?: WindowClaims | undefined;
+  /** Progress, logs and metrics. */
+  onEvent?: ((event: CrawlEvent) => void) | undefined;
+}
+
+/** Everything one run's backfill, sync or verify works with: the process's CrawlDeps and the run's own part. */
+export interface CrawlContext extends CrawlDeps {
+  /** The accounts of the run. */
+  accounts: readonly CrawlAccount[];
+  /** The run's own request count: every call of the run adds its attempts here. */
+  tally: RequestTally;
+  /** The run's id in `sync_runs`: its page commits raise its counts there. @default none */
+  runId?: string | undefined;
+  /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
+  resourcesInRun?: number | undefined;
+}
+
+/** One account as the crawl sees it: a name and a client bound to its token and bucket. */
+export interface CrawlAccount {
+  name: string;
+  client: CrawlClient;
+  /** The token's bucket, so that a crawl adds request streams only while it has room. */
+  bucket?: BucketRoom | undefined;
+}
 
 /** The part of the API client the crawl uses. */
 export interface CrawlClient {

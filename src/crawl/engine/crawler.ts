@@ -1,45 +1,28 @@
-import type { CallOptions } from '../../api/service-client.js';
+import type { CallOptions, RequestTally } from '../../api/service-client.js';
+import type { CrawlConfig } from '../../config/config.js';
 import { PAGE_SIZE } from '../../config/constants.js';
-import type { ApiVersion, Resource } from '../../normalize/rows.js';
+import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { PageCommit, Sink, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
-import { CommitQueue } from './commit-queue.js';
+import type { CrawlStore, PageCommit, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
 import { stopsTheRun } from './error-scope.js';
-import type { CrawlClient, CrawlEvent, Normalize } from './crawl-deps.js';
+import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
 import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
-import { RoomWatch, type BucketRoom } from './room-watch.js';
+import { RoomWatch } from './room-watch.js';
 import { RoundTrip } from './round-trip.js';
 import { planSpans, type Span, type SpanWindow } from './span.js';
 import { outlasts } from './straggler.js';
 import { requestRange, splitRemainder } from './windows.js';
 
-export interface CrawlerOptions {
-  account: string;
-  apiVersion: ApiVersion;
-  /** Request streams at once, at most. @default 24 */
-  concurrency: number;
-  /** A stream may cut its current window in two only after this many pages (its density known by then). @default 4 */
-  splitAfterPages: number;
-  /** How the crawl's requests are sent: their priority in the shared bucket (higher first), the run's tally. @default priority 0 */
-  call?: CallOptions;
+/** The part of a run's CrawlContext (crawl-context.ts) a crawler uses. */
+export interface CrawlerContext extends Pick<CrawlDeps, 'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits'> {
+  sink: Pick<CrawlStore, 'startPass' | 'splitWindow' | 'markWindow'>;
+  crawl: Pick<CrawlConfig, 'concurrency' | 'splitAfterPages'>;
+  /** The run's own request count: every request of the crawl adds its attempts here. */
+  tally: RequestTally;
   /** The run in `sync_runs` whose counts each commit raises. @default none */
   runId?: string | undefined;
-}
-
-export interface CrawlerDeps {
-  client: CrawlClient;
-  sink: Sink;
-  normalize: Normalize;
-  /** Milliseconds since the epoch. */
-  clock: () => number;
-  signal: AbortSignal;
-  onEvent?: (event: CrawlEvent) => void;
-  /** Shared by the crawls of one target so their pages commit together. */
-  commits?: CommitQueue;
-  /** The account's token bucket: streams are added only while it has room. Without it, up to `concurrency` streams run. */
-  bucket?: BucketRoom;
 }
 
 export interface CrawlOutcome {
@@ -90,9 +73,10 @@ function message(error: unknown): string {
  * streams are as few as keep the bucket full at the latency there is.
  */
 export class Crawler {
-  readonly #deps: CrawlerDeps;
-  readonly #options: CrawlerOptions;
-  readonly #commits: CommitQueue;
+  readonly #ctx: CrawlerContext;
+  readonly #account: CrawlAccount;
+  /** How the crawl's requests are sent: at its priority in the account's bucket, counted in the run's tally. */
+  readonly #call: CallOptions;
   readonly #room: RoomWatch;
   readonly #streams = new Set<Stream>();
   /** Items and epoch seconds seen per resource: the density of streams that saw too little themselves. */
@@ -103,12 +87,13 @@ export class Crawler {
   #finish: () => void = () => undefined;
   #outcome: CrawlOutcome = { passes: 0, pages: 0, items: 0, written: 0, failed: [], interrupted: false };
 
-  constructor(deps: CrawlerDeps, options: CrawlerOptions) {
-    this.#deps = deps;
-    this.#options = options;
-    this.#commits = deps.commits ?? new CommitQueue(deps.sink);
-    this.#room = new RoomWatch(deps.bucket, deps.clock);
-    this.#roundTrip = new RoundTrip(deps.bucket, deps.clock);
+  /** A crawler of `account` for a run, its requests at `priority` in the account's bucket (higher first). */
+  constructor(ctx: CrawlerContext, account: CrawlAccount, priority: number) {
+    this.#ctx = ctx;
+    this.#account = account;
+    this.#call = { priority, tally: ctx.tally };
+    this.#room = new RoomWatch(account.bucket, ctx.clock);
+    this.#roundTrip = new RoundTrip(account.bucket, ctx.clock);
   }
 
   /** Runs the passes (newest first) and resolves when all are done, failed, or interrupted. */
@@ -117,7 +102,7 @@ export class Crawler {
     const finished = new Promise<void>((resolve) => (this.#finish = resolve));
     // One stream per resource to begin with; more only as the bucket shows room.
     for (const resource of new Set(this.#pool.map((s) => s.resource))) {
-      if (this.#streams.size >= Math.max(1, this.#options.concurrency)) break;
+      if (this.#streams.size >= Math.max(1, this.#ctx.crawl.concurrency)) break;
       const at = this.#pool.findIndex((s) => s.resource === resource);
       this.#start(this.#pool.splice(at, 1)[0]!);
     }
@@ -130,16 +115,16 @@ export class Crawler {
       clearInterval(timer);
     }
     if (this.#fatal !== undefined) throw this.#fatal;
-    this.#outcome.interrupted = this.#deps.signal.aborted;
+    this.#outcome.interrupted = this.#ctx.signal.aborted;
     return this.#outcome;
   }
 
   #now(): string {
-    return toIsoMicros(this.#deps.clock() / 1000);
+    return toIsoMicros(this.#ctx.clock() / 1000);
   }
 
   #stopped(): boolean {
-    return this.#deps.signal.aborted || this.#fatal !== undefined;
+    return this.#ctx.signal.aborted || this.#fatal !== undefined;
   }
 
   /** Resolves `run` once nothing pages and nothing can start; never leaves queued work without a stream. */
@@ -184,14 +169,15 @@ export class Crawler {
   }
 
   async #page(stream: Stream): Promise<void> {
-    const { client, normalize } = this.#deps;
-    const { account, apiVersion } = this.#options;
+    const { normalize } = this.#ctx;
+    const { name: account, client } = this.#account;
+    const apiVersion = client.apiVersion;
     if (stream.started === 0) await this.#begin(stream, 0);
     else this.#outcome.passes++;
     const iterator = client.pages(
       stream.resource,
       { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_SIZE },
-      this.#options.call,
+      this.#call,
     );
     let sent = this.#roundTrip.asking();
     for await (const page of iterator) {
@@ -214,7 +200,7 @@ export class Crawler {
       for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
       const keys = stream.windows.map((w) => keyOf(w.window));
       const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
-      const results = await this.#commits.commitAll(parts);
+      const results = await this.#ctx.commits.commitAll(parts);
 
       const step = stream.position - assigned.position;
       stream.position = assigned.position;
@@ -229,11 +215,11 @@ export class Crawler {
       this.#outcome.items += page.items.length;
       const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
       this.#outcome.written += sum('written');
-      this.#deps.onEvent?.({ type: 'page', account, resource: stream.resource, items: page.items.length, rejected: sum('rejected'), written: sum('written'), stale: sum('stale'), covered: step });
+      this.#ctx.onEvent?.({ type: 'page', account, resource: stream.resource, items: page.items.length, rejected: sum('rejected'), written: sum('written'), stale: sum('stale'), covered: step });
       for (const [i, part] of parts.entries()) {
         if (!part.done) continue;
         const { window } = stream.windows[asked + i]!;
-        this.#deps.onEvent?.({ type: 'pass-done', account, resource: stream.resource, windowStart: window.windowStart, windowEnd: window.windowEnd, missing: results[i]!.missing });
+        this.#ctx.onEvent?.({ type: 'pass-done', account, resource: stream.resource, windowStart: window.windowStart, windowEnd: window.windowEnd, missing: results[i]!.missing });
       }
       if (complete || this.#stopped()) return;
       if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
@@ -244,15 +230,15 @@ export class Crawler {
 
   /** The commits of a page, each carrying the run to count them for (when the crawl belongs to one). */
   #counted(parts: PageCommit[]): PageCommit[] {
-    const { runId, call } = this.#options;
+    const { runId, tally } = this.#ctx;
     if (runId === undefined) return parts;
-    const run = { id: runId, tally: call?.tally ?? { requests: 0 } };
+    const run = { id: runId, tally };
     return parts.map((part) => ({ ...part, run }));
   }
 
   /** Whether the stream would page on alone after the bucket could have served everything left. */
   #outlasts(stream: Stream): boolean {
-    const bucket = this.#deps.bucket;
+    const bucket = this.#account.bucket;
     const roundTripMs = this.#roundTrip.ms;
     if (!bucket || roundTripMs === null) return false;
     let left = 0;
@@ -271,7 +257,7 @@ export class Crawler {
   /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
   async #begin(stream: Stream, index: number): Promise<void> {
     const { window } = stream.windows[index]!;
-    await this.#deps.sink.startPass(keyOf(window), { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt });
+    await this.#ctx.sink.startPass(keyOf(window), { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt });
     stream.started = Math.max(stream.started, index + 1);
     this.#outcome.passes++;
   }
@@ -282,7 +268,7 @@ export class Crawler {
    * also stop and have its current window cut in two ('stopped').
    */
   async #grow(boundary?: Stream, only = false): Promise<'stopped' | 'grew' | 'none'> {
-    if (this.#stopped() || this.#streams.size >= this.#options.concurrency || this.#streams.size === 0) return 'none';
+    if (this.#stopped() || this.#streams.size >= this.#ctx.crawl.concurrency || this.#streams.size === 0) return 'none';
     if (!boundary && !this.#room.hasRoom()) return 'none';
     if (this.#pool.length > 0 && !only) {
       this.#start(this.#pool.shift()!);
@@ -331,7 +317,7 @@ export class Crawler {
   /** The current window can be cut only where the stream covers it from its start and has paged into it. */
   #canSplit(stream: Stream): boolean {
     const w = stream.windows[stream.current];
-    return w !== undefined && stream.pages >= this.#options.splitAfterPages && w.lo === w.window.windowStart && stream.position > w.window.windowStart && stream.position < w.window.windowEnd;
+    return w !== undefined && stream.pages >= this.#ctx.crawl.splitAfterPages && w.lo === w.window.windowStart && stream.position > w.window.windowStart && stream.position < w.window.windowEnd;
   }
 
   /** Stops the stream and pages its unfetched rest as two new streams, cut at `at` inside its current window. */
@@ -342,10 +328,10 @@ export class Crawler {
     if (!plan) throw new Error(`no split of window ${w.window.windowStart} at ${at}`);
     const now = this.#now();
     const specs: WindowSpec[] = plan.ranges.map(([a, b]) => ({ ...keyOf(w.window), windowStart: a, windowEnd: b }));
-    await this.#deps.sink.splitWindow(keyOf(w.window), plan.keepFrom, specs, now);
+    await this.#ctx.sink.splitWindow(keyOf(w.window), plan.keepFrom, specs, now);
     const below = stream.windows.splice(stream.current + 1);
     const [lower, upper] = specs.map((spec) => ({ window: pending(spec, now), lo: spec.windowStart, hi: spec.windowEnd }));
-    this.#deps.onEvent?.({ type: 'window-split', account: this.#options.account, resource: stream.resource, windowStart: w.window.windowStart, parts: specs.length });
+    this.#ctx.onEvent?.({ type: 'window-split', account: this.#account.name, resource: stream.resource, windowStart: w.window.windowStart, parts: specs.length });
     const seen = seenBy(stream);
     this.#start({ resource: stream.resource, from: upper!.lo, to: upper!.hi, windows: [upper!], cursor: null, started: 0, seen });
     this.#start({ resource: stream.resource, from: (below.at(-1) ?? lower!).lo, to: lower!.hi, windows: [lower!, ...below], cursor: null, started: 0, seen });
@@ -364,8 +350,8 @@ export class Crawler {
       const { window } = failed;
       this.#outcome.failed.push({ resource: stream.resource, windowStart: window.windowStart, error: text });
       // Failing to record a failed window is the target failing: that stops the run.
-      await this.#deps.sink.markWindow(keyOf(window), 'failed', text, this.#now()).catch((markError: unknown) => void (this.#fatal ??= markError));
-      this.#deps.onEvent?.({ type: 'window-failed', account: this.#options.account, resource: stream.resource, windowStart: window.windowStart, error: text });
+      await this.#ctx.sink.markWindow(keyOf(window), 'failed', text, this.#now()).catch((markError: unknown) => void (this.#fatal ??= markError));
+      this.#ctx.onEvent?.({ type: 'window-failed', account: this.#account.name, resource: stream.resource, windowStart: window.windowStart, error: text });
     }
     const rest = stream.windows.slice(stream.current + 1);
     if (rest.length > 0) this.#pool.push({ resource: stream.resource, from: rest.at(-1)!.lo, to: rest[0]!.hi, windows: rest, cursor: null, started: 0 });

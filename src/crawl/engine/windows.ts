@@ -1,6 +1,5 @@
 import type { ApiVersion, Resource } from '../../normalize/rows.js';
 import type { WindowSpec, WindowState } from '../../store/sink.js';
-import { TooManyWindowsError } from './too-many-windows-error.js';
 
 /**
  * Windows are cells of a grid of `size` seconds aligned to epoch 0, so runs
@@ -16,23 +15,6 @@ export function gridCells(from: number, to: number, size: number): Array<[number
   const cells: Array<[number, number]> = [];
   for (let start = gridStart(from, size); start <= to; start += size) cells.push([start, start + size]);
   return cells;
-}
-
-/** How many grid cells hold [from, to], counted without building them. */
-export function gridCellCount(from: number, to: number, size: number): number {
-  return to < from ? 0 : Math.floor(to / size) - Math.floor(from / size) + 1;
-}
-
-/**
- * Refuses a plan of more windows than `maxWindows` before anything is listed
- * or written: every window costs a request and a row, and a time in
- * milliseconds or minute windows over years would plan millions of them.
- */
-export function checkWindowCount(from: number, to: number, crawl: { windowSeconds: number; maxWindows: number }): void {
-  const windows = gridCellCount(from, to, crawl.windowSeconds);
-  if (windows > crawl.maxWindows) {
-    throw new TooManyWindowsError({ from, to, windows, maxWindows: crawl.maxWindows, windowSeconds: crawl.windowSeconds });
-  }
 }
 
 export interface Scope {
@@ -51,7 +33,7 @@ export function missingWindows(scope: Scope, from: number, to: number, size: num
   const gaps: WindowSpec[] = [];
   // Cells and windows both ascend: the first window that can reach into a
   // cell only moves forward, so each is looked at about once, and no array of
-  // cells is built (gridCellCount says how many there will be).
+  // cells is built (gridCellCount in config/interval.ts says how many there will be).
   let first = 0;
   for (let a = gridStart(from, size); a <= to; a += size) {
     const b = a + size;

@@ -4,7 +4,8 @@ import type { ResourceName } from '../../config/config.js';
 import type { NormalizedBatch } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { RefreshCheck } from '../../store/sink.js';
-import { crawlerFor, type CrawlAccount, type CrawlContext } from '../engine/crawl-context.js';
+import { Crawler } from '../engine/crawler.js';
+import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
 import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
 import { DEFAULT_REFRESH_SETTINGS, refreshBudget, webhooksHealthy } from './refresh-settings.js';
@@ -62,7 +63,7 @@ export async function refreshNonFinal(
   const before = await sink.observedDigests(resource, checkedIds);
 
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = crawlerFor(ctx, account, PRIORITY.refresh).run(tasks);
+  const repaging = new Crawler(ctx, account, PRIORITY.refresh).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();

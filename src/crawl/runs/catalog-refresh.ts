@@ -2,7 +2,7 @@ import { normalizeAuthConfig } from '../../normalize/auth-config-rows.js';
 import { normalizeCatalog } from '../../normalize/catalog-rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { CallOptions } from '../../api/service-client.js';
-import type { Sink } from '../../store/sink.js';
+import type { DeliveryStore } from '../../store/sink.js';
 
 /** The part of the API client the catalog refresh uses (v2 only). */
 export interface CatalogClient {
@@ -25,7 +25,7 @@ export interface CatalogRefreshOutcome {
 export interface CatalogRefreshDeps {
   account: string;
   client: CatalogClient;
-  sink: Pick<Sink, 'replaceMirror'>;
+  sink: Pick<DeliveryStore, 'replaceMirror'>;
   /** Milliseconds since the epoch. */
   clock: () => number;
   /** How its requests are sent (priority, the run's tally). @default none */

@@ -4,10 +4,23 @@ import { InterruptedError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import { accountLease } from '../../store/leases/lease-names.js';
 import type { RefreshSpend, RunLog } from '../../store/sink.js';
-import type { RunLeases } from './run-deps.js';
 
 export type RunCommand = 'sync' | 'backfill';
 export type RunStatus = 'succeeded' | 'failed' | 'interrupted';
+
+/**
+ * The leases of this process in the target (daemon/lease-keeper.ts): a run
+ * holds the lease of every account it works on, so one process at a time
+ * syncs an account into a target.
+ */
+export interface RunLeases {
+  /** Who this process is in `sync_leases` (`host:pid:id`). */
+  readonly holder: string;
+  /** Takes every lease in `names` or none; throws LeaseHeldError, or waits with `wait`. Returns the release. */
+  hold(names: readonly string[], options: { wait: boolean; signal: AbortSignal }): Promise<() => Promise<void>>;
+  /** Aborted, with a LeaseLostError as reason, when another process takes over one of the held `names`. */
+  lossSignal(names: readonly string[]): AbortSignal;
+}
 
 /** How a run ended, as `sync_runs` records it; a report of each command extends it. */
 export interface RunRecord {

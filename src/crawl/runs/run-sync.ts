@@ -1,9 +1,8 @@
 import type { ResourceName } from '../../config/config.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
 import { refreshCatalog, type CatalogRefreshOutcome } from './catalog-refresh.js';
-import type { RunDeps } from './run-deps.js';
+import { pickAccounts, recorderDeps, runContext, type RunDeps } from './run-deps.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
-import { pickAccounts, recorderDeps, runContext } from './run-context.js';
 import { refreshSpend } from '../refresh/refresh-spend.js';
 import { PRIORITY } from '../../config/constants.js';
 import { sync, type SyncOutcome } from './sync.js';

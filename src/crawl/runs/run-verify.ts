@@ -1,9 +1,8 @@
 import type { ResourceName } from '../../config/config.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { VerifyStatus } from '../../store/verify/verify-store.js';
-import type { RunDeps } from './run-deps.js';
-import { recorderDeps, runContext } from './run-context.js';
+import type { VerifyStatus } from '../../store/sink.js';
+import { recorderDeps, runContext, type RunDeps } from './run-deps.js';
 import { holdAccounts, newRunId } from './run-recorder.js';
 import { verify, type VerifyOutcome } from '../verify/verify.js';
 

@@ -2,12 +2,14 @@ import { PRIORITY } from '../../config/constants.js';
 import type { ResourceName } from '../../config/config.js';
 import { InputError } from '../../errors.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import { crawlerFor, type CrawlAccount, type CrawlContext } from '../engine/crawl-context.js';
+import { Crawler } from '../engine/crawler.js';
+import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { CrawlOutcome } from '../engine/crawler.js';
 import { planIncremental, planSeal } from '../engine/planner.js';
 import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from '../refresh/refresh-non-final.js';
 import { claimTasks } from '../engine/window-claims.js';
-import { checkWindowCount, missingWindows } from '../engine/windows.js';
+import { checkWindowCount } from '../../config/interval.js';
+import { missingWindows } from '../engine/windows.js';
 
 
 export interface SyncOptions {
@@ -63,7 +65,7 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
   // Every window of the scope: one left without a complete pass outside [from, now) is paged too.
   // A window another run of this process pages (the daemon's background backfill) is left to it.
   const tasks = claimTasks(ctx.claims, ctx.runId, planIncremental(await sink.listWindows(scope), from, now));
-  const incremental = await crawlerFor(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
+  const incremental = await new Crawler(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
   if (incremental.interrupted) {
     return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };
   }

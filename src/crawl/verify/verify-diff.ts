@@ -1,6 +1,6 @@
 import type { NormalizedSession, Resource } from '../../normalize/rows.js';
 import { isNewer, type Observation } from '../../store/pages/merge-rule.js';
-import type { VerifyFinding } from '../../store/verify/verify-store.js';
+import type { VerifyFinding } from '../../store/sink.js';
 
 /**
  * The typed columns a verify compares: what the service says about a

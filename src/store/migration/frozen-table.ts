@@ -1,5 +1,5 @@
 import type { StepColumn, StepTable } from './migration-step.js';
-import type { ColumnType } from '../../schema/schema.js';
+import type { ColumnType } from '../../schema/table-def.js';
 
 const COLUMN_TYPES: readonly ColumnType[] = ['text', 'real', 'integer', 'boolean', 'json', 'timestamp'];
 

@@ -1,6 +1,6 @@
 import type { Dialect } from '../../schema/dialect.js';
 import type { SqlTypes } from '../../schema/column-sql-type.js';
-import type { ColumnType } from '../../schema/schema.js';
+import type { ColumnType } from '../../schema/table-def.js';
 
 /**
  * What a migration does, declared once and rendered twice: through knex for

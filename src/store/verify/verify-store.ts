@@ -4,91 +4,9 @@ import { table } from '../../schema/schema.js';
 import { countOutcomes, mergeSessions } from '../pages/session-merge.js';
 import { markMissingIn } from '../pages/session-store.js';
 import { sessionTable } from '../../schema/session-table.js';
-import type { WindowKey, WindowQuery } from '../sink.js';
+import type { VerifyEnd, VerifyStart, VerifyStore, WindowCheck, WindowQuery } from '../sink.js';
 import type { Row, SqlDriver } from '../drivers/sql-driver.js';
 import { markWindowIn, windowsWhere } from '../windows/window-store.js';
-
-export type FindingKind = 'missing_locally' | 'not_returned' | 'changed';
-
-/** One row of `verify_findings`, before the run's id and number are put on it. */
-export interface VerifyFinding {
-  account: string;
-  resource: Resource;
-  serviceId: string;
-  kind: FindingKind;
-  /** The differing column ('changed'), 'missing_since' for a session stored as missing, else null. */
-  column: string | null;
-  storedValue: string | null;
-  serviceValue: string | null;
-  windowStart: number;
-}
-
-export type VerifyStatus = 'succeeded' | 'partial' | 'failed' | 'interrupted';
-
-export interface VerifyStart {
-  id: string;
-  startedAt: string;
-  /** The one account checked, or null for all. */
-  account: string | null;
-  budget: number;
-  seed: string;
-  /** The process running it (`host:pid:id`), so a run whose process died can be shown abandoned. */
-  holder: string;
-}
-
-export interface VerifyEnd {
-  finishedAt: string;
-  status: VerifyStatus;
-  requests: number;
-  windowsChecked: number;
-  sessionsChecked: number;
-  findings: number;
-  /** Null when the run did not repair. */
-  repaired: number | null;
-  error: string | null;
-}
-
-/** What `--repair` does for one checked window, in the transaction that records its findings. */
-export interface WindowRepair {
-  key: WindowKey;
-  /** The fresh observations of the sessions found missing locally or changed. */
-  sessions: readonly NormalizedSession[];
-  /** Of those, the ones whose stored columns differ although the item text is the same (edited in the target). */
-  rewrite: ReadonlySet<string>;
-  /** Stored sessions a complete pass no longer returned. */
-  notReturned: readonly string[];
-  /** When the window's pages were asked for: a session seen since (a webhook) is not marked missing. */
-  pagedSince: string;
-  now: string;
-}
-
-export interface WindowCheck {
-  runId: string;
-  /** Number of the window's first finding within the run. */
-  firstSeq: number;
-  findings: readonly VerifyFinding[];
-  repair?: WindowRepair | undefined;
-}
-
-/** `verify_runs`, `verify_findings`, and what a verify reads of the stored history. */
-export interface VerifyStore {
-  startVerify(run: VerifyStart): Promise<void>;
-  finishVerify(id: string, end: VerifyEnd): Promise<void>;
-  /** Stored sessions (not missing) per window_start, for the windows of `query`: what paging each again should return. */
-  storedPerWindow(query: WindowQuery): Promise<Map<number, number>>;
-  /** An account's stored sessions created in [from, to), typed (every column but raw). */
-  storedSessions(account: string, resource: Resource, from: number, to: number): Promise<Record<string, unknown>[]>;
-  /**
-   * Records one checked window's findings; with `repair`, in the same
-   * transaction merges the fresh observations (newer never loses), marks the
-   * sessions no longer returned missing, and, when anything drifted, sets the
-   * window pending (a sealed one too) so the next crawl of it pages it again.
-   * Returns how many sessions the repair wrote or marked.
-   */
-  recordCheck(check: WindowCheck): Promise<{ repaired: number }>;
-  /** When the last verify that covered `account` started (one of all accounts counts); null when none. */
-  lastVerifyStart(account: string): Promise<string | null>;
-}
 
 const RUNS = table('verify_runs');
 const FINDINGS = table('verify_findings');

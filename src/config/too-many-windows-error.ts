@@ -1,5 +1,5 @@
-import { isoForMessage as iso } from '../../config/parse-time.js';
-import { InputError } from '../../errors.js';
+import { isoForMessage as iso } from './parse-time.js';
+import { InputError } from '../errors.js';
 
 /**
  * A plan of more windows than `crawl.maxWindows`: refused before any window is

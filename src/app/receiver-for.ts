@@ -1,9 +1,9 @@
 import type { Config } from '../config/config.js';
-import type { Sink } from '../store/sink.js';
+import type { DeliveryStore } from '../store/sink.js';
 import type { ReceiverLogger } from '../webhooks/receiver-logger.js';
 import { webhookOwners } from '../webhooks/webhook-owners.js';
-import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import type { BoundAccount } from './runtime.js';
+import { createWebhookReceiver, type DeliveryEvent, type DeliverySink, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
+import type { BoundAccount } from './bind-accounts.js';
 
 /**
  * The webhook receiver for the configured accounts: each delivery is written
@@ -13,7 +13,8 @@ import type { BoundAccount } from './runtime.js';
 export function receiverFor(
   config: Config,
   parts: {
-    sink: Sink;
+    /** Where deliveries are written, and the mirror of the webhooks that names each one's owner. */
+    sink: DeliverySink & Pick<DeliveryStore, 'mirrorRows'>;
     /** Every configured account the process serves, with its client when the service can be reached. */
     accounts: ReadonlyArray<{ name: string; bound?: BoundAccount | undefined }>;
     logger: ReceiverLogger;
