@@ -124,7 +124,7 @@ describe.skipIf(!postgresUp)('a backfill whose commits meet lock conflicts on Po
     await expectEveryRowOnce(schema, sim);
   }, 120_000);
 
-  it('serialization failure (40001) at SERIALIZABLE: another session changes the run row the commit writes', async () => {
+  it('serialization failure (40001) at SERIALIZABLE: another session changes the run row first', async () => {
     const sim = await simulator();
     const { url, schema } = scene.schema();
     // Every transaction of ivsync's sessions at SERIALIZABLE, as a server configured so would run them.
