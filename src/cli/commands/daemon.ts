@@ -105,10 +105,11 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
-    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }] = await Promise.all([
+    const [{ Daemon }, { DaemonMetrics }, { startDaemonServer }, { daemonAlerts }] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../daemon/daemon-metrics.js'),
       import('../../daemon/daemon-server.js'),
+      import('../../daemon/daemon-alerts.js'),
     ]);
     // Schedule, time zone and --since are resolved and checked by the loader (flag > env > file), naming their source.
     const config = load();
@@ -130,10 +131,17 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     // Bound once for the life of the daemon: one bucket per token, shared by
     // the scheduled syncs, the background backfill (by priority) and the receiver.
     let app: App | undefined;
-    const metrics = new DaemonMetrics({ buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter })), clock: io.clock });
+    const { secrets, defaultSecret } = config.webhooks;
+    const webhooksConfigured = hasAnySecret({ byUuid: secrets, defaultSecret });
+    const metrics = new DaemonMetrics({
+      buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
+      clock: io.clock,
+      webhookHealthySeconds: webhooksConfigured ? config.webhooks.healthySeconds : undefined,
+    });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
+    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
     app = await openApp(config, {
       accounts: selected,
       logger,
@@ -161,13 +169,18 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         sink,
         leases: keeper,
         schedule,
+        accountSchedules: new Map(selected.map((a) => [a.name, a.schedule])),
         signal: io.signal,
         clock: io.clock,
         random: Math.random,
         logger,
-        observer: metrics,
-        webhookStream: (report) =>
-          webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, report.nonFinal.authentications + report.nonFinal.fingerprints, io.clock() / 1000).detail,
+        observer: alerts.observer,
+        webhookStream: (report) => {
+          const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
+          const stream = webhookStreamState(deps.refresh!.webhooks, report.lastDeliveryAt, nonFinal, io.clock() / 1000);
+          alerts.observe({ type: 'webhooks', ...stream });
+          return stream.detail;
+        },
         runSync: async (account) => {
           const report = await runSync(deps, { accounts: [account], resources, wait: false });
           metrics.refreshFinished(report.outcomes);
@@ -188,6 +201,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
                   const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
+                  const { runId, findings } = report;
+                  if (report.status !== 'failed') alerts.observe({ type: 'verify', account, runId, findings });
                   // A partial verify checked what its budget held: not a failure of the daemon.
                   return { status: report.status === 'partial' ? 'succeeded' : report.status, error: report.error };
                 },
@@ -195,7 +210,7 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       });
       cadence?.start();
       if (args.port !== undefined) {
-        if (hasAnySecret({ byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret })) {
+        if (webhooksConfigured) {
           receiver = receiverFor(config, {
             sink,
             accounts: bound.map((b) => ({ name: b.config.name, bound: b })),
@@ -213,11 +228,13 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
         });
         logger.info({ url: server.url, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
+        alerts.link = `${server.url}/`;
       }
       await daemon.run();
       // Drains the receiver: deliveries that fully arrived are committed and answered.
       await server?.close();
     } finally {
+      await alerts.close();
       await cadence?.stop();
       await server?.close();
       await app.close();

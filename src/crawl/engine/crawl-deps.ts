@@ -50,6 +50,12 @@ export interface CrawlAccount {
   client: CrawlClient;
   /** The token's bucket, so that a crawl adds request streams only while it has room. */
   bucket?: BucketRoom | undefined;
+  /**
+   * Seconds between this account's runs, when its schedule is its own
+   * (`accounts[].schedule`): its refresh budget and back-off count in its runs.
+   * @default the refresh settings' runSeconds (the daemon's schedule)
+   */
+  runSeconds?: number | undefined;
 }
 
 /** The part of the API client the crawl uses. */
