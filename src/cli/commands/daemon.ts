@@ -3,7 +3,8 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
-import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
+import { webhooksHealthy, webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
+import { staleCheckBound } from '../../daemon/stale-checks.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
@@ -141,7 +142,24 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
+    const alerts = daemonAlerts({
+      config: config.alerts,
+      daemon: daemonId,
+      clock: io.clock,
+      logger,
+      metrics,
+      accounts: selected.map((a) => a.name),
+      staleBound: (account, report) => {
+        const refresh = app!.deps.refresh!;
+        const last = report.lastDeliveryAt === null ? null : Date.parse(report.lastDeliveryAt) / 1000;
+        return staleCheckBound({
+          configured: config.alerts.staleCheckSeconds,
+          runSeconds: app!.deps.accounts.find((a) => a.name === account)?.runSeconds ?? refresh.runSeconds,
+          maxIntervalSeconds: refresh.maxIntervalSeconds,
+          webhooksHealthy: webhooksHealthy(refresh.webhooks, last, io.clock() / 1000),
+        });
+      },
+    });
     app = await openApp(config, {
       accounts: selected,
       logger,
