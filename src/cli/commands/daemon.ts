@@ -1,10 +1,12 @@
 import { randomInt } from 'node:crypto';
+import { hostname } from 'node:os';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
 import { webhooksHealthy, webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
 import { staleCheckBound } from '../../daemon/stale-checks.js';
+import { holderId } from '../../store/leases/lease-names.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import type { RunningDaemonServer } from '../../daemon/daemon-server.js';
@@ -144,7 +146,8 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
     const alerts = daemonAlerts({
       config: config.alerts,
-      daemon: daemonId,
+      // Named as its leases are (sync_leases.holder), so that a takeover's holder and sender compare.
+      daemon: holderId(hostname(), process.pid, daemonId),
       clock: io.clock,
       logger,
       metrics,
