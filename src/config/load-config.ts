@@ -281,6 +281,7 @@ export function loadConfig(sources: ConfigSources): Config {
       urls: Object.freeze(alertUrlsOf(env.IVS_ALERTS_URL, file.alerts?.url, env, path ?? '')),
       retries: file.alerts?.retries ?? DEFAULTS.alerts.retries,
       timeoutMs: file.alerts?.timeoutMs ?? DEFAULTS.alerts.timeoutMs,
+      staleCheckSeconds: file.alerts?.staleCheckSeconds ?? DEFAULTS.alerts.staleCheckSeconds,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),
