@@ -6,6 +6,7 @@ import { InputError } from '../errors.js';
 import { commandsFor } from './commands/index.js';
 import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
+import { explainUsage, usageContext } from './did-you-mean.js';
 import { renderError, renderSignalNotice, reportError, USAGE, wantsJson } from './error-output.js';
 import { newRunId } from '../crawl/runs/run-recorder.js';
 import type { CliIo } from './runtime.js';
@@ -82,10 +83,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .demandCommand(1, 'name a command (see --help)')
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
-    .fail((msg, err) => {
+    .fail((msg, err, usage) => {
       // A usage mistake the parser found: thrown so that no handler runs after it.
+      if (err) throw err;
       // yargs words some mistakes over several lines ("Invalid values:" then the argument): one line keeps them all.
-      throw err ?? new InputError(USAGE, msg.replace(/\s*\n\s*/g, ' '));
+      throw new InputError(USAGE, explainUsage(msg.replace(/\s*\n\s*/g, ' '), usageContext(usage, argv)));
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
   const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };

@@ -131,6 +131,8 @@ export interface AlertsConfig {
   readonly urls: readonly Secret[];
   readonly retries: number;
   readonly timeoutMs: number;
+  /** The staleness bound of non-final sessions' checks (alerts.staleCheckSeconds); undefined: derived per account. */
+  readonly staleCheckSeconds: number | undefined;
 }
 
 export interface VerifyConfig {

@@ -161,8 +161,9 @@ export const DEFAULTS = deepFreeze({
     /**
      * Where the daemon POSTs a JSON message (`text` plus fields, docs/alerts.md)
      * when a run fails or recovers, it backs off, a lease is taken over, the
-     * webhook stream goes quiet, a verify finds drift or a backfill ends: a
-     * URL, `{ env: NAME }`, or a list of them. Env `IVS_ALERTS_URL` (several
+     * webhook stream goes quiet, a verify finds drift, a backfill ends or
+     * refresh checks fall behind the staleness bound: a URL, `{ env: NAME }`,
+     * or a list of them. Env `IVS_ALERTS_URL` (several
      * separated by spaces) wins over it.
      * @default undefined (no alerts)
      */
@@ -175,6 +176,15 @@ export const DEFAULTS = deepFreeze({
     retries: 4,
     /** Time-out of one attempt, in milliseconds. @default 10000 */
     timeoutMs: 10_000,
+    /**
+     * The staleness bound of the refresh: when the oldest check of an
+     * account's non-final sessions is older than this many seconds, the
+     * budget is deferring checks past what the refresh promises, and the
+     * daemon alerts (`checks_stale`, then `checks_fresh`).
+     * @default undefined (three of the account's schedule gaps, plus
+     * `refresh.maxIntervalSeconds` while the webhook stream is healthy)
+     */
+    staleCheckSeconds: undefined as number | undefined,
   },
   verify: {
     /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */

@@ -96,6 +96,7 @@ export const fileSchema = z.strictObject({
       url: z.union([alertUrl, z.array(alertUrl).min(1)]).optional(),
       retries: z.number().int().min(0).max(20).optional(),
       timeoutMs: z.number().int().min(100).max(600_000).optional(),
+      staleCheckSeconds: z.number().int().min(1).optional(),
     })
     .optional(),
   verify: z

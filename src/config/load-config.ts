@@ -1,6 +1,7 @@
 import { InputError, type InputSource } from '../errors.js';
 import { alertUrlsOf } from './alert-urls.js';
 import { checkSchedule, checkTimezone } from './check-schedule.js';
+import { layerEnv, readEnvFile } from './env-file.js';
 import { LOG_LEVELS, type AccountConfig, type Config, type LogLevel } from './config.js';
 import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from './constants.js';
 import { DEFAULTS } from './defaults.js';
@@ -142,8 +143,9 @@ function envSecret(text: string): Secret {
 }
 
 /**
- * Loads flags, environment and config file once, validates them, and returns a
- * frozen Config. Every option follows flag > env > config file > DEFAULTS; each
+ * Loads flags, environment, env file and config file once, validates them, and
+ * returns a frozen Config. Every option follows flag > env > env file (ivsync.env
+ * beside the config file) > config file > DEFAULTS; each
  * value is checked where it is resolved, and a bad one is reported with its
  * source (`--since`, `IVS_SINCE`, or `crawl.since` of the file).
  *
@@ -152,11 +154,15 @@ function envSecret(text: string): Secret {
  * cannot say which account it means.
  */
 export function loadConfig(sources: ConfigSources): Config {
-  const { flags, env } = sources;
-  const { path, file } = readConfigFile(flags.config, env.IVS_CONFIG, sources);
+  const { flags } = sources;
+  const { path, file } = readConfigFile(flags.config, sources.env.IVS_CONFIG, sources);
+  const envFile = readEnvFile(path, sources);
+  const env = layerEnv(sources.env, envFile.vars);
+  // A bad value read from the env file names the file, so the user knows where to fix it.
+  const envName = (name: string) => (env[name] === sources.env[name] || envFile.path === undefined ? name : `${name} in ${envFile.path}`);
   const nowSeconds = sources.clock() / 1000;
   const flag = <T>(name: string, value: T | undefined): Sourced<T | undefined> => ({ value, source: { kind: 'flag', name } });
-  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name } });
+  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name: envName(name) } });
   const inFile = <T>(key: string, value: T | undefined): Sourced<T | undefined> | undefined =>
     path === undefined ? undefined : { value, source: { kind: 'config', key, file: path } };
 
@@ -276,6 +282,7 @@ export function loadConfig(sources: ConfigSources): Config {
       urls: Object.freeze(alertUrlsOf(env.IVS_ALERTS_URL, file.alerts?.url, env, path ?? '')),
       retries: file.alerts?.retries ?? DEFAULTS.alerts.retries,
       timeoutMs: file.alerts?.timeoutMs ?? DEFAULTS.alerts.timeoutMs,
+      staleCheckSeconds: file.alerts?.staleCheckSeconds ?? DEFAULTS.alerts.staleCheckSeconds,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),

@@ -83,7 +83,8 @@ export type Normalize = (
 
 /** What the crawl reports as it goes (progress bars, logs, metrics). */
 export type CrawlEvent =
-  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number }
+  /** `pagesLeft`: the pages the crawl expects to take still, each stream at its own density; null while unknown. */
+  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number; pagesLeft: number | null }
   | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
   | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
   | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }
