@@ -51,6 +51,12 @@ export const DEFAULTS = deepFreeze({
     /** Windows paged at once per account: enough to keep 10 requests/s in flight at 1 s latency. @default 24 */
     concurrency: 24,
     /**
+     * Streams at once over all accounts of the process: four accounts' worth
+     * of `concurrency`, which keeps forty accounts' pages in flight, and the
+     * memory they hold, to a tenth of what forty times 24 would. @default 96
+     */
+    processConcurrency: 96,
+    /**
      * How far behind the high-water mark `sync` starts again, in seconds.
      * Sessions recorded on offline devices are uploaded late with their
      * original timestamps; a day covers a device offline for a working day and

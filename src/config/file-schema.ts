@@ -38,6 +38,7 @@ export const fileSchema = z.strictObject({
     .strictObject({
       windowSeconds: z.number().int().min(60).optional(),
       concurrency: z.number().int().min(1).max(256).optional(),
+      processConcurrency: z.number().int().min(1).max(4096).optional(),
       overlapSeconds: z.number().int().min(0).optional(),
       since: z.union([z.string(), z.number()]).optional(),
       resources: z.array(z.enum(RESOURCES)).min(1).optional(),

@@ -235,6 +235,7 @@ export function loadConfig(sources: ConfigSources): Config {
     crawl: Object.freeze({
       windowSeconds: file.crawl?.windowSeconds ?? DEFAULTS.crawl.windowSeconds,
       concurrency: file.crawl?.concurrency ?? DEFAULTS.crawl.concurrency,
+      processConcurrency: file.crawl?.processConcurrency ?? DEFAULTS.crawl.processConcurrency,
       overlapSeconds: file.crawl?.overlapSeconds ?? DEFAULTS.crawl.overlapSeconds,
       since: since === undefined ? undefined : parseTime(since.value, since.source, nowSeconds),
       resources: Object.freeze<ResourceName[]>(

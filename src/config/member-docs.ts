@@ -54,6 +54,12 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'crawl.concurrency': {
     text: 'Most request streams at once per account. Streams are added only while the bucket has room: the bucket,\nnot this, holds the request rate.',
   },
+  'crawl.processConcurrency': {
+    text:
+      'Most request streams at once in the process, over all accounts. Each account may always page with one\n' +
+      'stream and grows to an equal share of this while others page; one account alone may use all of it.\n' +
+      'A stream holds up to one page until it is committed, so this bounds the memory of many accounts.',
+  },
   'crawl.overlapSeconds': {
     text: 'How far behind the high-water mark sync starts again, in seconds: devices that were offline\nupload sessions late with their original times. Raise it if devices stay offline longer than a day.',
   },

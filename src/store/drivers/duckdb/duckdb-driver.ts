@@ -347,6 +347,9 @@ export class DuckdbDriver implements SqlDriver {
     },
     write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
     // JSON text, unpacked by DuckDB: a LIST parameter is built one native call per value.
-    inList: (values) => ({ sql: `(SELECT unnest(from_json(?, '["VARCHAR"]')))`, params: [JSON.stringify(values)] }),
+    whereIn: (column, values) => ({
+      sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
+      params: [JSON.stringify(values)],
+    }),
   };
 }
