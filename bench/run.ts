@@ -88,6 +88,15 @@ if (sections.includes('scale')) {
   console.log(commandsTable(runs));
 }
 
+// Only when named (`npm run bench -- fleet [--daemons 3] [--accounts 120] [--ticks 12] [--period 15]`):
+// daemons sharing one Postgres, one of them killed; needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL.
+if (sections.includes('fleet')) {
+  const { fleetRun, fleetTable, fleetOptionsFrom } = await import('./fleet.js');
+  const options = fleetOptionsFrom(process.argv.slice(2));
+  console.log(`\nFleet: daemons sharing one Postgres target, one SIGKILLed after half the ticks (${new Date().toISOString()})\n`);
+  console.log(fleetTable(await fleetRun(options)));
+}
+
 // Postgres figures need a server: IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL);
 // without one, the postgres rows are left out.
 const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
