@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,9 @@ export interface FleetReport {
   initialSyncSeconds: number;
   figures: FleetFigures;
   killedAfterSeconds: number;
-  connections: { peak: number; mean: number; peakWaitingOnLock: number; meanWaitingOnLock: number };
+  connections: { peak: number; mean: number; peakWaitingOnLock: number; meanWaitingOnLock: number; advisoryShare: number };
+  /** Per sync run of the daemons: transactions committed in the database, row writes over all tables, daemon CPU. */
+  perRun: { commits: number; rowWrites: number; cpuMs: number; cores: number };
   leaseWrites: { perSecond: number; allTablesPerSecond: number; deadTuples: number; seconds: number };
   rows: { truth: number; stored: number; lost: number; extra: number; wrongAccount: number };
   changes: number;
@@ -54,7 +56,17 @@ export interface FleetReport {
   load: [number, number];
 }
 
-type Stats = { writes: number; all: number; dead: number };
+type Stats = { writes: number; all: number; dead: number; commits: number };
+
+/** CPU seconds (user + system) a live process has used, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -135,7 +147,8 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
         "SELECT relname, n_tup_ins + n_tup_upd + n_tup_del AS w, n_dead_tup AS dead FROM pg_stat_user_tables WHERE schemaname = 'ivsync'",
       );
       const lease = rows.find((r) => r.relname === 'sync_leases');
-      return { writes: Number(lease?.w ?? 0), all: rows.reduce((n, r) => n + Number(r.w), 0), dead: Number(lease?.dead ?? 0) };
+      const db = await monitor.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [database]);
+      return { writes: Number(lease?.w ?? 0), all: rows.reduce((n, r) => n + Number(r.w), 0), dead: Number(lease?.dead ?? 0), commits: Number(db.rows[0]!.n) };
     };
     const statsStart = await leaseStats();
     const startedAt = Date.now();
@@ -158,15 +171,15 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
     }
 
     // Postgres connections of the fleet's database, and how many wait on a lock.
-    const samples: Array<{ total: number; waiting: number }> = [];
+    const samples: Array<{ total: number; waiting: number; advisory: number }> = [];
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const { rows } = await monitor.query<{ total: string; waiting: string }>(
-          "SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        const { rows } = await monitor.query<{ total: string; waiting: string; advisory: string }>(
+          "SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting, COUNT(*) FILTER (WHERE wait_event = 'advisory') AS advisory FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
           [database],
         );
-        samples.push({ total: Number(rows[0]!.total), waiting: Number(rows[0]!.waiting) });
+        samples.push({ total: Number(rows[0]!.total), waiting: Number(rows[0]!.waiting), advisory: Number(rows[0]!.advisory) });
         await delay(500);
       }
     })();
@@ -192,6 +205,7 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
     await delay(Math.max(0, killTick * periodMs - Date.now()));
     // Mid-run: while the doomed daemon has a sync in flight (a tick's runs last a moment, not the whole period).
     await waitFor('a run of daemon 0 in flight', periodMs * 3, async () => ((await runningOf(0)) ? true : undefined)).catch(() => undefined);
+    const cpu = children.map((c) => cpuSeconds(c.pid));
     children[0]!.kill('SIGKILL');
     const killedAtMs = Date.now();
     log(`fleet: SIGKILL daemon 0 ${((killedAtMs - startedAt) / 1000).toFixed(1)} s after the start`);
@@ -207,6 +221,7 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
       );
       return Number(rows[0]!.n) >= o.accounts ? true : undefined;
     });
+    for (let d = 1; d < o.daemons; d++) cpu[d] = cpuSeconds(children[d]!.pid);
     for (const child of children.slice(1)) child.kill('SIGTERM');
     const survivorsExit = await Promise.all(exits.slice(1));
     for (let d = 1; d < o.daemons; d++) if (survivorsExit[d - 1] !== 0) log(`fleet: daemon ${d} exited ${survivorsExit[d - 1]}:\n${tails[d]}`);
@@ -259,7 +274,9 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
         mean: samples.reduce((n, s) => n + s.total, 0) / Math.max(1, samples.length),
         peakWaitingOnLock: Math.max(0, ...samples.map((s) => s.waiting)),
         meanWaitingOnLock: samples.reduce((n, s) => n + s.waiting, 0) / Math.max(1, samples.length),
+        advisoryShare: samples.reduce((n, s) => n + s.advisory, 0) / Math.max(1, samples.reduce((n, s) => n + s.waiting, 0)),
       },
+      perRun: { commits: (statsEnd.commits - statsStart.commits) / Math.max(1, runs.length), rowWrites: (statsEnd.all - statsStart.all) / Math.max(1, runs.length), cpuMs: (cpu.reduce((n, c) => n + c, 0) * 1000) / Math.max(1, runs.length), cores: cpu.reduce((n, c) => n + c, 0) / seconds },
       leaseWrites: {
         perSecond: (statsEnd.writes - statsStart.writes) / seconds,
         allTablesPerSecond: (statsEnd.all - statsStart.all) / seconds,
@@ -303,7 +320,9 @@ export function fleetTable(r: FleetReport): string {
     ['requests per account per tick (median / most) and budget', `${triple(f.requestsPerAccountTick)} of ${o.rate * o.periodSeconds} (most: ${(f.budgetShareMax * 100).toFixed(1)}%)`],
     ['runs by status', JSON.stringify(f.statuses)],
     ['Postgres connections (peak / mean)', `${r.connections.peak} / ${r.connections.mean.toFixed(1)}`],
-    ['of them waiting on a lock (peak / mean)', `${r.connections.peakWaitingOnLock} / ${r.connections.meanWaitingOnLock.toFixed(2)}`],
+    ['of them waiting on a lock (peak / mean; share on the advisory lock)', `${r.connections.peakWaitingOnLock} / ${r.connections.meanWaitingOnLock.toFixed(2)}; ${(r.connections.advisoryShare * 100).toFixed(0)}%`],
+    ['per sync run: transactions committed / row writes / daemon CPU', `${r.perRun.commits.toFixed(1)} / ${r.perRun.rowWrites.toFixed(1)} / ${r.perRun.cpuMs.toFixed(0)} ms`],
+    ['daemons\' CPU over the run, in cores (start-up included)', r.perRun.cores.toFixed(2)],
     ['sync_leases row writes per second', `${r.leaseWrites.perSecond.toFixed(1)} (all tables ${r.leaseWrites.allTablesPerSecond.toFixed(1)}); dead tuples at the end ${r.leaseWrites.deadTuples}`],
     ['sessions: truth / stored / lost / extra / wrong account', `${r.rows.truth} / ${r.rows.stored} / ${r.rows.lost} / ${r.rows.extra} / ${r.rows.wrongAccount} (${r.changes} added during the run)`],
     ['429s at the simulator', String(r.simulator429)],
