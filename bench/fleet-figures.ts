@@ -54,7 +54,14 @@ export function median(values: readonly number[]): number {
  * schedule fires on multiples of it, and a run claimed after the grace still
  * starts within its tick), per account and per daemon of `live`.
  */
-export function tickCounts(runs: readonly FleetRun[], accounts: readonly string[], live: readonly number[], periodMs: number, from: number, to: number): TickCounts {
+export function tickCounts(
+  runs: readonly FleetRun[],
+  accounts: readonly string[],
+  live: readonly number[],
+  periodMs: number,
+  from: number,
+  to: number,
+): TickCounts {
   const counts = { ticks: 0, accountTicks: 0, once: 0, none: 0, twiceOrMore: 0 };
   const perDaemon: number[] = [];
   for (let tick = from; tick <= to; tick++) {
@@ -94,12 +101,25 @@ export function fleetFigures(i: FigureInputs): FleetFigures {
   const after = tickCounts(i.runs, i.accounts, survivors, i.periodMs, killTick + 1, i.lastTick);
 
   const killed = i.runs.filter((r) => r.daemon === i.killed.daemon);
-  const inFlight = [...new Set(killed.filter((r) => r.startedMs <= i.killed.atMs && (r.finishedMs === null || r.finishedMs > i.killed.atMs)).map((r) => r.account))];
+  const inFlight = [
+    ...new Set(
+      killed
+        .filter((r) => r.startedMs <= i.killed.atMs && (r.finishedMs === null || r.finishedMs > i.killed.atMs))
+        .map((r) => r.account),
+    ),
+  ];
   const lastWhole = killed.filter((r) => Math.floor(r.startedMs / i.periodMs) === killTick - 1).map((r) => r.account);
   const orphans = [...new Set([...lastWhole, ...inFlight])];
   const takeoverOf = (account: string): number | undefined => {
     const next = i.runs
-      .filter((r) => r.account === account && r.daemon !== i.killed.daemon && r.status === 'succeeded' && r.startedMs > i.killed.atMs && r.finishedMs !== null)
+      .filter(
+        (r) =>
+          r.account === account &&
+          r.daemon !== i.killed.daemon &&
+          r.status === 'succeeded' &&
+          r.startedMs > i.killed.atMs &&
+          r.finishedMs !== null,
+      )
       .sort((a, b) => a.finishedMs! - b.finishedMs!)[0];
     return next ? (next.finishedMs! - i.killed.atMs) / 1000 : undefined;
   };

@@ -1,4 +1,5 @@
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type * as Os from 'node:os';
 
 // Preloaded with `node --import` into each daemon of the fleet bench: the
 // daemons run on one host, but each must see the others as a deployment on
@@ -7,7 +8,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 // taken over at once). IVS_BENCH_HOSTNAME names this daemon's machine.
 const name = process.env.IVS_BENCH_HOSTNAME;
 if (name) {
-  const os = createRequire(import.meta.url)('node:os') as typeof import('node:os');
+  const os = createRequire(import.meta.url)('node:os') as typeof Os;
   os.hostname = () => name;
   syncBuiltinESMExports();
 }
