@@ -40,6 +40,10 @@ export interface FleetFigures {
   requestsPerAccountTick: [number, number];
   budgetShareMax: number;
   statuses: Record<string, number>;
+  /** Account-ticks with two runs or more: each run's daemon and its start, seconds after the tick's scheduled time. */
+  doubles: Array<{ account: string; tick: number; runs: Array<{ daemon: number; startSeconds: number }> }>;
+  /** From a tick's scheduled time to its runs' starts, seconds: median and most (a late claim lands in the next). */
+  startSeconds: [number, number];
 }
 
 export function median(values: readonly number[]): number {
@@ -142,6 +146,21 @@ export function fleetFigures(i: FigureInputs): FleetFigures {
   }
   const requests = [...perAccountTick.values()];
   const most = Math.max(0, ...requests);
+  const doubles: FleetFigures['doubles'] = [];
+  const byAccountTick = new Map<string, FleetRun[]>();
+  for (const r of i.runs) {
+    const tick = Math.floor(r.startedMs / i.periodMs);
+    if (tick < i.firstTick || tick > i.lastTick) continue;
+    const key = `${r.account} ${tick}`;
+    byAccountTick.set(key, [...(byAccountTick.get(key) ?? []), r]);
+  }
+  for (const [key, list] of byAccountTick) {
+    if (list.length < 2) continue;
+    const tick = Number(key.split(' ')[1]);
+    const runs = list.map((r) => ({ daemon: r.daemon, startSeconds: (r.startedMs - tick * i.periodMs) / 1000 }));
+    doubles.push({ account: list[0]!.account, tick, runs });
+  }
+  const starts = i.runs.map((r) => (r.startedMs % i.periodMs) / 1000);
   const statuses: Record<string, number> = {};
   for (const r of i.runs) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
   return {
@@ -156,5 +175,7 @@ export function fleetFigures(i: FigureInputs): FleetFigures {
     requestsPerAccountTick: [median(requests), most],
     budgetShareMax: most / i.budgetPerTick,
     statuses,
+    doubles,
+    startSeconds: [median(starts), Math.max(0, ...starts)],
   };
 }

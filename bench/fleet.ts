@@ -311,6 +311,7 @@ export async function fleetRun(options: FleetOptions): Promise<FleetReport> {
       lastTick,
       budgetPerTick: o.rate * o.periodSeconds,
     });
+    for (const d of figures.doubles) log(`fleet: ${d.account} ran twice in tick ${d.tick}: ${JSON.stringify(d.runs)}`);
 
     // Rows against the simulator's truth: every session of every account once, under its own account.
     const { rows: storedRows } = await monitor.query<{ account: string; service_id: string }>(
@@ -404,6 +405,10 @@ export function fleetTable(r: FleetReport): string {
     [
       "tick busy: from the tick to its daemon's last run ending (median / most)",
       `${f.busySeconds[0].toFixed(1)} s / ${f.busySeconds[1].toFixed(1)} s`,
+    ],
+    [
+      "runs' start after their tick (median / most)",
+      `${f.startSeconds[0].toFixed(1)} s / ${f.startSeconds[1].toFixed(1)} s (grace ${o.periodSeconds / 4} s)`,
     ],
     [
       'daemon 0 SIGKILLed',
