@@ -43,4 +43,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:8080/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["ivsync"]
 # 0.0.0.0: /metrics and the webhook receiver must be reachable from outside the container.
+# Beyond loopback the daemon needs IVS_UI_TOKEN (docker run -e IVS_UI_TOKEN=...): every route
+# but /healthz and /webhooks asks for it as a bearer token, and without it the daemon does not start.
 CMD ["daemon", "--port", "8080", "--host", "0.0.0.0"]

@@ -97,6 +97,38 @@ if (sections.includes('fleet')) {
   console.log(fleetTable(await fleetRun(options)));
 }
 
+// Only when named (`npm run bench -- accounts [--accounts 1,10,40] [--rates lifted,10] [--targets sqlite,postgres]
+// [--sessions-per-account 2500]`): one process backfilling many accounts, each with its own token and bucket.
+if (sections.includes('accounts')) {
+  const { accountsRun, accountsTable, profileLines } = await import('./accounts.js');
+  const listFlag = (name: string, fallback: string) => {
+    const at = process.argv.indexOf(name);
+    return (at > 0 ? (process.argv[at + 1] ?? fallback) : fallback).split(',');
+  };
+  const url = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
+  const sessionsPerAccount = Number(listFlag('--sessions-per-account', '2500')[0]);
+  const targets = listFlag('--targets', url ? 'sqlite,postgres' : 'sqlite') as Array<'sqlite' | 'postgres'>;
+  const runs = [];
+  for (const target of targets) {
+    for (const rate of listFlag('--rates', 'lifted,10').map((r) => (r === 'lifted' ? null : Number(r)))) {
+      for (const accounts of listFlag('--accounts', '1,10,40').map(Number)) {
+        // At a real limit, the latency of a real service; lifted, none, so that the process sets the pace.
+        const latencyMs = rate === null ? 0 : 150;
+        const run = await accountsRun({ accounts, sessionsPerAccount, target, rate, latencyMs, ...(url ? { postgresUrl: url } : {}) });
+        runs.push(run);
+        // Each run as it ends (a Postgres run with 40 accounts takes minutes): the table follows at the end.
+        console.error(JSON.stringify({ accountsRun: { ...run, profile: run.profile.slice(0, 3) } }));
+      }
+    }
+  }
+  console.log(`\nOne backfill process, many accounts each with its own token and bucket, a year of ${sessionsPerAccount} sessions each.`);
+  console.log('CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart).');
+  console.log('of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.\n');
+  console.log(accountsTable(runs));
+  console.log('\nTop of each CPU profile (self time of the main thread, idle left out):\n');
+  console.log(profileLines(runs));
+}
+
 // Postgres figures need a server: IVS_BENCH_POSTGRES_URL (or IVS_TEST_POSTGRES_URL);
 // without one, the postgres rows are left out.
 const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;

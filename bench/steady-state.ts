@@ -37,6 +37,11 @@ export interface SteadyStateRun {
   changesSeenNextRun: number;
   /** Sessions added at the service over the runs. */
   newSessions: number;
+  /** session_history after the last run: its rows, and the bytes of its pages (its key's index too, if any). */
+  historyRows: number;
+  historyBytes: number;
+  /** Bytes of the target's pages (page count × page size): the file once its WAL is checkpointed. */
+  fileBytes: number;
 }
 
 /**
@@ -82,6 +87,9 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
     let seen = 0;
     let newSessions = 0;
     let arrivals = 0;
+    let historyRows = 0;
+    let historyBytes = 0;
+    let fileBytes = 0;
     try {
       for (let run = 1; run <= runs; run++) {
         const from = t / 1000;
@@ -108,6 +116,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
         worstOldest = Math.max(worstOldest, lastOldest);
         if (young && flagOf.get(young) === 'review') seen++;
       }
+      ({ historyRows, historyBytes, fileBytes } = historyStorage(target));
     } finally {
       target.close();
     }
@@ -138,6 +147,9 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       changes,
       changesSeenNextRun: seen,
       newSessions,
+      historyRows,
+      historyBytes,
+      fileBytes,
     };
   } finally {
     await sim.close();
@@ -145,16 +157,35 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
   }
 }
 
+/** What session_history takes of the target: its pages (dbstat; its key's index too, if any), and the file's. */
+function historyStorage(target: Database.Database): { historyRows: number; historyBytes: number; fileBytes: number } {
+  const historyRows = target.prepare('SELECT COUNT(*) FROM session_history').pluck().get() as number;
+  const historyBytes = target
+    .prepare(
+      `SELECT COALESCE(SUM(pgsize), 0) FROM dbstat
+       WHERE name IN ('session_history', 'sqlite_autoindex_session_history_1')`,
+    )
+    .pluck()
+    .get() as number;
+  const pages = target.pragma('page_count', { simple: true }) as number;
+  const pageSize = target.pragma('page_size', { simple: true }) as number;
+  return { historyRows, historyBytes, fileBytes: pages * pageSize };
+}
+
 export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const sorted = (r: SteadyStateRun) => [...r.requests].sort((a, b) => a - b);
   return markdownTable(
-    ['sessions', 'non-final', 'runs (5 min)', 'new sessions', 'requests/run median', 'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'runs checking all', 'oldest check, worst run (s)', 'oldest check, last run (s)', 'per tier: sessions (oldest check, s)', 'changes seen next run'],
+    ['sessions', 'non-final', 'runs (5 min)', 'new sessions', 'requests/run mean', 'requests/run median',
+      'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'runs checking all',
+      'oldest check, worst run (s)', 'oldest check, last run (s)', 'per tier: sessions (oldest check, s)',
+      'changes seen next run', 'history rows', 'history bytes/row', 'history share of file'],
     rows.map((r) => [
       r.sessions,
       r.nonFinal,
       r.runs,
       r.newSessions,
+      (r.requests.reduce((a, b) => a + b, 0) / r.requests.length).toFixed(1),
       sorted(r)[Math.floor(r.requests.length / 2)],
       Math.max(...r.requests),
       pct(r.meanHourShare),
@@ -164,6 +195,9 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       r.lastOldest,
       Object.entries(r.tiers).map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`).join(', '),
       `${r.changesSeenNextRun} of ${r.changes}`,
+      r.historyRows,
+      r.historyRows === 0 ? '-' : (r.historyBytes / r.historyRows).toFixed(1),
+      r.fileBytes === 0 ? '-' : pct(r.historyBytes / r.fileBytes),
     ]),
   );
 }

@@ -22,7 +22,7 @@ import { Secret } from '../src/config/secret.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';
 import { createWebhookReceiver } from '../src/webhooks/webhook-receiver.js';
-import { startWebhookServer } from '../src/webhooks/webhook-server.js';
+import { startWebhookServer } from '../src/http/webhook-server.js';
 import { markdownTable } from './markdown-table.js';
 import { benchClientOptions } from './bench-client.js';
 import { DEFAULTS } from '../src/config/defaults.js';

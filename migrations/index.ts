@@ -9,6 +9,8 @@ import * as duckdbKeyless from './20261124000000_duckdb_keyless.js';
 import * as views from './20261126000000_views.js';
 import * as staleness from './20261126100000_staleness.js';
 import * as sessionHistory from './20261126200000_session_history.js';
+import * as runThrottling from './20261126300000_run_throttling.js';
+import * as historyWithoutRowid from './20261126400000_history_without_rowid.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -34,4 +36,6 @@ export const MIGRATIONS: readonly Migration[] = [
   views,
   staleness,
   sessionHistory,
+  runThrottling,
+  historyWithoutRowid,
 ];

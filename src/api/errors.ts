@@ -27,7 +27,8 @@ export function isApiFailure(error: unknown): error is Error & ApiFailure {
     error instanceof BadRequestError ||
     error instanceof RetriesExhaustedError ||
     error instanceof CursorLoopError ||
-    error instanceof ServiceUnreachableError
+    error instanceof ServiceUnreachableError ||
+    error instanceof RouteNotFoundError
   );
 }
 
@@ -73,6 +74,38 @@ export class ServiceUnreachableError extends UserError implements ApiFailure {
     this.route = details.route;
     this.host = details.host;
   }
+}
+
+/**
+ * 404 on a route that always exists (health, the searches): the base URL is
+ * not the service's root (`https://host/v1` makes every request go to
+ * `/v1/v1/...`) or a configured v2 path is wrong. No later request can
+ * succeed either, so it stops the run at once rather than costing one window
+ * a run. Names the URL requested (the token is never in it) and the root to
+ * try instead.
+ */
+export class RouteNotFoundError extends UserError implements ApiFailure {
+  readonly status = 404;
+  readonly route: string;
+  /** The whole URL of the request that got the 404. */
+  readonly url: string;
+
+  constructor(details: { method: string; url: string; baseUrl: string; route: string }) {
+    const hint = baseUrlHint(details.baseUrl);
+    super('ROUTE_NOT_FOUND', `${details.method} ${details.url} answered 404 (no such route): ${hint}`);
+    this.route = details.route;
+    this.url = details.url;
+  }
+}
+
+/** What to change: drop the path of a base URL that has one (`https://host/v1` -> `https://host`). */
+export function baseUrlHint(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.pathname !== '/' && url.pathname !== '') {
+    const root = `--base-url ${url.origin}`;
+    return `the base URL ${baseUrl} has a path (${url.pathname}); the routes carry their own, so give the service's root: ${root}`;
+  }
+  return `is ${baseUrl} the service's root? (for v2, check the paths under v2.paths in the config)`;
 }
 
 /** 400: incorrect headers (a wrong `Api-Version`) or a body the service refuses (a bad filter). */

@@ -53,6 +53,10 @@ export interface Fetched {
 /** A count of attempts sent, kept by whoever wants its own: a run counts its requests in one. */
 export interface RequestTally {
   requests: number;
+  /** Answers 429 met. @default 0 */
+  throttled?: number;
+  /** Milliseconds waited before retries. @default 0 */
+  retryWaitMs?: number;
 }
 
 export interface CallOptions {

@@ -3,7 +3,14 @@ import https from 'node:https';
 import got, { RequestError } from 'got';
 import type { Got, OptionsOfJSONResponseBodyWrapped, RetryObject } from 'got';
 import type { Secret } from '../config/secret.js';
-import { ApiError, AuthRejectedError, BadRequestError, RetriesExhaustedError, ServiceUnreachableError } from './errors.js';
+import {
+  ApiError,
+  AuthRejectedError,
+  BadRequestError,
+  RetriesExhaustedError,
+  RouteNotFoundError,
+  ServiceUnreachableError,
+} from './errors.js';
 import { FailFastLatch } from './fail-fast-latch.js';
 import { failFastVerdict } from './fail-fast-rule.js';
 import type { FailFastVerdict } from './fail-fast-rule.js';
@@ -54,6 +61,8 @@ export interface Call {
   answers?: readonly number[];
   /** A 403 here means the token itself lacks access (health, searches), not that one item is hidden. */
   forbiddenRejectsToken?: boolean;
+  /** The route exists on every service (health, searches): a 404 means a wrong base URL, not a missing item. */
+  alwaysExists?: boolean;
   /** Secrets besides the token that this call puts on the wire; scrubbed from messages. */
   secrets?: readonly Secret[];
 }
@@ -231,7 +240,7 @@ export class Transport {
     this.#count(String(status));
     this.#emit({ method: call.method, route: call.route, status, error: null, durationMs: now() - state.startedAt, attempt: state.attempt, retryWaitMs: 0 });
     if (status < 200 || status > 299) {
-      throw new ApiError(`${call.method} ${path} answered an unexpected ${status}`, { status, route: `${call.method} ${call.route}` });
+      throw new ApiError(`${call.method} ${this.#url(path)} answered an unexpected ${status}`, { status, route: `${call.method} ${call.route}` });
     }
     const text = typeof body === 'object' && body !== null ? bodyTexts.get(body) : undefined;
     return text === undefined ? { status, body } : { status, body, text };
@@ -260,6 +269,10 @@ export class Transport {
     const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()), this.#options.retry, this.#options.random);
     if (verdict.kind === 'strike') this.#latch.strike();
     const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
+    if (call.tally !== undefined) {
+      if (status === 429) call.tally.throttled = (call.tally.throttled ?? 0) + 1;
+      call.tally.retryWaitMs = (call.tally.retryWaitMs ?? 0) + waitMs;
+    }
     if (waitMs > 0) {
       this.#stats.retries += 1;
       this.#stats.retryWaitMs += waitMs;
@@ -301,14 +314,26 @@ export class Transport {
       if (status === 400) {
         throw new BadRequestError({ route, serviceMessage: this.#scrub(serviceMessage(body), call) });
       }
+      if (status === 404 && call.alwaysExists === true) {
+        const url = this.#url(path);
+        const error = new RouteNotFoundError({ method: call.method, url, baseUrl: this.#options.baseUrl, route });
+        // Every other request of this client would meet it too: they fail at once.
+        this.#latch.trip(error);
+        throw error;
+      }
     }
     const status = kind.kind === 'status' ? kind.status : null;
     const cause = kind.kind === 'other' ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(error.message, call)}` : describeFailure(kind, this.#options.timeoutMs);
     if (isRetryable({ ...kind, idempotent: call.idempotent ?? true })) {
-      throw new RetriesExhaustedError({ method: call.method, path, route, attempts: Math.max(1, state.attempt), status, lastCause: cause });
+      throw new RetriesExhaustedError({ method: call.method, path: this.#url(path), route, attempts: Math.max(1, state.attempt), status, lastCause: cause });
     }
     const explanation = status === null ? '' : `: ${this.#scrub(serviceMessage(error.response?.body), call)}`;
-    throw new ApiError(`${call.method} ${path} failed with ${cause}${explanation}`, { status, route });
+    throw new ApiError(`${call.method} ${this.#url(path)} failed with ${cause}${explanation}`, { status, route });
+  }
+
+  /** The URL a request went to, as the user can compare it with the base URL they gave (it never holds the token). */
+  #url(path: string): string {
+    return `${this.#options.baseUrl}${path}`;
   }
 
   /** Belt and braces: the service could echo a credential back in an error body. */

@@ -18,7 +18,7 @@ function searchBody(request: SearchRequest): Record<string, unknown> {
 /** The v1.4 interface (api-spec "Endpoints"). */
 export const V14_ROUTES: RouteBook = {
   apiVersion: '1.4',
-  health: () => ({ method: 'GET', route: '/v1/health', forbiddenRejectsToken: true }),
+  health: () => ({ method: 'GET', route: '/v1/health', forbiddenRejectsToken: true, alwaysExists: true }),
   // v1.4 answers 403 both for a missing and for someone else's session; the two are indistinguishable.
   get: (resource: Resource, serviceId: string) => ({
     method: 'GET',
@@ -37,6 +37,7 @@ export const V14_ROUTES: RouteBook = {
     route: SEARCH[resource],
     body: searchBody(request),
     forbiddenRejectsToken: true,
+    alwaysExists: true,
   }),
   webhookCreate: (input) => ({
     method: 'POST',
@@ -50,6 +51,7 @@ export const V14_ROUTES: RouteBook = {
     route: '/v1/search/webhooks',
     body: cursor === null ? { limit: PAGE_LIMIT } : { limit: PAGE_LIMIT, cursor },
     forbiddenRejectsToken: true,
+    alwaysExists: true,
   }),
   webhookGet: (uuid) => ({ method: 'GET', route: '/v1/webhooks/{webhook_uuid}', params: { webhook_uuid: uuid } }),
   // A second deactivation answers 403 (only active webhooks can be deactivated), so no blind resend.
@@ -64,5 +66,6 @@ export const V14_ROUTES: RouteBook = {
     route: '/v1/search/domains',
     body: cursor === null ? { limit: PAGE_LIMIT } : { limit: PAGE_LIMIT, cursor },
     forbiddenRejectsToken: true,
+    alwaysExists: true,
   }),
 };

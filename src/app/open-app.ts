@@ -3,7 +3,7 @@ import type { AccountConfig, Config } from '../config/config.js';
 import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import type { RunDeps } from '../crawl/runs/run-deps.js';
 import type { LeaseKeeper } from '../daemon/lease-keeper.js';
-import type { Sink } from '../store/sink.js';
+import type { QueryableSink } from '../store/sql-sink.js';
 import type { AppLogger } from './app-logger.js';
 import { bindAccounts, closeAccounts, type BoundAccount } from './bind-accounts.js';
 import { leaseKeeper } from './lease-keeper-for.js';
@@ -34,7 +34,8 @@ export interface OpenAppOptions {
 
 /** What a process runs on: its target, its accounts' clients and buckets, its leases, and the runs' dependencies. */
 export interface App {
-  readonly sink: Sink;
+  /** The target; it also answers read-only SQL (the status page reads its tables). */
+  readonly sink: QueryableSink;
   readonly accounts: readonly BoundAccount[];
   readonly leases: LeaseKeeper;
   readonly deps: RunDeps;

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { openSink, type StoreLogger } from '../store/open-sink.js';
-import type { Sink } from '../store/sink.js';
+import type { QueryableSink } from '../store/sql-sink.js';
 
 export interface OpenTargetOptions {
   /** For the commands that only read: a missing target is an error, never created. */
@@ -15,7 +15,7 @@ export interface OpenTargetOptions {
 }
 
 /** Opens the configured target (`db`), migrated unless `existing`. */
-export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<Sink> {
+export async function openTarget(config: Config, options: OpenTargetOptions = {}): Promise<QueryableSink> {
   const wait = options.wait;
   const logger = options.logger ?? wait?.logger;
   return openSink(config.db, {

@@ -1,15 +1,15 @@
 import yargs, { type Argv } from 'yargs';
 import { LOG_LEVELS, type Config } from '../config/config.js';
-import { API_VERSIONS } from '../config/constants.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { loadConfig } from '../config/load-config.js';
-import { DEFAULT_CONFIG_FILES } from '../config/read-config-file.js';
+import { API_VERSIONS, DEFAULT_CONFIG_FILES } from '../config/constants.js';
 import { InputError } from '../errors.js';
-import { COMMANDS } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
+import { explainUsage, usageContext } from './did-you-mean.js';
 import { renderError, renderSignalNotice, reportError, USAGE, wantsJson } from './error-output.js';
-import { newRunId, type CliIo } from './runtime.js';
+import { newRunId } from '../crawl/runs/run-recorder.js';
+import type { CliIo } from './runtime.js';
 
 const VERSION = '0.1.0';
 
@@ -56,6 +56,8 @@ function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, in
     },
     handler: async (args: Record<string, unknown>) => {
       if (!c.run) return;
+      // The loader (zod, yaml) only for a command that runs.
+      const { loadConfig } = await import('../config/load-config.js');
       let loaded: Config | undefined;
       const config = () => (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
       const { ids } = invocation;
@@ -81,14 +83,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .demandCommand(1, 'name a command (see --help)')
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
-    .fail((msg, err) => {
+    .fail((msg, err, usage) => {
       // A usage mistake the parser found: thrown so that no handler runs after it.
+      if (err) throw err;
       // yargs words some mistakes over several lines ("Invalid values:" then the argument): one line keeps them all.
-      throw err ?? new InputError(USAGE, msg.replace(/\s*\n\s*/g, ' '));
+      throw new InputError(USAGE, explainUsage(msg.replace(/\s*\n\s*/g, ' '), usageContext(usage, argv)));
     })
     .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
   const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
-  for (const command of COMMANDS) parser = register(parser, command, io, invocation);
+  for (const command of await commandsFor(argv)) parser = register(parser, command, io, invocation);
   // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
   const record = () => (wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined);
   const onSignal = () => {

@@ -67,10 +67,18 @@ export function renderError(report: ErrorReport, record: RecordContext | undefin
   return `ivsync: ${text}${hint}\n`;
 }
 
-/** What the first SIGINT/SIGTERM does, said once: the second one stops at once. */
+/** Back to the start of the line and clear it: a progress bar drawn there would otherwise run into the notice. */
+const CLEAR_LINE = '\r\u001b[2K';
+
+/**
+ * What the first SIGINT/SIGTERM does, said once: the second one stops at
+ * once. On a terminal it takes the progress bar's line for itself (the bar
+ * draws again on the next line), rather than being appended to the bar.
+ */
 export function renderSignalNotice(signal: string, record: RecordContext | undefined): string {
   const message = `${signal}: finishing the pages in flight (again to stop at once)`;
-  return record ? `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n` : `ivsync: ${message}\n`;
+  if (record) return `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n`;
+  return `${CLEAR_LINE}ivsync: ${message}\n`;
 }
 
 /** Whether the command line asks for JSON output: read before parsing, since a parse error must honour it too. */

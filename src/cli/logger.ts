@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import type pinoPretty from 'pino-pretty';
+import { readableLine } from './readable-line.js';
 
 const require = createRequire(import.meta.url);
 
@@ -16,8 +17,12 @@ export interface LoggerOptions {
   clock?: () => number;
 }
 
+/** Levels at which a terminal line shows every field of a record, as --verbose asks. */
+const DETAILED = new Set(['trace', 'debug']);
+
 /**
- * On a terminal, one human-readable line per record. Elsewhere (cron, a
+ * On a terminal, one human-readable line per record: its message and its
+ * short plain fields (readable-line.ts); at debug level every field. Elsewhere (cron, a
  * container, a pipe) one JSON object per line that log shippers read as is:
  * the level by name, the time in ISO 8601 UTC. Secrets are `Secret` objects
  * that print as [redacted]; the redact paths are a second line of defence for
@@ -38,6 +43,8 @@ export function createLogger(options: LoggerOptions): Logger {
       ignore: 'pid,hostname',
       singleLine: true,
       sync: true,
+      // The object hidden, the line is one anyway; pino-pretty 13 ends a line only when singleLine is off or an object follows.
+      ...(DETAILED.has(options.level) ? {} : { hideObject: true, singleLine: false, messageFormat: (record: Record<string, unknown>, key: string) => readableLine(record, key) }),
     });
     return pino({ level: options.level, base: { ...options.bindings }, redact }, pretty);
   }

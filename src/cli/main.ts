@@ -1,6 +1,13 @@
 #!/usr/bin/env node
+import { enableCompileCache } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import { runCli } from './cli.js';
+
+// Node keeps the code it compiled for these modules on disk (in the OS's temp
+// directory) and reuses it on the next start: compiling the modules a command
+// loads was most of what `status` or `--version` cost. Set before anything
+// else is imported, so the rest of the CLI comes in below by a dynamic import.
+enableCompileCache();
+const { runCli } = await import('./cli.js');
 
 // V8 lets the heap grow to up to four times what survived the last full
 // collection before it collects again: a backfill or a daemon, which turn

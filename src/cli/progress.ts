@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { BackfillPlanSummary, CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import type { Logger } from './logger.js';
+import { estimateTotalPages, formatEta, shownFraction, smoothedEta } from './progress-estimate.js';
 
 export interface ProgressOptions {
   /** A bar on a terminal; structured log lines elsewhere. */
@@ -27,11 +28,18 @@ export function planExtent(plans: readonly BackfillPlanSummary[]): { windows: nu
   return { windows: sum((p) => p.windows), todo: sum((p) => p.todo), totalSeconds, doneSeconds: Math.max(0, totalSeconds - sum((p) => p.seconds)) };
 }
 
+/** Steps of the bar: a tenth of a percent. */
+const STEPS = 1000;
+/** Seconds of a run before its rate says enough for an ETA. */
+const ETA_AFTER_SECONDS = 2;
+
 /**
- * Backfill progress: items, pages per second and an ETA. The ETA is by
- * epoch-seconds covered (pages come newest first inside each window), which
- * needs no item count up front. A resumed run starts at the part earlier
- * runs paged; its ETA counts only what this run has done.
+ * Backfill progress: pages against an estimate of the pages the run will
+ * take, which improves as windows finish (progress-estimate.ts), pages per
+ * second, and a smoothed ETA that counts down between pages. The ETA is
+ * left out until the rate says something, never shown as a placeholder. A
+ * resumed run starts at the part earlier runs paged; its estimate counts
+ * only what this run does.
  */
 export class Progress {
   readonly #options: ProgressOptions;
@@ -41,21 +49,35 @@ export class Progress {
   #bar: cliProgress.SingleBar | undefined;
   #timer: NodeJS.Timeout | undefined;
   #total = 0;
-  #startCovered = 0;
   #covered = 0;
+  #startCovered = 0;
   #items = 0;
   #rejected = 0;
+  /** The latest estimate of pages left, of each account's crawl. */
+  readonly #pagesLeft = new Map<string, number | null>();
+  /** The run ended with every window paged: only then does the bar show 100%. */
+  #completed = false;
+  #shown = 0;
+  #eta: number | undefined;
+  #etaAt = 0;
 
   constructor(options: ProgressOptions) {
     this.#options = options;
     this.#startedAt = options.clock();
+    this.#etaAt = this.#startedAt;
   }
 
   get state(): ProgressState {
     return { phase: this.#phase, total: this.#total, covered: this.#covered };
   }
 
-  /** Starts at `doneSeconds` of `totalSeconds`; with nothing to do, says so instead of drawing an empty bar. */
+  /** What the bar shows now: the percentage and the ETA part (empty until a rate is known). */
+  get shown(): { pct: string; etaText: string } {
+    const { pct, etaText } = this.#payload();
+    return { pct: String(pct), etaText: String(etaText) };
+  }
+
+  /** Starts at `doneSeconds` of `totalSeconds` with `todo` windows to page; with nothing to do, says so instead of drawing an empty bar. */
   start(totalSeconds: number, doneSeconds = 0, todo = 1): void {
     if (todo === 0 || totalSeconds - doneSeconds <= 0) {
       this.#phase = 'nothing';
@@ -68,20 +90,19 @@ export class Progress {
       this.#bar = new cliProgress.SingleBar(
         {
           stream: this.#options.stream,
-          format: ' {bar} {percentage}% | {items} items | {pps} pages/s | ETA {eta_formatted}',
+          format: ' {bar} {pct}% | {items} items | {pps} pages/s{etaText}',
           hideCursor: true,
           clearOnComplete: false,
-          // A moving average over the last updates, recomputed while pages are slow to come, so one fast or stalled page does not swing it.
-          etaBuffer: 100,
-          etaAsynchronousUpdate: true,
         },
         cliProgress.Presets.shades_classic,
       );
-      this.#bar.start(this.#total, this.#covered, this.#payload());
+      this.#bar.start(STEPS, Math.round(this.#overall * STEPS), this.#payload());
+      // The ETA counts down while pages are slow to come (a 429 pause, a slow service).
+      this.#timer = setInterval(() => this.#bar?.update(Math.round(this.#overall * STEPS), this.#payload()), 1000);
     } else {
       this.#timer = setInterval(() => this.#line('progress'), (this.#options.intervalSeconds ?? 10) * 1000);
-      this.#timer.unref();
     }
+    this.#timer.unref();
   }
 
   onEvent = (event: CrawlEvent): void => {
@@ -90,20 +111,52 @@ export class Progress {
       this.start(extent.totalSeconds, extent.doneSeconds, extent.todo);
       return;
     }
-    if (event.type !== 'page' || this.#phase !== 'running') return;
+    if (this.#phase !== 'running') return;
+    if (event.type !== 'page') return;
     this.#pages += 1;
     this.#covered = Math.min(this.#total, this.#covered + event.covered);
     this.#items += event.items;
     this.#rejected += event.rejected;
-    this.#bar?.update(this.#covered, this.#payload());
+    this.#pagesLeft.set(event.account, event.pagesLeft);
+    this.#advance();
+    this.#bar?.update(Math.round(this.#overall * STEPS), this.#payload());
   };
 
-  stop(): void {
+  /** Ends the bar; `completed` when the run paged every window (an interrupted one stays where it stopped). */
+  stop(completed = false): void {
+    this.#completed = completed;
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#phase === 'running') this.#advance();
     if (this.#bar) {
-      this.#bar.update(this.#covered, this.#payload());
+      this.#bar.update(Math.round(this.#overall * STEPS), this.#payload());
       this.#bar.stop();
     }
+  }
+
+  /**
+   * The whole backfill's fraction: what earlier runs paged (as a share of the
+   * interval, fixed at the start) and this run's estimated part of the rest.
+   */
+  get #overall(): number {
+    const prior = this.#startCovered / this.#total;
+    return prior + (1 - prior) * this.#shown;
+  }
+
+  /** Every window of the run paged (told by stop). */
+  get #done(): boolean {
+    // Counting the windows' passes is no end: a window split or paged again ends more than one pass.
+    return this.#completed;
+  }
+
+  /** Moves this run's shown fraction and the ETA on with what the pages so far say. */
+  #advance(): void {
+    const estimate = estimateTotalPages(this.#pages, this.#pagesLeft.values());
+    this.#shown = shownFraction(this.#shown, this.#pages, estimate, this.#done);
+    const now = this.#options.clock();
+    const elapsed = (now - this.#startedAt) / 1000;
+    const rate = elapsed >= ETA_AFTER_SECONDS ? this.#pages / elapsed : 0;
+    this.#eta = this.#done ? 0 : smoothedEta(this.#eta, (now - this.#etaAt) / 1000, estimate === undefined ? undefined : estimate - this.#pages, rate);
+    this.#etaAt = now;
   }
 
   /** Pages committed per second: what the user waits for (requests include retries). */
@@ -113,22 +166,25 @@ export class Progress {
   }
 
   #payload(): Record<string, string | number> {
-    return { items: this.#items, pps: this.#rate().toFixed(1) };
+    // Counted down to now, between pages too.
+    const eta = this.#eta === undefined ? undefined : Math.max(0, this.#eta - (this.#options.clock() - this.#etaAt) / 1000);
+    return {
+      items: this.#items,
+      pps: this.#rate().toFixed(1),
+      pct: (this.#overall * 100).toFixed(this.#overall < 0.1 ? 1 : 0),
+      etaText: eta === undefined ? '' : ` | ETA ${formatEta(eta)}`,
+    };
   }
 
   #line(msg: string): void {
-    const elapsed = (this.#options.clock() - this.#startedAt) / 1000;
-    // Only what this run covered measures its speed: a resumed run did not page the rest.
-    const remaining = this.#total - this.#covered;
-    const gained = this.#covered - this.#startCovered;
-    const eta = gained > 0 ? Math.round((elapsed / gained) * remaining) : null;
+    this.#advance();
     this.#options.logger.info(
       {
         items: this.#items,
         rejected: this.#rejected,
         pagesPerSecond: Number(this.#rate().toFixed(2)),
-        percent: Math.round((this.#covered / this.#total) * 1000) / 10,
-        etaSeconds: eta,
+        percent: Math.round(this.#overall * 1000) / 10,
+        etaSeconds: this.#eta === undefined ? null : Math.round(this.#eta),
       },
       msg,
     );

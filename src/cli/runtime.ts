@@ -1,3 +1,4 @@
+import type { RequestEvent } from '../api/service-client.js';
 import type { AccountConfig, Config } from '../config/config.js';
 import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import type { RunDeps } from '../crawl/runs/run-deps.js';
@@ -46,7 +47,16 @@ export async function withRunDeps<T>(
   config: Config,
   io: CliIo,
   accounts: readonly AccountConfig[],
-  options: { runId: string; logger: Logger; ttlSeconds: number; onEvent?: (event: CrawlEvent) => void; existing?: boolean; wait?: boolean },
+  options: {
+    runId: string;
+    logger: Logger;
+    ttlSeconds: number;
+    onEvent?: (event: CrawlEvent) => void;
+    /** Every request attempt of the run's clients, for progress. */
+    onRequest?: (account: string, event: RequestEvent) => void;
+    existing?: boolean;
+    wait?: boolean;
+  },
   body: (deps: RunDeps) => Promise<T>,
 ): Promise<T> {
   const app = await openApp(config, {
@@ -57,6 +67,7 @@ export async function withRunDeps<T>(
     clock: io.clock,
     signal: io.signal,
     onEvent: options.onEvent,
+    onRequest: options.onRequest,
     existing: options.existing,
     wait: options.wait,
   });

@@ -54,7 +54,8 @@ const INTRO = `# Configuration reference
 
 Every option can be given as a flag, an environment variable or a member of
 the config file. For each option on its own, a flag wins over the variable,
-the variable over the file, and the file over the default. \`ivsync init\`
+the variable over the env file, the env file over the config file, and the
+config file over the default. \`ivsync init\`
 writes a config file that lists every member below with its default and what
 it does, and loads back to exactly these defaults.
 
@@ -66,7 +67,10 @@ refused with the file, the member and what was expected, e.g. \`config file
 config/ivsync.yaml: crawl.windowSeconds: expected a number at least 60, got 5\`;
 an unknown member is a mistake too. \`config/ivsync.example.json\` lists every
 member in JSON. Secrets (the API token, webhook secrets) belong in the
-environment: \`ivsync init\` writes \`config/ivsync.env\` (mode 0600) for them.
+environment: \`ivsync init\` writes \`config/ivsync.env\` (mode 0600) for them,
+and every command reads \`ivsync.env\` from beside its config file (or
+\`./config/ivsync.env\` without one) when it exists, below the real environment
+([first-steps.md](first-steps.md)).
 
 **Several accounts.** With several accounts in the file, a member set on an
 account (\`baseUrl\`, \`apiVersion\`, \`rate\`) wins over the global flag,

@@ -5,8 +5,8 @@ import { MEMBER_DOCS, SECTION_DOCS, sourcesLine } from './member-docs.js';
 
 const HEADER = [
   '# ivsync configuration, written by `ivsync init`: every member with its default.',
-  '# Precedence for each option: flag > environment variable > this file > default.',
-  '# Secrets (the API token, webhook secrets) belong in the environment: see ivsync.env.',
+  '# Precedence for each option: flag > environment variable > ivsync.env > this file > default.',
+  '# Secrets (the API token, webhook secrets) belong in the environment or in ivsync.env beside this file.',
 ];
 
 /** A value on one line, quoted where YAML needs it ('1.4', '*\/5 * * * *'), lists and mappings in flow style. */
@@ -68,7 +68,9 @@ export interface EnvEntry {
 export function envTemplate(path: string, entries: readonly EnvEntry[]): string {
   const lines = [
     '# Environment of ivsync, written by `ivsync init`: the secrets stay out of the config file.',
-    '# Only its owner may read it (mode 0600). Fill in the values, remove the leading #, and load it:',
+    '# Only its owner may read it (mode 0600). Fill in the values and remove the leading #:',
+    '# ivsync reads this file from beside its config file; variables set in the environment win over it.',
+    '# Other programs can load it too:',
     `#   a shell:  set -a; . ${path}; set +a`,
     `#   systemd:  EnvironmentFile=${resolve(path)}`,
     `#   Docker:   docker run --env-file ${path} ...`,

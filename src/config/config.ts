@@ -31,6 +31,12 @@ export interface AccountConfig {
   readonly rate: number;
   /** Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default [] */
   readonly webhooks: readonly string[];
+  /**
+   * When the daemon syncs this account: its own `schedule` and `timezone`
+   * (either falls back to the daemon's), already checked. With one account,
+   * --schedule and --timezone (or their variables) win over its members.
+   */
+  readonly schedule: { readonly expression: string; readonly timezone: string };
 }
 
 export interface CrawlConfig {
@@ -112,6 +118,15 @@ export interface StoreConfig {
   readonly retrySeconds: number;
 }
 
+export interface AlertsConfig {
+  /** Where alerts go (IVS_ALERTS_URL or alerts.url); none: no alerts. Secrets: a URL may carry one. */
+  readonly urls: readonly Secret[];
+  readonly retries: number;
+  readonly timeoutMs: number;
+  /** The staleness bound of non-final sessions' checks (alerts.staleCheckSeconds); undefined: derived per account. */
+  readonly staleCheckSeconds: number | undefined;
+}
+
 export interface VerifyConfig {
   /** Most requests one verify spends (--budget, IVS_VERIFY_BUDGET or verify.budget). */
   readonly budget: number;
@@ -135,6 +150,7 @@ export interface Config {
   readonly refresh: RefreshConfig;
   readonly store: StoreConfig;
   readonly verify: VerifyConfig;
+  readonly alerts: AlertsConfig;
   /** `debug` with --verbose, whatever the other sources say. */
   readonly logLevel: LogLevel;
 }

@@ -9,6 +9,17 @@ export const API_VERSIONS = Object.freeze(['1.4', '2'] as const);
 
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
+/**
+ * Where the config file is looked for when neither --config nor IVS_CONFIG
+ * names one, in this order: the JSON file the contract names first, then the
+ * YAML file `ivsync init` writes.
+ */
+export const DEFAULT_CONFIG_FILES = Object.freeze([
+  './config/ivsync.json',
+  './config/ivsync.yaml',
+  './config/ivsync.yml',
+]);
+
 /** The searchable resources, also the names of their tables. */
 export { RESOURCES, isResourceName, type ResourceName } from '../schema/resources.js';
 

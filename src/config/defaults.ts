@@ -1,4 +1,5 @@
 import type { ApiVersion, ResourceName } from './constants.js';
+import type { AlertUrlRef } from './alert-urls.js';
 import type { LogLevel } from './config.js';
 
 /** Freezes an object and everything inside it. */
@@ -149,6 +150,35 @@ export const DEFAULTS = deepFreeze({
      * @default 60
      */
     retrySeconds: 60,
+  },
+  alerts: {
+    /**
+     * Where the daemon POSTs a JSON message (`text` plus fields, docs/alerts.md)
+     * when a run fails or recovers, it backs off, a lease is taken over, the
+     * webhook stream goes quiet, a verify finds drift, a backfill ends or
+     * refresh checks fall behind the staleness bound: a URL, `{ env: NAME }`,
+     * or a list of them. Env `IVS_ALERTS_URL` (several
+     * separated by spaces) wins over it.
+     * @default undefined (no alerts)
+     */
+    url: undefined as AlertUrlRef | readonly AlertUrlRef[] | undefined,
+    /**
+     * Retries of a message the receiver did not take (a network error, 408,
+     * 429, 5xx), with a doubling back-off.
+     * @default 4
+     */
+    retries: 4,
+    /** Time-out of one attempt, in milliseconds. @default 10000 */
+    timeoutMs: 10_000,
+    /**
+     * The staleness bound of the refresh: when the oldest check of an
+     * account's non-final sessions is older than this many seconds, the
+     * budget is deferring checks past what the refresh promises, and the
+     * daemon alerts (`checks_stale`, then `checks_fresh`).
+     * @default undefined (three of the account's schedule gaps, plus
+     * `refresh.maxIntervalSeconds` while the webhook stream is healthy)
+     */
+    staleCheckSeconds: undefined as number | undefined,
   },
   verify: {
     /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */

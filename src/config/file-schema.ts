@@ -13,9 +13,13 @@ const accountSchema = z.strictObject({
   apiVersion: apiVersion.optional(),
   rate: positive.optional(),
   webhooks: z.array(z.string().min(1)).optional(),
+  schedule: z.string().min(1).optional(),
+  timezone: z.string().min(1).optional(),
 });
 
 const secretRef = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);
+/** The loader checks the URL itself, so that an error never shows it whole (it may carry a secret). */
+const alertUrl = z.union([z.string().min(1), z.strictObject({ env: z.string().min(1) })]);
 
 /**
  * The config file, JSON or YAML. Every member is optional; the defaults are
@@ -84,6 +88,14 @@ export const fileSchema = z.strictObject({
   store: z
     .strictObject({
       retrySeconds: z.number().min(0).max(86_400).optional(),
+    })
+    .optional(),
+  alerts: z
+    .strictObject({
+      url: z.union([alertUrl, z.array(alertUrl).min(1)]).optional(),
+      retries: z.number().int().min(0).max(20).optional(),
+      timeoutMs: z.number().int().min(100).max(600_000).optional(),
+      staleCheckSeconds: z.number().int().min(1).optional(),
     })
     .optional(),
   verify: z

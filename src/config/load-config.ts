@@ -1,5 +1,7 @@
 import { InputError, type InputSource } from '../errors.js';
+import { alertUrlsOf } from './alert-urls.js';
 import { checkSchedule, checkTimezone } from './check-schedule.js';
+import { layerEnv, readEnvFile } from './env-file.js';
 import { LOG_LEVELS, type AccountConfig, type Config, type LogLevel } from './config.js';
 import { API_VERSIONS, isApiVersion, type ApiVersion, type ResourceName } from './constants.js';
 import { DEFAULTS } from './defaults.js';
@@ -111,14 +113,39 @@ function resolveSecret(
   return new Secret(text);
 }
 
+/**
+ * An account's schedule: its own members, each falling back to the daemon's.
+ * A flag or variable wins over them only with one account (`flagWins`): a
+ * global flag cannot say which of several accounts it means.
+ */
+function accountSchedule(
+  account: FileAccount,
+  index: number,
+  daemon: { expression: string; timezone: string },
+  flagWins: { expression: boolean; timezone: boolean },
+  file: string,
+): { readonly expression: string; readonly timezone: string } {
+  const source = (key: string) => ({ kind: 'config', key: `accounts.${index}.${key}`, file }) as const;
+  const expression =
+    account.schedule === undefined || flagWins.expression
+      ? daemon.expression
+      : checkSchedule(account.schedule, source('schedule'));
+  const timezone =
+    account.timezone === undefined || flagWins.timezone
+      ? daemon.timezone
+      : checkTimezone(account.timezone, source('timezone'));
+  return Object.freeze({ expression, timezone });
+}
+
 function envSecret(text: string): Secret {
   checkWebhookSecret(text, { kind: 'env', name: 'IVS_WEBHOOK_SECRET' });
   return new Secret(text);
 }
 
 /**
- * Loads flags, environment and config file once, validates them, and returns a
- * frozen Config. Every option follows flag > env > config file > DEFAULTS; each
+ * Loads flags, environment, env file and config file once, validates them, and
+ * returns a frozen Config. Every option follows flag > env > env file (ivsync.env
+ * beside the config file) > config file > DEFAULTS; each
  * value is checked where it is resolved, and a bad one is reported with its
  * source (`--since`, `IVS_SINCE`, or `crawl.since` of the file).
  *
@@ -127,11 +154,15 @@ function envSecret(text: string): Secret {
  * cannot say which account it means.
  */
 export function loadConfig(sources: ConfigSources): Config {
-  const { flags, env } = sources;
-  const { path, file } = readConfigFile(flags.config, env.IVS_CONFIG, sources);
+  const { flags } = sources;
+  const { path, file } = readConfigFile(flags.config, sources.env.IVS_CONFIG, sources);
+  const envFile = readEnvFile(path, sources);
+  const env = layerEnv(sources.env, envFile.vars);
+  // A bad value read from the env file names the file, so the user knows where to fix it.
+  const envName = (name: string) => (env[name] === sources.env[name] || envFile.path === undefined ? name : `${name} in ${envFile.path}`);
   const nowSeconds = sources.clock() / 1000;
   const flag = <T>(name: string, value: T | undefined): Sourced<T | undefined> => ({ value, source: { kind: 'flag', name } });
-  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name } });
+  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name: envName(name) } });
   const inFile = <T>(key: string, value: T | undefined): Sourced<T | undefined> | undefined =>
     path === undefined ? undefined : { value, source: { kind: 'config', key, file: path } };
 
@@ -156,6 +187,8 @@ export function loadConfig(sources: ConfigSources): Config {
       apiVersion: single && versionFlagOrEnv ? apiVersion : (a.apiVersion ?? apiVersion),
       rate: single && rateFlagOrEnv ? rate : (a.rate ?? rate),
       webhooks: Object.freeze([...(a.webhooks ?? [])]),
+      // Resolved below, once the daemon's own schedule is known.
+      schedule: { expression: '', timezone: '' },
     });
   });
   const names = new Set<string>();
@@ -176,6 +209,17 @@ export function loadConfig(sources: ConfigSources): Config {
   const budgetShare = firstOf<string | number>(fromEnv('IVS_REFRESH_BUDGET_SHARE'));
   const verifyEvery = firstOf(flag('--verify-every', flags.verifyEvery), fromEnv('IVS_VERIFY_EVERY'), inFile('verify.every', file.verify?.every));
 
+  const daemonSchedule = {
+    expression: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
+    timezone: timezone === undefined ? DEFAULTS.daemon.timezone : checkTimezone(timezone.value, timezone.source),
+  };
+  // With one account, --schedule and --timezone (or their variables) win over its members, as --rate does.
+  const given = (s: Sourced<string> | undefined) => single && s !== undefined && s.source.kind !== 'config';
+  const wins = { expression: given(schedule), timezone: given(timezone) };
+  const scheduled = accounts.map((a, index) =>
+    Object.freeze({ ...a, schedule: accountSchedule(accountsInFile[index]!, index, daemonSchedule, wins, path ?? '') }),
+  );
+
   const secrets: Record<string, Secret> = {};
   for (const [uuid, ref] of Object.entries(file.webhooks?.secrets ?? DEFAULTS.webhooks.secrets)) {
     const secret = resolveSecret(ref, env, `webhooks.secrets.${uuid}`, path ?? '');
@@ -187,7 +231,7 @@ export function loadConfig(sources: ConfigSources): Config {
     json: flags.json ?? false,
     verbose: flags.verbose ?? false,
     configFile: path,
-    accounts: Object.freeze(accounts),
+    accounts: Object.freeze(scheduled),
     crawl: Object.freeze({
       windowSeconds: file.crawl?.windowSeconds ?? DEFAULTS.crawl.windowSeconds,
       concurrency: file.crawl?.concurrency ?? DEFAULTS.crawl.concurrency,
@@ -221,10 +265,7 @@ export function loadConfig(sources: ConfigSources): Config {
       maxConnections: file.webhooks?.maxConnections ?? DEFAULTS.webhooks.maxConnections,
       healthySeconds: file.webhooks?.healthySeconds ?? DEFAULTS.webhooks.healthySeconds,
     }),
-    daemon: Object.freeze({
-      schedule: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
-      timezone: timezone === undefined ? DEFAULTS.daemon.timezone : checkTimezone(timezone.value, timezone.source),
-    }),
+    daemon: Object.freeze({ schedule: daemonSchedule.expression, timezone: daemonSchedule.timezone }),
     refresh: Object.freeze({
       hotSeconds: file.refresh?.hotSeconds ?? DEFAULTS.refresh.hotSeconds,
       maxIntervalSeconds: file.refresh?.maxIntervalSeconds ?? DEFAULTS.refresh.maxIntervalSeconds,
@@ -235,6 +276,12 @@ export function loadConfig(sources: ConfigSources): Config {
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
       every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),
+    }),
+    alerts: Object.freeze({
+      urls: Object.freeze(alertUrlsOf(env.IVS_ALERTS_URL, file.alerts?.url, env, path ?? '')),
+      retries: file.alerts?.retries ?? DEFAULTS.alerts.retries,
+      timeoutMs: file.alerts?.timeoutMs ?? DEFAULTS.alerts.timeoutMs,
+      staleCheckSeconds: file.alerts?.staleCheckSeconds ?? DEFAULTS.alerts.staleCheckSeconds,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),

@@ -39,9 +39,11 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text:
       'Accounts, each with its own token and rate bucket; every row records its account name.\n' +
       'Members: name, tokenEnv (the variable holding its token; the first defaults to IVS_API_TOKEN,\n' +
-      'the others to IVS_API_TOKEN_<NAME>), baseUrl, apiVersion, rate to override the values above, and webhooks\n' +
-      '(uuids of the webhooks it owns: their deliveries are written under it). With several accounts, a member\n' +
-      'set on an account wins over the flag and the variable too, since a flag cannot say which account it means.',
+      'the others to IVS_API_TOKEN_<NAME>), baseUrl, apiVersion, rate to override the values above, webhooks\n' +
+      '(uuids of the webhooks it owns: their deliveries are written under it), and schedule, timezone to\n' +
+      'override daemon.schedule and daemon.timezone for this account (docs/schedules.md). With several accounts,\n' +
+      'a member set on an account wins over the flag and the variable too, since a flag cannot say which account\n' +
+      'it means.',
   },
   'crawl.windowSeconds': {
     text:
@@ -113,6 +115,26 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     env: 'IVS_SCHEDULE',
   },
   'daemon.timezone': { text: 'IANA time zone the schedule is read in.', flag: '--timezone', flagCommands: 'daemon', env: 'IVS_TIMEZONE' },
+  'alerts.url': {
+    text:
+      'Where the daemon POSTs a JSON alert (text plus fields) when a run fails or recovers, it backs off, a lease\n' +
+      'is taken over, the webhook stream goes quiet, verify finds drift, a backfill ends or refresh checks\n' +
+      'fall behind the staleness bound: a URL, { env: NAME },\n' +
+      'or a list of them (a Slack or Mattermost incoming webhook shows the text). Several in the variable are\n' +
+      'separated by spaces or commas (docs/alerts.md).',
+    example: { env: 'IVS_ALERTS_URL' },
+    env: 'IVS_ALERTS_URL',
+  },
+  'alerts.retries': {
+    text: 'Retries of an alert the receiver did not take, with a doubling back-off; never holds a run back.',
+  },
+  'alerts.timeoutMs': { text: 'Time-out of one alert attempt, in milliseconds.' },
+  'alerts.staleCheckSeconds': {
+    text:
+      'The staleness bound: the daemon alerts when the oldest check of an account\'s non-final sessions is older\n' +
+      'than this (the refresh budget defers checks past it). Default: three of the account\'s schedule gaps, plus\n' +
+      'refresh.maxIntervalSeconds while the webhook stream is healthy (docs/alerts.md).',
+  },
   'store.retrySeconds': {
     text:
       'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +
@@ -143,6 +165,7 @@ export const SECTION_DOCS: Readonly<Record<SectionName, string>> = Object.freeze
   refresh: 'How sync re-checks sessions whose result is not final yet.',
   store: 'The target database.',
   verify: 'ivsync verify: checking the copy against the service without crawling it all again.',
+  alerts: 'ivsync daemon: messages to people when its state changes (docs/alerts.md).',
 });
 
 /** "Flag --since (sync, daemon), env IVS_SINCE.": what sets a member besides the file, or undefined when nothing does. */

@@ -2,15 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { InputError, type InputSource } from '../errors.js';
+import { DEFAULT_CONFIG_FILES } from './constants.js';
 import { describeIssue } from './describe-issue.js';
 import { fileSchema, type FileConfig } from './file-schema.js';
 
-/**
- * Where the config file is looked for when neither --config nor IVS_CONFIG
- * names one, in this order: the JSON file the contract names first, then the
- * YAML file `ivsync init` writes.
- */
-export const DEFAULT_CONFIG_FILES = Object.freeze(['./config/ivsync.json', './config/ivsync.yaml', './config/ivsync.yml']);
+export { DEFAULT_CONFIG_FILES } from './constants.js';
 
 export interface ConfigFileAccess {
   /** Reads the config file; injected so tests need no files. @default readFileSync(path, 'utf8') */

@@ -21,3 +21,13 @@ export function crashBackoffMs(failuresInARow: number, options: CrashBackoffOpti
   const doublings = Math.min(failuresInARow - threshold, 30);
   return Math.min(max, base * 2 ** doublings);
 }
+
+/**
+ * The pause before the background backfill's resume after `failures`
+ * stopped attempts in a row: the schedule's gap (at least a second), doubled
+ * per further failure, at most ten minutes (or the gap, if longer).
+ */
+export function backfillResumeMs(failures: number, gapMs: number): number {
+  const base = Math.max(1_000, gapMs);
+  return crashBackoffMs(failures, { threshold: 1, baseMs: base, maxMs: Math.max(base, 600_000) });
+}

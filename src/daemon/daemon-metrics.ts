@@ -24,9 +24,20 @@ export interface BucketProbe {
   readonly inFlight: number;
 }
 
+/**
+ * prom-client's default metrics that are gauges named `_total`: `promtool check metrics` refuses them, and each is
+ * the sum over the `type` label of its series without the suffix, which stays.
+ */
+const GAUGES_NAMED_TOTAL = ['handles', 'requests', 'resources'].map((kind) => `nodejs_active_${kind}_total`);
+
 export interface DaemonMetricsOptions {
-  /** The bucket of every account, read at each scrape. */
-  buckets: () => ReadonlyArray<{ account: string; bucket: BucketProbe }>;
+  /** The bucket of every account and its budget (requests per second), read at each scrape. */
+  buckets: () => ReadonlyArray<{ account: string; bucket: BucketProbe; rate: number }>;
+  /**
+   * Seconds without a webhook delivery after which the stream counts as quiet (`webhooks.healthySeconds`), when a
+   * webhook secret is configured; without it the stream's gauges are not exported. @default not exported
+   */
+  webhookHealthySeconds?: number | undefined;
   /** Milliseconds since the epoch; the freshness lag is measured with it at scrape time. */
   clock: () => number;
   /** Adds Node's process metrics (RSS, heap, event-loop lag). @default true */
@@ -49,7 +60,10 @@ export class DaemonMetrics {
   readonly #itemsStale: Counter<'account' | 'resource'>;
   readonly #runs: Counter<'command' | 'status'>;
   readonly #ticksSkipped: Counter<'reason'>;
-  readonly #windowsPending: Gauge<'account' | 'resource'>;
+  readonly #windows: Gauge<'account' | 'resource' | 'status'>;
+  readonly #failingTicks: Gauge;
+  readonly #alerts: Counter<'kind' | 'outcome'>;
+  #lastDeliveryAt: string | null = null;
   readonly #verifyFindings: Counter<'account' | 'resource' | 'kind'>;
   readonly #refreshRequests: Counter<'account' | 'resource' | 'use'>;
   readonly #changeLag: Histogram<'account' | 'resource'>;
@@ -61,7 +75,10 @@ export class DaemonMetrics {
 
   constructor(options: DaemonMetricsOptions) {
     const registers = [this.registry];
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'ivsync_' });
+    if (options.processMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'ivsync_' });
+      for (const name of GAUGES_NAMED_TOTAL) this.registry.removeSingleMetric(`ivsync_${name}`);
+    }
     this.#requests = new Counter({ name: 'ivsync_requests_total', help: 'Requests sent to the service (attempts), by account, route and HTTP status or error code.', labelNames: ['account', 'route', 'status'], registers });
     this.#rateLimited = new Counter({ name: 'ivsync_rate_limited_total', help: 'Answers 429 (too many requests) from the service.', labelNames: ['account'], registers });
     this.#retries = new Counter({ name: 'ivsync_retries_total', help: 'Attempts that were retried after a passing fault.', labelNames: ['account'], registers });
@@ -71,7 +88,25 @@ export class DaemonMetrics {
     this.#itemsStale = new Counter({ name: 'ivsync_items_stale_total', help: 'Items not applied because the stored row was newer.', labelNames: ['account', 'resource'], registers });
     this.#runs = new Counter({ name: 'ivsync_runs_total', help: 'Runs finished, by command and outcome.', labelNames: ['command', 'status'], registers });
     this.#ticksSkipped = new Counter({ name: 'ivsync_ticks_skipped_total', help: 'Scheduled ticks not run: overlap (the previous still ran), backoff (crash loop), stopping.', labelNames: ['reason'], registers });
-    this.#windowsPending = new Gauge({ name: 'ivsync_windows_pending', help: 'Windows with work left (pending, running or failed), as of the last run.', labelNames: ['account', 'resource'], registers });
+    this.#windows = new Gauge({
+      name: 'ivsync_windows',
+      help: 'Windows of the history by status (pending, running, failed, done, sealed, ...), as of the last run.',
+      labelNames: ['account', 'resource', 'status'],
+      registers,
+    });
+    this.#alerts = new Counter({
+      name: 'ivsync_alerts_total',
+      help:
+        'Alert messages by kind and outcome at each URL: sent, failed (after its retries), ' +
+        'dropped (too many waiting).',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.#failingTicks = new Gauge({
+      name: 'ivsync_failed_ticks_in_a_row',
+      help: 'Scheduled ticks in a row that had a failed run (0 after a tick that succeeded); 3 or more back off.',
+      registers,
+    });
     this.#verifyFindings = new Counter({
       name: 'ivsync_verify_findings_total',
       help: 'Drift the daemon\'s verify runs found between the service and the target, by kind: missing_locally, not_returned, changed (one per differing column).',
@@ -142,8 +177,9 @@ export class DaemonMetrics {
       name: 'ivsync_refresh_check_age_seconds',
       help:
         'Age of the last refresh check of the non-final sessions of each tier (hot, backoff, unchecked: never ' +
-        're-checked, counted from when it was stored): quantile 0.5 and 0.95 (nearest rank) and 1 (the oldest).',
-      labelNames: ['account', 'resource', 'tier', 'quantile'],
+        're-checked, counted from when it was stored): percentile 50 and 95 (nearest rank) and 100 (the oldest). ' +
+        'A gauge, not a summary: its label is not named quantile, which Prometheus keeps for summaries.',
+      labelNames: ['account', 'resource', 'tier', 'percentile'],
       registers,
       collect() {
         this.reset();
@@ -151,13 +187,13 @@ export class DaemonMetrics {
         const age = (iso: string) => Math.max(0, now - Date.parse(iso) / 1000);
         for (const t of tiers()) {
           const labels = { account: t.account, resource: t.resource, tier: t.tier };
-          const figures = [['0.5', t.p50CheckAt], ['0.95', t.p95CheckAt], ['1', t.oldestCheckAt]] as const;
-          for (const [quantile, at] of figures) if (at !== null) this.set({ ...labels, quantile }, age(at));
+          const figures = [['50', t.p50CheckAt], ['95', t.p95CheckAt], ['100', t.oldestCheckAt]] as const;
+          for (const [percentile, at] of figures) if (at !== null) this.set({ ...labels, percentile }, age(at));
         }
       },
     });
     new Gauge({
-      name: 'ivsync_bucket_pending',
+      name: 'ivsync_bucket_waiting_requests',
       help: 'Requests waiting for a token in the account bucket.',
       labelNames: ['account'],
       registers,
@@ -166,12 +202,49 @@ export class DaemonMetrics {
       },
     });
     new Gauge({
-      name: 'ivsync_bucket_in_flight',
+      name: 'ivsync_bucket_in_flight_requests',
       help: 'Requests of the account bucket that hold a token and have not settled.',
       labelNames: ['account'],
       registers,
       collect() {
         for (const b of options.buckets()) this.set({ account: b.account }, b.bucket.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'ivsync_budget_requests_per_second',
+      help: "The account token's request budget (--rate): the rate of ivsync_requests_total over it is the saturation.",
+      labelNames: ['account'],
+      registers,
+      collect() {
+        for (const b of options.buckets()) this.set({ account: b.account }, b.rate);
+      },
+    });
+    const healthySeconds = options.webhookHealthySeconds;
+    if (healthySeconds !== undefined) this.#declareWebhookStream(healthySeconds, options.clock, registers);
+  }
+
+  /** The webhook stream's last delivery and whether it is quiet, as the refresh reads it (webhooks.healthySeconds). */
+  #declareWebhookStream(healthySeconds: number, clock: () => number, registers: Registry[]): void {
+    const last = () => (this.#lastDeliveryAt === null ? null : Date.parse(this.#lastDeliveryAt) / 1000);
+    new Gauge({
+      name: 'ivsync_webhook_last_delivery_timestamp_seconds',
+      help:
+        'When the newest webhook delivery in the target arrived (epoch seconds), as of the last run; ' +
+        'absent before one.',
+      registers,
+      collect() {
+        this.reset();
+        const at = last();
+        if (at !== null) this.set(at);
+      },
+    });
+    new Gauge({
+      name: 'ivsync_webhook_stream_healthy',
+      help: `1 while a webhook delivery arrived within webhooks.healthySeconds (${healthySeconds} s), else 0 (quiet).`,
+      registers,
+      collect() {
+        const at = last();
+        this.set(at !== null && clock() / 1000 - at <= healthySeconds ? 1 : 0);
       },
     });
   }
@@ -229,22 +302,27 @@ export class DaemonMetrics {
     this.#ticksSkipped.inc({ reason });
   }
 
+  tickRecorded(tick: { failedTicksInARow: number }): void {
+    this.#failingTicks.set(tick.failedTicksInARow);
+  }
+
+  /** One alert message's fate at one URL. */
+  alertSent(kind: string, outcome: 'sent' | 'failed' | 'dropped'): void {
+    this.#alerts.inc({ kind, outcome });
+  }
+
   /** Takes windows and high-water marks from a status report (after each tick). */
   observe(
-    report: Pick<StatusReport, 'windows' | 'highWaterMarks'> & Partial<Pick<StatusReport, 'refresh' | 'changeLags'>>,
+    report: Pick<StatusReport, 'windows' | 'highWaterMarks'> &
+      Partial<Pick<StatusReport, 'refresh' | 'changeLags' | 'lastDeliveryAt'>>,
   ): void {
     this.#refresh = report.refresh ?? [];
+    this.#lastDeliveryAt = report.lastDeliveryAt ?? this.#lastDeliveryAt;
     this.#observeLags(report.changeLags ?? []);
-    this.#windowsPending.reset();
-    const pending = new Map<string, number>();
+    this.#windows.reset();
+    // Both interfaces of an account keep windows: the gauge sums them.
     for (const w of report.windows) {
-      const key = `${w.account}\u0000${w.resource}`;
-      if (!pending.has(key)) pending.set(key, 0);
-      if (w.status === 'pending' || w.status === 'running' || w.status === 'failed') pending.set(key, pending.get(key)! + w.count);
-    }
-    for (const [key, count] of pending) {
-      const [account, resource] = key.split('\u0000') as [string, string];
-      this.#windowsPending.set({ account, resource }, count);
+      this.#windows.inc({ account: w.account, resource: w.resource, status: w.status }, w.count);
     }
     for (const h of report.highWaterMarks) {
       if (h.syncedTo === null) continue;
@@ -284,7 +362,12 @@ export class DaemonMetrics {
     return this.registry.contentType;
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /**
+   * The exposition without the blank lines prom-client puts between
+   * families (promtool and strict parsers refuse them).
+   */
+  async text(): Promise<string> {
+    const text = await this.registry.metrics();
+    return text.replace(/\n{2,}/g, '\n');
   }
 }

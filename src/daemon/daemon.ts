@@ -1,25 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { InterruptedError } from '../errors.js';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink } from '../store/sink.js';
-import { crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
+import { backfillResumeMs, crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
 import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
-import { fairShare, tickClaimTtlSeconds } from './fair-share.js';
-import { LeaseHeldError } from './lease-held-error.js';
-import { LeaseLostError } from './lease-lost-error.js';
+import { fairShare, shuffle, tickClaimTtlSeconds } from './fair-share.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/leases/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
+import { scheduleGroups } from './schedule-groups.js';
+import { outcomeOf, settle, type RunEnding, type RunOutcome } from './run-outcome.js';
 
-export type RunOutcome = { status: 'succeeded' } | { status: 'held'; holder: string } | { status: 'interrupted' } | { status: 'failed'; error: string; runId?: string | undefined };
-
-/** How a run the daemon started ended (a SyncReport or BackfillReport has this shape). */
-export interface RunEnding {
-  status: 'succeeded' | 'failed' | 'interrupted';
-  error: Error | null;
-  /** Its id in `sync_runs`, put on the daemon's record of its failure. */
-  runId?: string | undefined;
-}
+export { outcomeOf, type RunEnding, type RunOutcome } from './run-outcome.js';
 
 /** What the daemon reports for metrics. */
 export interface DaemonObserver {
@@ -28,6 +19,17 @@ export interface DaemonObserver {
   runFinished(command: 'sync' | 'backfill' | 'verify', status: RunOutcome['status']): void;
   /** After every tick, with the target's windows and high-water marks. */
   observe(report: Awaited<ReturnType<Sink['status']>>): void;
+  /** Every run's outcome with its account (null: the background backfill, of every account); for the alerts. */
+  runEnded?(run: { command: 'sync' | 'backfill' | 'verify'; account: string | null; outcome: RunOutcome }): void;
+  /** After every tick that ran: ticks in a row with a failed run, and the backoff that started, if any. */
+  tickRecorded?(tick: TickRecord): void;
+}
+
+export interface TickRecord {
+  failedTicksInARow: number;
+  backoffUntil: string | null;
+  /** The failures of the tick, by account; null when none failed. */
+  error: string | null;
 }
 
 export interface DaemonOptions {
@@ -37,6 +39,12 @@ export interface DaemonOptions {
   /** This process's leases; its holder is this daemon's identity. */
   leases: LeaseKeeper;
   schedule: { expression: string; timezone: string };
+  /**
+   * Accounts synced on a schedule of their own (`accounts[].schedule`); the
+   * others follow `schedule`. Each schedule ticks for its accounts alone.
+   * @default none
+   */
+  accountSchedules?: ReadonlyMap<string, { expression: string; timezone: string }> | undefined;
   /** One account's incremental sync, under the account's lease; rejects when it could not start (lease held, target down). */
   runSync: (account: string) => Promise<RunEnding>;
   /** The background backfill, if asked for; runs concurrently with the ticks. */
@@ -72,51 +80,64 @@ export interface DaemonOptions {
   stopDeadlineMs?: number;
 }
 
-/**
- * Classifies how a run ended. A lease held by another process is not a
- * failure, nor is one another process took over mid-run (the account is
- * theirs now): neither counts towards the crash-loop backoff.
- */
-export function outcomeOf(error: unknown): RunOutcome {
-  if (error === undefined || error === null) return { status: 'succeeded' };
-  if (error instanceof LeaseHeldError) return { status: 'held', holder: error.lease.holder };
-  if (error instanceof LeaseLostError) return { status: 'held', holder: error.holder };
-  if (error instanceof InterruptedError) return { status: 'interrupted' };
-  return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+/** One schedule's task and the accounts its ticks claim. */
+interface TickGroup {
+  readonly expression: string;
+  readonly accounts: readonly string[];
+  readonly schedule: Schedule;
+  readonly claimTtl: number;
+  readonly graceMs: number;
 }
 
 /**
- * Runs `sync` for every account on a cron schedule. Per tick, each account's
+ * Runs `sync` for every account on a cron schedule (the daemon's, or the
+ * account's own: one task per distinct schedule). Per tick, each account's
  * sync is claimed by exactly one daemon of all that share the target (the
  * `tick:<account>` lease), runs under the account's lease, and a daemon that
  * crashes leaves its accounts to the others once its leases go stale.
  */
 export class Daemon {
   readonly #o: DaemonOptions;
-  readonly #schedule: Schedule;
-  readonly #claimTtl: number;
-  readonly #graceMs: number;
+  readonly #groups: readonly TickGroup[];
   #facts: HealthFacts = { lastTick: null, running: false, backoffUntil: null, stopping: false };
   #failuresInARow = 0;
-  #tick: Promise<void> = Promise.resolve();
+  #running = 0;
+  /** Ticks in flight, of every schedule: a stop waits for them. */
+  readonly #ticks = new Set<Promise<void>>();
   #backfill: Promise<void> = Promise.resolve();
   #releaseRegistration: (() => Promise<void>) | undefined;
   #stopped: Promise<void> | undefined;
 
   constructor(options: DaemonOptions) {
     this.#o = options;
-    const gap = shortestGapMs(options.schedule.expression, options.schedule.timezone);
-    this.#claimTtl = tickClaimTtlSeconds(gap);
-    this.#graceMs = options.claimGraceMs ?? gap / 4;
-    this.#schedule = new Schedule({
-      ...options.schedule,
-      logger: options.logger,
-      onTick: (at) => (this.#tick = this.#runTick(at)),
-      onSkipped: (at) => {
-        options.observer.tickSkipped('overlap');
-        options.logger.warn({ scheduledAt: at.toISOString() }, 'tick skipped: the previous run is still going');
-      },
+    this.#groups = scheduleGroups(options.accounts, options.schedule, options.accountSchedules).map((g) => {
+      const gap = shortestGapMs(g.expression, g.timezone);
+      const group: TickGroup = {
+        expression: g.expression,
+        accounts: g.accounts,
+        claimTtl: tickClaimTtlSeconds(gap),
+        graceMs: options.claimGraceMs ?? gap / 4,
+        // node-cron's noOverlap holds this schedule's next tick while one runs: an account never runs twice at once.
+        schedule: new Schedule({
+          expression: g.expression,
+          timezone: g.timezone,
+          logger: options.logger,
+          onTick: (at) => this.#track(this.#runTick(group, at)),
+          onSkipped: (at) => {
+            options.observer.tickSkipped('overlap');
+            const fields = { scheduledAt: at.toISOString(), accounts: g.accounts };
+            options.logger.warn(fields, 'tick skipped: the previous run is still going');
+          },
+        }),
+      };
+      return group;
     });
+  }
+
+  #track(tick: Promise<void>): Promise<void> {
+    this.#ticks.add(tick);
+    void tick.finally(() => this.#ticks.delete(tick));
+    return tick;
   }
 
   health(): Health {
@@ -125,7 +146,9 @@ export class Daemon {
 
   /** The next scheduled tick, or null once stopping. */
   nextRun(): Date | null {
-    return this.#facts.stopping ? null : this.#schedule.nextRun();
+    if (this.#facts.stopping) return null;
+    const next = this.#groups.map((g) => g.schedule.nextRun()).filter((d): d is Date => d !== null);
+    return next.length === 0 ? null : new Date(Math.min(...next.map((d) => d.getTime())));
   }
 
   /** Starts the schedule (and the backfill); resolves when the daemon has stopped. */
@@ -133,8 +156,12 @@ export class Daemon {
     const { leases, signal, logger } = this.#o;
     this.#releaseRegistration = await leases.hold([daemonLease(leases.holder)], { wait: false, signal });
     if (this.#o.runBackfill) this.#backfill = this.#keepBackfilling(this.#o.runBackfill);
-    this.#schedule.start();
-    logger.info({ schedule: this.#o.schedule.expression, timezone: this.#o.schedule.timezone, nextRun: this.#schedule.nextRun()?.toISOString(), accounts: this.#o.accounts }, 'daemon started');
+    for (const g of this.#groups) g.schedule.start();
+    const schedules = this.#groups.map((g) => ({ schedule: g.expression, accounts: g.accounts }));
+    const { expression, timezone } = this.#o.schedule;
+    const nextRun = this.nextRun()?.toISOString();
+    const more = schedules.length > 1 ? { schedules } : {};
+    logger.info({ schedule: expression, timezone, nextRun, accounts: this.#o.accounts, ...more }, 'daemon started');
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       signal.addEventListener('abort', () => resolve(), { once: true });
@@ -154,7 +181,7 @@ export class Daemon {
     const gap = shortestGapMs(this.#o.schedule.expression, this.#o.schedule.timezone);
     for (let failures = 1; ; failures++) {
       const outcome = await settle(run());
-      this.#finished('backfill', outcome);
+      this.#finished('backfill', outcome, null);
       if (outcome.status === 'succeeded') {
         logger.info({}, 'background backfill complete');
         return;
@@ -180,11 +207,11 @@ export class Daemon {
   async #stop(): Promise<void> {
     const { logger } = this.#o;
     this.#facts = { ...this.#facts, stopping: true };
-    await this.#schedule.stop();
+    await Promise.all(this.#groups.map((g) => g.schedule.stop()));
     const deadline = this.#o.stopDeadlineMs ?? 8_000;
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
-      Promise.all([this.#tick, this.#backfill]).then(() => true),
+      Promise.all([...this.#ticks, this.#backfill]).then(() => true),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadline))),
     ]);
     clearTimeout(timer);
@@ -193,7 +220,7 @@ export class Daemon {
     logger.info({}, 'daemon stopped');
   }
 
-  async #runTick(scheduledAt: Date): Promise<void> {
+  async #runTick(group: TickGroup, scheduledAt: Date): Promise<void> {
     const { logger, observer, clock } = this.#o;
     if (this.#facts.stopping) {
       observer.tickSkipped('stopping');
@@ -205,18 +232,21 @@ export class Daemon {
       logger.info({ scheduledAt: scheduledAt.toISOString(), backoffUntil: until }, 'tick skipped: backing off after repeated failures');
       return;
     }
+    this.#running++;
     this.#facts = { ...this.#facts, running: true, backoffUntil: null };
     try {
       let outcomes: Map<string, RunOutcome>;
       try {
-        outcomes = await this.#claimAndRun(scheduledAt);
+        outcomes = await this.#claimAndRun(group, scheduledAt);
       } catch (error) {
-        // Claiming itself failed (the target is down): every account's run failed this tick.
+        // Claiming itself failed (the target is down): every account's run of this tick failed.
         const failed = outcomeOf(error);
-        outcomes = new Map(this.#o.accounts.map((account) => [account, failed]));
-        for (const account of this.#o.accounts) this.#finished('sync', outcomes.get(account)!);
+        outcomes = new Map(group.accounts.map((account) => [account, failed]));
+        for (const account of group.accounts) this.#finished('sync', outcomes.get(account)!, account);
       }
-      this.#record(outcomes);
+      const error = this.#record(outcomes);
+      const { backoffUntil } = this.#facts;
+      observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil, error });
       try {
         const report = await this.#o.sink.status();
         observer.observe(report);
@@ -225,19 +255,22 @@ export class Daemon {
         logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
       }
     } finally {
-      this.#facts = { ...this.#facts, running: false };
+      this.#running--;
+      this.#facts = { ...this.#facts, running: this.#running > 0 };
     }
   }
 
-  async #claimAndRun(scheduledAt: Date): Promise<Map<string, RunOutcome>> {
-    const { accounts, leases, random, signal } = this.#o;
+  async #claimAndRun(group: TickGroup, scheduledAt: Date): Promise<Map<string, RunOutcome>> {
+    const { leases, random, signal } = this.#o;
+    const { accounts } = group;
+    const claim = (account: string) => this.#claim(account, scheduledAt, group.claimTtl);
     const outcomes = new Map<string, RunOutcome>();
     const runs: Array<Promise<void>> = [];
     const start = (account: string): void => {
       runs.push(
         settle(this.#o.runSync(account)).then(async (outcome) => {
           outcomes.set(account, outcome);
-          this.#finished('sync', outcome);
+          this.#finished('sync', outcome, account);
           if (outcome.status === 'succeeded' || outcome.status === 'failed') await this.#verifyIfDue(account);
         }),
       );
@@ -248,24 +281,24 @@ export class Daemon {
     // backfill) is synced here every tick: any other daemon would be refused.
     const own = order.filter((a) => leases.holds(accountLease(a)));
     for (const account of own) {
-      await this.#claim(account, scheduledAt);
+      await claim(account);
       start(account);
     }
     const started = new Set(own);
     for (const account of order) {
       if (started.size >= share || signal.aborted) break;
       if (started.has(account)) continue;
-      if (await this.#claim(account, scheduledAt)) {
+      if (await claim(account)) {
         started.add(account);
         start(account);
       }
     }
     if (started.size < accounts.length && !signal.aborted) {
       // An abort ends the pause at once (its only rejection); the loop below then starts nothing.
-      await delay(this.#graceMs, undefined, { signal }).catch(() => undefined);
+      await delay(group.graceMs, undefined, { signal }).catch(() => undefined);
       for (const account of order) {
         if (started.has(account) || signal.aborted) continue;
-        if (await this.#claim(account, scheduledAt)) {
+        if (await claim(account)) {
           started.add(account);
           start(account);
         }
@@ -285,12 +318,13 @@ export class Daemon {
       this.#o.logger.warn({ account, err: (error as Error).message }, 'could not tell whether a verify is due; trying again next tick');
       return;
     }
-    this.#finished('verify', await settle(verify.run(account)));
+    this.#finished('verify', await settle(verify.run(account)), account);
   }
 
   /** Counts a run that ran or tried to; a lease held by another process means this one did not try. */
-  #finished(command: 'sync' | 'backfill' | 'verify', outcome: RunOutcome): void {
+  #finished(command: 'sync' | 'backfill' | 'verify', outcome: RunOutcome, account: string | null): void {
     if (outcome.status !== 'held') this.#o.observer.runFinished(command, outcome.status);
+    this.#o.observer.runEnded?.({ command, account, outcome });
   }
 
   /**
@@ -299,8 +333,9 @@ export class Daemon {
    * every daemon of one tick sees the same claim live however late its own
    * attempt comes (a loaded host, a slow target), and the next tick finds it stale.
    */
-  async #claim(account: string, scheduledAt: Date): Promise<boolean> {
-    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, this.#claimTtl, toIsoMicros(scheduledAt.getTime() / 1000));
+  async #claim(account: string, scheduledAt: Date, ttlSeconds: number): Promise<boolean> {
+    const stamp = toIsoMicros(scheduledAt.getTime() / 1000);
+    const state = await this.#o.sink.acquireLease(tickLease(account), this.#o.leases.holder, ttlSeconds, stamp);
     return state.held;
   }
 
@@ -318,7 +353,8 @@ export class Daemon {
     return Math.max(1, live);
   }
 
-  #record(outcomes: ReadonlyMap<string, RunOutcome>): void {
+  /** Records a tick's outcomes for /healthz and the backoff; returns its failures as one line, or null. */
+  #record(outcomes: ReadonlyMap<string, RunOutcome>): string | null {
     const { logger, clock } = this.#o;
     const finishedAt = toIsoMicros(clock() / 1000);
     const failed = [...outcomes].filter((e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed');
@@ -339,43 +375,12 @@ export class Daemon {
         // One record per run, under the run's own id (the one `sync_runs` holds); a run that never started has none.
         for (const [account, o] of failed) logger.error({ account, ...(o.runId !== undefined ? { run: o.runId } : {}), failuresInARow: this.#failuresInARow, lastError: o.error }, 'run failed');
       }
-      return;
+      return error;
     }
     if ([...outcomes.values()].some((o) => o.status === 'succeeded')) {
       this.#failuresInARow = 0;
       this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
     }
+    return null;
   }
-}
-
-/**
- * The pause before the background backfill's resume after `failures`
- * stopped attempts in a row: the schedule's gap (at least a second), doubled
- * per further failure, at most ten minutes (or the gap, if longer).
- */
-export function backfillResumeMs(failures: number, gapMs: number): number {
-  const base = Math.max(1_000, gapMs);
-  return crashBackoffMs(failures, { threshold: 1, baseMs: base, maxMs: Math.max(base, 600_000) });
-}
-
-/** How a run ended, whether it reported its end or could not start at all. */
-function settle(run: Promise<RunEnding>): Promise<RunOutcome> {
-  return run.then(
-    (ending) => {
-      if (ending.status === 'succeeded') return { status: 'succeeded' };
-      const outcome = outcomeOf(ending.error ?? new Error(`run ${ending.status}`));
-      return outcome.status === 'failed' ? { ...outcome, runId: ending.runId } : outcome;
-    },
-    (error: unknown) => outcomeOf(error),
-  );
-}
-
-/** Fisher–Yates with an injected random source. */
-export function shuffle<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }

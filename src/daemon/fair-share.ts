@@ -17,3 +17,13 @@ export function fairShare(accounts: number, liveDaemons: number): number {
 export function tickClaimTtlSeconds(shortestGapMs: number): number {
   return Math.max(0.5, shortestGapMs / 2000);
 }
+
+/** Fisher–Yates with an injected random source. */
+export function shuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

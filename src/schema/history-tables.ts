@@ -23,7 +23,8 @@ export const HISTORY_TABLES: readonly TableDef[] = [
       "session's first version starts at its created_at, and a change of missing_since alone at its " +
       'observation. Two versions of one session never share a valid_from: a version observed at the same ' +
       'instant as the one before it starts a microsecond later. Targets that existed before this table got ' +
-      'one version per stored session, from its first_seen_at.',
+      'one version per stored session, from its first_seen_at. In SQLite the table is WITHOUT ROWID: its key is ' +
+      'the table, not an index kept beside it.',
     primaryKey: ['service_id', 'resource', 'valid_from'],
     columns: [
       col('service_id', 'text', 'The session (its row in the resource table).', false),

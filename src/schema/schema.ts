@@ -184,6 +184,8 @@ export const TABLES: readonly TableDef[] = [
         'integer',
         'Requests the refresh planned to spend of that budget; the rest (refresh_budget - refresh_spent) was saved.',
       ),
+      col('throttled', 'integer', "Answers 429 (Too Many Requests) the run's requests met; null for runs before this column existed."),
+      col('retry_wait_ms', 'integer', "Milliseconds the run's retries waited before trying again (429s and passing faults)."),
     ],
   },
   ...HISTORY_TABLES,

@@ -20,6 +20,14 @@ export interface SimulatorStats {
    * SEARCHES_KEPT of them. Tests read it to see what a resumed crawl sent back.
    */
   searches: SearchLogEntry[];
+  /** Per token owner: requests its bucket let through, and the clock times (ms) of its first and last. */
+  byOwner: Record<string, OwnerRequests>;
+}
+
+export interface OwnerRequests {
+  requests: number;
+  firstAt: number;
+  lastAt: number;
 }
 
 export interface SearchLogEntry {
@@ -39,7 +47,17 @@ export function recordSearch(stats: SimulatorStats, route: string, body: unknown
 }
 
 export function newStats(deliveries: DeliveryStats): SimulatorStats {
-  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries, searches: [] };
+  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries, searches: [], byOwner: {} };
+}
+
+/** Counts a request of `owner` that its bucket let through: how much of its own limit each account kept busy. */
+export function countOwnerRequest(stats: SimulatorStats, owner: string, at: number): void {
+  const seen = stats.byOwner[owner];
+  if (seen === undefined) stats.byOwner[owner] = { requests: 1, firstAt: at, lastAt: at };
+  else {
+    seen.requests += 1;
+    seen.lastAt = at;
+  }
 }
 
 export function countResponse(stats: SimulatorStats, route: string, status: string): void {

@@ -9,7 +9,7 @@ import { withDeepNesting } from './poison.js';
 import { ServedPages, type ServedPage } from './served-pages.js';
 import { sessionRoutes } from './session-routes.js';
 import { normalizeLatency, resolveFaults, resolveSimulatorOptions, type SimulatorOptions } from './simulator-options.js';
-import { countResponse, newStats, recordSearch, type SimulatorStats } from './simulator-stats.js';
+import { countOwnerRequest, countResponse, newStats, recordSearch, type SimulatorStats } from './simulator-stats.js';
 import { TokenBucket } from './token-bucket.js';
 import { v2CatalogRoutes } from './v2-catalog-routes.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
@@ -154,6 +154,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       stats.count429 += 1;
       return { ...reply(errorReply(429, 'rate_limited', 'too many requests')), retryAfter: resolved.retryAfterSeconds };
     }
+    countOwnerRequest(stats, owner, clock());
 
     const fault = decideFault(faults, faultRandom);
     if (fault.kind !== 'none') stats.faultsInjected[fault.kind] += 1;

@@ -149,6 +149,9 @@ export interface RunEnd {
   error: string | null;
   /** What the run's refresh of non-final sessions was allowed and spent; absent when it refreshed nothing. */
   refresh?: RefreshSpend | undefined;
+  /** Answers 429 the run met, and what its retries waited. @default 0 */
+  throttled?: number | undefined;
+  retryWaitMs?: number | undefined;
 }
 
 /** Requests a run's refresh of non-final sessions was allowed (its budget) and planned to spend of it. */

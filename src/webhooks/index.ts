@@ -1,7 +1,6 @@
 export { checkSignature, verifySignature, SIGNATURE_HEADER, type SignatureCheck, type SignatureVerdict } from './verify-signature.js';
 export { candidateSecrets, expectedSecret, hasAnySecret, type WebhookSecrets } from './webhook-secrets.js';
-export { createWebhookReceiver, type DeliveryEvent, type DeliverySink, type RefusalReason, type WebhookReceiver, type WebhookReceiverDeps } from './webhook-receiver.js';
-export { startWebhookServer, type RunningWebhookServer, type WebhookServerOptions } from './webhook-server.js';
+export { createWebhookReceiver, WebhookReceiver, type DeliveryEvent, type DeliverySink, type RefusalReason, type WebhookReceiverDeps } from './webhook-receiver.js';
 export { parseDomainVerifications, verificationValue, DOMAIN_VERIFICATION_PREFIX } from './domain-verification.js';
 export { deliveryId, parseDeliveryBody, type DeliveryBody } from './delivery-body.js';
 export { normalizeDelivery, deliveryItemApiVersion } from './normalize-delivery.js';

@@ -60,7 +60,10 @@ export interface ReceiverAccount {
 export interface WebhookReceiverDeps {
   sink: DeliverySink;
   secrets: WebhookSecrets;
-  /** The accounts the receiver writes for; a delivery's rows record its account. @default one account 'default', no follow-up GETs */
+  /**
+   * The accounts the receiver writes for; a delivery's rows record its account.
+   * @default one account 'default', no follow-up GETs
+   */
   accounts?: readonly ReceiverAccount[];
   /**
    * The account that owns a delivery's webhook (see webhook-owners.ts);
@@ -77,7 +80,10 @@ export interface WebhookReceiverDeps {
   logger?: ReceiverLogger;
   /** Called once per answered request. */
   onDelivery?: (event: DeliveryEvent) => void;
-  /** Tuning of the follow-up GETs: a delivered session the target did not hold, or whose counter jumped, is fetched after the answer. */
+  /**
+   * Tuning of the follow-up GETs: a delivered session the target did not
+   * hold, or whose counter jumped, is fetched after the answer.
+   */
   refresh?: Pick<SessionRefresherOptions, 'maxPending' | 'priority'>;
   /**
    * Runs after a delivery was verified and parsed, just before its commit.
@@ -87,27 +93,14 @@ export interface WebhookReceiverDeps {
   beforeCommit?: () => Promise<void>;
 }
 
-/** A node request handler for deliveries, with what a graceful stop needs. */
-export interface WebhookReceiver {
-  (req: IncomingMessage, res: ServerResponse): void;
-  readonly path: string;
-  /** Requests being handled now. */
-  readonly inFlight: number;
-  /**
-   * Refuses new deliveries (503: the service retries them) and resolves when
-   * the ones in flight were committed and answered and the follow-up GET in
-   * flight has finished.
-   */
-  drain(): Promise<void>;
-  /** Resolves when no request is being handled and no follow-up GET waits or runs. */
-  idle(): Promise<void>;
-  /** Logs and reports a request the hosting server turned away (time-out, connection cap) as a refusal of this receiver. */
-  refused(reason: ConnectionRefusal, remote: string | undefined): void;
-}
-
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
 
-function send(res: ServerResponse, status: number, body: Record<string, unknown>, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': String(Buffer.byteLength(text)), ...extra });
@@ -136,129 +129,178 @@ const REFUSALS: Record<RefusalReason, { status: number; message: string }> = {
  * items in one transaction -> 200. Nothing touches the database before the
  * signature is verified; a delivery is answered 200 only once committed, so
  * a crash before the answer costs a retry, never data.
+ *
+ * It answers on the node response itself, not through the router's response
+ * object: an oversized body must be cut off unread, and the signature needs
+ * the bytes exactly as they arrived.
  */
-export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceiver {
-  const { path, maxBodyBytes } = deps;
-  const accounts = deps.accounts ?? [{ name: 'default' }];
-  const only = accounts.length === 1 ? accounts[0]!.name : undefined;
-  const owner = deps.owner ?? (async () => only);
-  const clock = deps.clock ?? Date.now;
-  const candidates = candidateSecrets(deps.secrets);
-  const refreshers = new Map<string, SessionRefresher>();
-  for (const a of accounts) {
-    if (a.client === undefined) continue;
-    refreshers.set(a.name, new SessionRefresher({ client: a.client, sink: deps.sink, account: a.name, clock, ...(deps.logger ? { logger: deps.logger } : {}), ...deps.refresh }));
+export class WebhookReceiver {
+  readonly path: string;
+  readonly #deps: WebhookReceiverDeps;
+  readonly #owner: (webhookUuid: string | null) => Promise<string | undefined>;
+  readonly #clock: () => number;
+  readonly #candidates: ReturnType<typeof candidateSecrets>;
+  readonly #refreshers = new Map<string, SessionRefresher>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #draining = false;
+
+  constructor(deps: WebhookReceiverDeps) {
+    this.#deps = deps;
+    this.path = deps.path;
+    const accounts = deps.accounts ?? [{ name: 'default' }];
+    const only = accounts.length === 1 ? accounts[0]!.name : undefined;
+    this.#owner = deps.owner ?? (async () => only);
+    this.#clock = deps.clock ?? Date.now;
+    this.#candidates = candidateSecrets(deps.secrets);
+    for (const a of accounts) {
+      if (a.client === undefined) continue;
+      const logger = deps.logger ? { logger: deps.logger } : {};
+      const options = {
+        client: a.client,
+        sink: deps.sink,
+        account: a.name,
+        clock: this.#clock,
+        ...logger,
+        ...deps.refresh,
+      };
+      this.#refreshers.set(a.name, new SessionRefresher(options));
+    }
   }
-  const inFlight = new Set<Promise<void>>();
-  let draining = false;
 
-  const report = (reason: RefusalReason, remote: string | undefined): void => {
+  /** Requests being handled now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Takes one request; it is answered (and counted) whatever happens, never thrown. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const work = this.#handle(req, res).catch((error: unknown) => {
+      this.#deps.logger?.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'webhook receiver failed',
+      );
+      send(res, 500, { error: 'internal error' });
+    });
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+    return work;
+  }
+
+  /**
+   * Refuses new deliveries (503: the service retries them) and resolves when
+   * the ones in flight were committed and answered and the follow-up GET in
+   * flight has finished.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await Promise.all([...this.#refreshers.values()].map((r) => r.close()));
+  }
+
+  /** Resolves when no request is being handled and no follow-up GET waits or runs. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await Promise.all([...this.#refreshers.values()].map((r) => r.idle()));
+  }
+
+  /** Reports a request the hosting server turned away (time-out, connection cap) as this receiver's refusal. */
+  refused(reason: ConnectionRefusal, remote: string | undefined): void {
+    this.#report(reason, remote);
+  }
+
+  #report(reason: RefusalReason, remote: string | undefined): void {
     const { status } = REFUSALS[reason];
-    deps.logger?.warn({ status, reason, remote }, 'webhook delivery refused');
-    deps.onDelivery?.({ outcome: 'refused', status, reason });
-  };
+    this.#deps.logger?.warn({ status, reason, remote }, 'webhook delivery refused');
+    this.#deps.onDelivery?.({ outcome: 'refused', status, reason });
+  }
 
-  const refuse = (res: ServerResponse, reason: RefusalReason, remote: string | undefined): void => {
+  #refuse(res: ServerResponse, reason: RefusalReason, remote: string | undefined): void {
     const { status, message } = REFUSALS[reason];
-    report(reason, remote);
+    this.#report(reason, remote);
     const extra: Record<string, string> = {};
     if (reason === 'method-not-allowed') extra['Allow'] = 'POST';
     // The rest of an oversized body is not read; the connection cannot be reused.
     if (reason === 'too-large' || reason === 'shutting-down') extra['Connection'] = 'close';
     send(res, status, { error: message }, extra);
-  };
+  }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const deps = this.#deps;
     const remote = req.socket.remoteAddress;
     const pathname = new URL(req.url ?? '/', 'http://receiver').pathname;
-    if (pathname !== path) return refuse(res, 'not-found', remote);
-    if (req.method !== 'POST') return refuse(res, 'method-not-allowed', remote);
-    if (draining) return refuse(res, 'shutting-down', remote);
+    if (pathname !== this.path) return this.#refuse(res, 'not-found', remote);
+    if (req.method !== 'POST') return this.#refuse(res, 'method-not-allowed', remote);
+    if (this.#draining) return this.#refuse(res, 'shutting-down', remote);
 
-    const raw = await readRawBody(req, maxBodyBytes);
+    const raw = await readRawBody(req, deps.maxBodyBytes);
     if (!raw.ok) {
       if (raw.reason === 'aborted') return;
-      return refuse(res, 'too-large', remote);
+      return this.#refuse(res, 'too-large', remote);
     }
-    const check = checkSignature(raw.bytes, req.headers[SIGNATURE_HEADER], candidates);
-    if (check.verdict !== 'ok') return refuse(res, `signature-${check.verdict}`, remote);
+    const check = checkSignature(raw.bytes, req.headers[SIGNATURE_HEADER], this.#candidates);
+    if (check.verdict !== 'ok') return this.#refuse(res, `signature-${check.verdict}`, remote);
     const text = strictUtf8(raw.bytes);
-    if (text === undefined) return refuse(res, 'invalid-encoding', remote);
+    if (text === undefined) return this.#refuse(res, 'invalid-encoding', remote);
     const parsed = parseDeliveryBody(text);
-    if (!parsed.ok) return refuse(res, 'invalid-body', remote);
+    if (!parsed.ok) return this.#refuse(res, 'invalid-body', remote);
     const { webhookUuid, channel, items, itemTexts } = parsed.body;
     // Any configured secret may open the body; only the webhook's own may have signed it.
     const expected = expectedSecret(deps.secrets, webhookUuid);
-    if (expected === undefined || !check.matched.includes(expected)) return refuse(res, 'wrong-secret-for-webhook', remote);
+    if (expected === undefined || !check.matched.includes(expected)) {
+      return this.#refuse(res, 'wrong-secret-for-webhook', remote);
+    }
 
-    const account = await owner(webhookUuid);
-    if (account === undefined) return refuse(res, 'unknown-webhook', remote);
-    const receivedAt = toIsoMicros(clock() / 1000);
+    const account = await this.#owner(webhookUuid);
+    if (account === undefined) return this.#refuse(res, 'unknown-webhook', remote);
+    const receivedAt = toIsoMicros(this.#clock() / 1000);
     const batch = normalizeDelivery(items, account, receivedAt, itemTexts);
     await deps.beforeCommit?.();
     let result: DeliveryResult;
     try {
+      const id = deliveryId(webhookUuid, raw.bytes);
       result = await deps.sink.applyDelivery(
-        { id: deliveryId(webhookUuid, raw.bytes), webhookUuid, channel, receivedAt, items: items.length, body: text },
+        { id, webhookUuid, channel, receivedAt, items: items.length, body: text },
         batch,
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      deps.logger?.error({ webhookUuid, channel, error: message }, 'webhook delivery not committed; the service will retry');
+      deps.logger?.error(
+        { webhookUuid, channel, error: message },
+        'webhook delivery not committed; the service will retry',
+      );
       deps.onDelivery?.({ outcome: 'failed', status: 500, error: message });
       send(res, 500, { error: 'the delivery could not be stored; deliver again' });
       return;
     }
     const serviceIds = batch.sessions.map((s) => s.row.service_id);
-    send(res, 200, { status: 'ok', duplicate: result.duplicate, applied: result.written, stale: result.stale, rejected: result.rejected });
-    deps.logger?.debug({ webhookUuid, channel, items: items.length, applied: result.written, stale: result.stale, duplicate: result.duplicate }, 'webhook delivery');
-    deps.onDelivery?.({
-      outcome: result.duplicate ? 'duplicate' : 'accepted',
+    const { duplicate, written: applied, stale, rejected } = result;
+    send(res, 200, { status: 'ok', duplicate, applied, stale, rejected });
+    deps.logger?.debug({ webhookUuid, channel, items: items.length, applied, stale, duplicate }, 'webhook delivery');
+    const outcome = duplicate ? 'duplicate' : 'accepted';
+    const event = {
+      outcome,
       status: 200,
       account,
       webhookUuid,
       channel,
       items: items.length,
-      applied: result.written,
-      stale: result.stale,
-      rejected: result.rejected,
+      applied,
+      stale,
+      rejected,
       serviceIds,
-    });
-    const refresher = refreshers.get(account);
-    if (refresher !== undefined && !result.duplicate) {
-      for (const session of batch.sessions) {
-        const known = result.previousCounters[session.resource].get(session.row.service_id);
-        if (refreshReason(known, session.row.update_counter) !== null) refresher.request(session.resource, session.row.service_id);
-      }
+    } as const;
+    deps.onDelivery?.(event);
+    const refresher = this.#refreshers.get(account);
+    if (refresher === undefined || duplicate) return;
+    for (const session of batch.sessions) {
+      const known = result.previousCounters[session.resource].get(session.row.service_id);
+      if (refreshReason(known, session.row.update_counter) !== null)
+        refresher.request(session.resource, session.row.service_id);
     }
-  };
+  }
+}
 
-  const receiver = ((req: IncomingMessage, res: ServerResponse): void => {
-    const work = handle(req, res).catch((error: unknown) => {
-      deps.logger?.error({ error: error instanceof Error ? error.message : String(error) }, 'webhook receiver failed');
-      send(res, 500, { error: 'internal error' });
-    });
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work));
-  }) as WebhookReceiver;
-
-  Object.defineProperties(receiver, {
-    path: { value: path, enumerable: true },
-    inFlight: { get: () => inFlight.size, enumerable: true },
-    drain: {
-      value: async (): Promise<void> => {
-        draining = true;
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-        await Promise.all([...refreshers.values()].map((r) => r.close()));
-      },
-    },
-    idle: {
-      value: async (): Promise<void> => {
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-        await Promise.all([...refreshers.values()].map((r) => r.idle()));
-      },
-    },
-    refused: { value: (reason: ConnectionRefusal, remote: string | undefined): void => report(reason, remote) },
-  });
-  return receiver;
+/** The receiver for `deps`; see WebhookReceiver. */
+export function createWebhookReceiver(deps: WebhookReceiverDeps): WebhookReceiver {
+  return new WebhookReceiver(deps);
 }

@@ -175,7 +175,7 @@ describe('retries', () => {
     const { server, client } = await setup((_req, res) => sendJson(res, 502, {}), { retry: { baseMs: 1, maxMs: 2, limit: 2 } });
     const error = await caught(client.searchPage('authentications', {}));
     expect(error).toBeInstanceOf(RetriesExhaustedError);
-    expect(error.message).toBe('gave up on POST /v1/search/authentications after 3 attempts: HTTP 502');
+    expect(error.message).toBe(`gave up on POST ${server.baseUrl}/v1/search/authentications after 3 attempts: HTTP 502`);
     expect((error as RetriesExhaustedError).status).toBe(502);
     expect((error as RetriesExhaustedError).code).toBe('RETRIES_EXHAUSTED');
     expect(server.seen).toHaveLength(3);
@@ -219,7 +219,7 @@ describe('the token never shows', () => {
 
   it('a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing; 403 on a search rejects the token', async () => {
     let mode = 400;
-    const { client } = await setup((req, res) => {
+    const { client, server } = await setup((req, res) => {
       if (mode === 0) return void res.socket?.destroy();
       sendJson(res, mode, { message: `bad ${String(req.headers.authorization)}` });
     }, { retry: { limit: 1, baseMs: 1, maxMs: 1 } });
@@ -229,7 +229,7 @@ describe('the token never shows', () => {
     mode = 0;
     const reset = await caught(client.searchPage('fingerprints', {}));
     expect(reset).toBeInstanceOf(RetriesExhaustedError);
-    expect(reset.message).toBe('gave up on POST /v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)');
+    expect(reset.message).toBe(`gave up on POST ${server.baseUrl}/v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)`);
     expectNoToken(reset);
     // Last: a refused token fails every later request of the client too.
     mode = 403;

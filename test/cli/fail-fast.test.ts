@@ -72,3 +72,29 @@ describe('a token the service refuses', () => {
     expect(Number(run!.requests)).toBeLessThanOrEqual(2);
   });
 });
+
+describe('a base URL with a path (https://host/v1): every route answers 404', () => {
+  it.each([
+    ['sync', ['sync', '--since', String(HISTORY_START)]],
+    ['health', ['health']],
+  ])('%s stops at once with exit 1, naming the URL requested and the root to give instead', async (_name, args) => {
+    sim = await simulator({ sessions: 50 });
+    const env: Record<string, string> = { ...envFor(`${sim.url}/v1`, 'test-token'), IVS_RATE: '2' };
+    const r = await timed(args, env);
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toHaveLength(1);
+    const route = args[0] === 'health' ? 'GET' : 'POST';
+    expect(errorMessage(r.stderr)).toMatch(
+      new RegExp(`^${route} ${sim.url}/v1/v1/\\S+ answered 404 \\(no such route\\): the base URL ${sim.url}/v1 has a path \\(/v1\\); .*--base-url ${sim.url}$`),
+    );
+    expect(r.stderr).not.toContain('retries');
+    expect(r.stderr).not.toContain('test-token');
+    // The first 404 stops the other workers of the client: no request per window.
+    expect(sim.stats.requests).toBeLessThanOrEqual(2);
+    if (args[0] === 'sync') {
+      const [run] = await readTarget(env.IVS_DB!, 'SELECT status, error FROM sync_runs');
+      expect(run).toMatchObject({ status: 'failed' });
+      expect(String(run!.error)).toContain('answered 404 (no such route)');
+    }
+  });
+});

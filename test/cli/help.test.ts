@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands/index.js';
+import { allCommands } from '../../src/cli/commands/index.js';
 import { GLOBAL_OPTIONS, type CliCommand, type GlobalOption } from '../../src/cli/command.js';
 import { runIvsync } from '../helpers/run-cli.js';
+
+const COMMANDS = await allCommands();
 
 interface Leaf {
   path: string[];

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { errorMessage, runIvsync } from '../helpers/run-cli.js';
+import { errorMessage, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
@@ -81,5 +81,37 @@ describe('ivsync init', () => {
     expect(forced.code).toBe(0);
     expect(readFileSync(yaml, 'utf8')).toContain('windowSeconds: 604800');
     expect(statSync(env).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('the env file init writes is read by the commands after it', () => {
+  it('init, the token filled in, then health in the same folder succeeds with no variable set', async () => {
+    const sim = await simulator();
+    const cwd = tempDir();
+    // A user's shell: no IVS_* variable at all, only PATH (the child gets exactly this env).
+    const init = await spawnIvsync(['init', '--base-url', sim.url], {}, cwd).exited;
+    expect(init.code).toBe(0);
+    const envPath = join(cwd, 'config', 'ivsync.env');
+    // What the user does next: fill in the token where the template leaves it.
+    writeFileSync(envPath, readFileSync(envPath, 'utf8').replace(/^# IVS_API_TOKEN=$/m, 'IVS_API_TOKEN=test-token'));
+    const before = healthChecks(sim);
+    const health = await spawnIvsync(['health', '--json'], {}, cwd).exited;
+    expect(health.stderr).toBe('');
+    expect(health.code).toBe(0);
+    expect(JSON.parse(health.stdout)).toEqual([{ account: 'default', apiVersion: '1.4', status: 'ok' }]);
+    expect(healthChecks(sim)).toBe(before + 1);
+  });
+
+  it('a variable of the environment wins over the env file', async () => {
+    const sim = await simulator();
+    const dir = tempDir();
+    expect((await runIvsync(['init', '--dir', dir, '--base-url', sim.url], {})).code).toBe(0);
+    const envPath = join(dir, 'ivsync.env');
+    writeFileSync(envPath, readFileSync(envPath, 'utf8').replace(/^# IVS_API_TOKEN=$/m, 'IVS_API_TOKEN=test-token'));
+    const config = ['--config', join(dir, 'ivsync.yaml')];
+    expect((await runIvsync(['health', ...config], {})).code).toBe(0);
+    const overridden = await runIvsync(['health', ...config], { IVS_API_TOKEN: 'wrong-token-456' });
+    expect(overridden.code).toBe(1);
+    expect(errorMessage(overridden.stderr)).toBe('the service rejected the token (401)');
   });
 });

@@ -32,4 +32,23 @@ describe('log records', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('backfill plan');
   });
+
+  it('on a terminal: each record its own line, with its short fields and without its lists', () => {
+    const out = stream(true);
+    const logger = createLogger({ level: 'info', destination: out.destination, bindings: { run: 'abcd1234' } });
+    logger.info({ command: 'sync', requests: 12, outcomes: plans }, 'sync finished');
+    logger.warn({ lease: 'account:default' }, 'waiting for the lease');
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/sync finished command=sync requests=12/);
+    expect(lines[0]).not.toMatch(/outcomes|authentications|\{/);
+    expect(lines[1]).toMatch(/waiting for the lease lease=account:default/);
+  });
+
+  it('on a terminal at debug level: every field stays', () => {
+    const out = stream(true);
+    const logger = createLogger({ level: 'debug', destination: out.destination, bindings: {} });
+    logger.debug({ plans }, 'backfill plan');
+    expect(out.text()).toContain('fingerprints');
+  });
 });

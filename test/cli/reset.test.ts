@@ -100,7 +100,7 @@ describe('ivsync reset', () => {
     const { db, env } = await backfilled(sim);
     const cases: Array<[readonly string[], RegExp]> = [
       [['--from', '2025-03-01', '--to', '2025-02-01'], /^--to: 2025-02-01 is before --from 2025-03-01$/],
-      [['--resource', 'photos'], /^--resource: unknown resource "photos"/],
+      [['--resources', 'photos'], /^--resources: unknown resource "photos"/],
       [['--account', 'nope'], /^--account: no account 'nope'/],
     ];
     for (const [args, message] of cases) {

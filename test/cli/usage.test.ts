@@ -14,7 +14,7 @@ describe('the command line', () => {
     [['backfill', '--to', '2024-01-01'], /--from|from/],
     [['nonsense'], /Unknown|nonsense/],
     [[], /name a command/],
-    [['sync', '--unknown-flag'], /Unknown argument/],
+    [['sync', '--unknown-flag'], /unknown option --unknown-flag/],
   ])('%j is a usage error (exit 2) and runs nothing', async (args, message) => {
     const r = await runIvsync(args, { IVS_DB: 'sqlite:/nonexistent-dir/never/created.sqlite' });
     expect(r.code).toBe(2);

@@ -34,6 +34,11 @@ const SET_BY: Partial<Record<MemberPath, { value: string; read: (c: Config) => u
   'refresh.maxRequestsPerRun': { value: '42', read: (c) => c.refresh.maxRequestsPerRun, expected: 42 },
   'verify.budget': { value: '7', read: (c) => c.verify.budget, expected: 7 },
   'verify.every': { value: '6h', read: (c) => c.verify.every !== undefined, expected: true },
+  'alerts.url': {
+    value: 'https://hooks.example.com/services/T0/B0/secret',
+    read: (c) => c.alerts.urls.map((u) => u.reveal()),
+    expected: ['https://hooks.example.com/services/T0/B0/secret'],
+  },
 };
 
 const documented = (Object.entries(MEMBER_DOCS) as Array<[MemberPath, (typeof MEMBER_DOCS)[MemberPath]]>).filter(

@@ -79,3 +79,34 @@ describe('several accounts', () => {
     ]);
   });
 });
+
+describe('the env file beside the config file (ivsync.env): below the environment, above the config file', () => {
+  /** Writes the config file and the env file with `envFile`, and loads with `flags` and the real `env`. */
+  function loadWith(row: Row, sources: { flag?: boolean; envFile: Record<string, string>; env?: Record<string, string> }): unknown {
+    const dir = tempDir();
+    const path = join(dir, 'ivsync.yaml');
+    writeFileSync(path, row.file ? stringify(row.file) : '# empty\n');
+    writeFileSync(join(dir, 'ivsync.env'), `# written by a test\n${Object.entries(sources.envFile).map(([k, v]) => `${k}="${v}"`).join('\n')}\n`);
+    return row.read(loadConfig({ flags: { config: path, ...(sources.flag ? row.flag : {}) }, env: { ...sources.env }, clock: () => NOW_MS }));
+  }
+
+  describe.each(ROWS.filter((r) => r.env !== undefined))('$option', (row) => {
+    it('the env file wins over the config file', () => {
+      expect(loadWith(row, { envFile: row.env! })).toEqual(row.want.env);
+    });
+    it.runIf(row.flag !== undefined)('a flag wins over the env file', () => {
+      expect(loadWith(row, { flag: true, envFile: row.env! })).toEqual(row.want.flag);
+    });
+  });
+
+  it('a real variable wins over the env file, and an empty one does not hide it', () => {
+    const row = ROWS.find((r) => r.option === 'db')!;
+    expect(loadWith(row, { envFile: { IVS_DB: 'sqlite:envfile.sqlite' }, env: { IVS_DB: 'sqlite:real.sqlite' } })).toBe('sqlite:real.sqlite');
+    expect(loadWith(row, { envFile: { IVS_DB: 'sqlite:envfile.sqlite' }, env: { IVS_DB: '' } })).toBe('sqlite:envfile.sqlite');
+  });
+
+  it('a bad value in the env file is reported with the file it came from', () => {
+    const row = ROWS.find((r) => r.option === 'rate')!;
+    expect(() => loadWith(row, { envFile: { IVS_RATE: 'fast' } })).toThrow(/^IVS_RATE in .*ivsync\.env: must be a positive number/);
+  });
+});

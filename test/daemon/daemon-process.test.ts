@@ -150,19 +150,24 @@ describe('the daemon process', () => {
     expect(family('ivsync_retry_wait_seconds_total')?.type).toBe('counter');
     expect(family('ivsync_items_written_total')?.samples.map((s) => s.labels.resource).sort()).toEqual(['authentications', 'fingerprints']);
     expect(family('ivsync_items_rejected_total')?.type).toBe('counter');
-    expect(family('ivsync_windows_pending')?.type).toBe('gauge');
+    expect(family('ivsync_windows')?.samples.some((s) => s.labels.status === 'done' && s.value > 0)).toBe(true);
     expect(family('ivsync_freshness_lag_seconds')?.samples.map((s) => s.labels.resource).sort()).toEqual(['authentications', 'fingerprints']);
-    expect(family('ivsync_bucket_pending')?.samples[0]?.labels).toEqual({ account: 'default' });
-    expect(family('ivsync_bucket_in_flight')?.type).toBe('gauge');
+    expect(family('ivsync_bucket_waiting_requests')?.samples[0]?.labels).toEqual({ account: 'default' });
+    expect(family('ivsync_bucket_in_flight_requests')?.type).toBe('gauge');
+    expect(family('ivsync_budget_requests_per_second')?.samples).toEqual([{ name: 'ivsync_budget_requests_per_second', labels: { account: 'default' }, value: 100 }]);
+    // A secret is configured and nothing was delivered: the stream counts as quiet.
+    expect(family('ivsync_webhook_stream_healthy')?.samples[0]?.value).toBe(0);
+    expect(family('ivsync_failed_ticks_in_a_row')?.samples[0]?.value).toBe(0);
+    expect(text).not.toMatch(/\n\n/);
     expect(family('ivsync_webhook_deliveries_total')?.samples).toEqual([{ name: 'ivsync_webhook_deliveries_total', labels: { outcome: 'refused', reason: 'signature-missing' }, value: 1 }]);
     // The history is old: its non-final sessions are not re-checked yet, or on back-off after a later run; none is hot.
     const tiers = family('ivsync_refresh_sessions')?.samples ?? [];
     expect(new Set(tiers.map((x) => x.labels.resource))).toEqual(new Set(['authentications', 'fingerprints']));
     expect(tiers.filter((x) => x.labels.tier !== 'unchecked' && x.labels.tier !== 'backoff')).toEqual([]);
     expect(family('ivsync_refresh_oldest_check_age_seconds')?.type).toBe('gauge');
-    // The check ages per tier and quantile, and the refresh budget of the runs, counted as they end.
+    // The check ages per tier and percentile, and the refresh budget of the runs, counted as they end.
     const ages = family('ivsync_refresh_check_age_seconds')?.samples ?? [];
-    expect(new Set(ages.map((x) => x.labels.quantile))).toEqual(new Set(['0.5', '0.95', '1']));
+    expect(new Set(ages.map((x) => x.labels.percentile))).toEqual(new Set(['50', '95', '100']));
     const budget = family('ivsync_refresh_requests_total')?.samples.filter((x) => x.labels.use === 'budget') ?? [];
     expect(budget.map((x) => x.labels.resource).sort()).toEqual(['authentications', 'fingerprints']);
     expect(budget.every((x) => x.value > 0)).toBe(true);

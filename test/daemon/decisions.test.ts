@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { crashBackoffMs } from '../../src/daemon/crash-backoff.js';
+import { backfillResumeMs, crashBackoffMs } from '../../src/daemon/crash-backoff.js';
 import { healthOf, type HealthFacts } from '../../src/daemon/daemon-health.js';
-import { backfillResumeMs, outcomeOf, shuffle } from '../../src/daemon/daemon.js';
-import { fairShare, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
+import { outcomeOf } from '../../src/daemon/daemon.js';
+import { fairShare, shuffle, tickClaimTtlSeconds } from '../../src/daemon/fair-share.js';
 import { LeaseHeldError } from '../../src/daemon/lease-held-error.js';
 import { LeaseLostError } from '../../src/daemon/lease-lost-error.js';
 import { accountLease, deadOnThisHost, holderId, parseHolder, tickLease } from '../../src/store/leases/lease-names.js';
@@ -100,7 +100,7 @@ describe('run outcomes', () => {
   it.each<[string, unknown, unknown]>([
     ['no error', undefined, { status: 'succeeded' }],
     ['lease held elsewhere', new LeaseHeldError(lease), { status: 'held', holder: 'box:42:ab12cd34' }],
-    ['lease taken over mid-run', new LeaseLostError('account:default', 'box:43:cd34ab12'), { status: 'held', holder: 'box:43:cd34ab12' }],
+    ['lease taken over mid-run', new LeaseLostError('account:default', 'box:43:cd34ab12'), { status: 'held', holder: 'box:43:cd34ab12', lost: true }],
     ['interrupted', new InterruptedError('stopped'), { status: 'interrupted' }],
     ['failed', new FatalError('X', 'boom'), { status: 'failed', error: 'boom' }],
     ['not an Error', 'odd', { status: 'failed', error: 'odd' }],

@@ -24,6 +24,8 @@ describe('rate limit', () => {
     expect((await call(sim, 'GET', '/v1/health')).status).toBe(200);
     expect((await call(sim, 'GET', '/v1/health')).status).toBe(429);
     expect(sim.stats.byRoute['GET /v1/health']).toEqual({ '200': 8, '429': 3 });
+    // Per owner only what its bucket let through, with the clock of the first and the last.
+    expect(sim.stats.byOwner).toEqual({ alice: { requests: 7, firstAt: 1_000_000, lastAt: 1_000_400 }, bob: { requests: 1, firstAt: 1_000_000, lastAt: 1_000_000 } });
   });
 });
 

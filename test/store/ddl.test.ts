@@ -1,14 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TABLES as initialTables, TYPES as initialTypes } from '../../migrations/20251122000000_initial.js';
 import * as typedTime from '../../migrations/20261123000000_typed_time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { duckdbCreateTable, duckdbDownStatements, duckdbUpStatements } from '../../src/store/drivers/duckdb/duckdb-ddl.js';
 import { frozenTable } from '../../src/store/migration/frozen-table.js';
-import { applyStepsWithKnex } from '../../src/store/drivers/knex-ddl.js';
+import { applyStepsWithKnex, revertStepsWithKnex } from '../../src/store/drivers/knex-ddl.js';
+import { isWithoutRowid } from '../../src/store/drivers/sqlite/sqlite-rebuild.js';
 import type { MigrationStep, StepTable } from '../../src/store/migration/migration-step.js';
 import { VIEWS, viewSql } from '../../src/store/views.js';
 
@@ -146,6 +147,81 @@ describe('knex DDL from the frozen steps (SQLite)', () => {
     } finally {
       await knex.destroy();
     }
+  });
+});
+
+describe('session_history without a rowid (SQLite)', () => {
+  let dir = '';
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ivsync-ddl-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const historyStep = MIGRATIONS.find((m) => m.name === '20261126400000_history_without_rowid')!;
+  const rows = async (knex: Knex, sql: string) => (await knex.raw(sql)) as Array<Record<string, unknown>>;
+  const tableSql = async (knex: Knex) =>
+    String((await rows(knex, "SELECT sql FROM sqlite_schema WHERE name = 'session_history'"))[0]!.sql);
+  const indexes = async (knex: Knex) =>
+    (await rows(knex, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_history'")).length;
+  const versions = async (knex: Knex) =>
+    rows(knex, 'SELECT service_id, valid_from, result_id FROM session_history ORDER BY service_id, valid_from');
+
+  it('keeps the key as the table, no index beside it; rows and views stay; reverting puts the rowid back', async () => {
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: join(dir, 'x.sqlite') },
+      useNullAsDefault: true,
+    });
+    try {
+      const upTo = MIGRATIONS.indexOf(historyStep);
+      for (const m of MIGRATIONS.slice(0, upTo)) await applyStepsWithKnex(knex, m.steps);
+      // A rowid table keeps its key a second time, in an index of its own.
+      expect(await indexes(knex)).toBe(1);
+      await knex.raw(
+        `INSERT INTO session_history
+           (service_id, resource, account, valid_from, valid_to, result_id, result_final, source, api_version)
+         VALUES
+           ('b', 'authentications', 'default', '2026-01-02T00:00:00.000000Z', NULL, 'authentic', 1, 'search', '1.4'),
+           ('a', 'authentications', 'default', '2026-01-01T00:00:00.000000Z', '2026-01-03T00:00:00.000000Z',
+            'pending', 0, 'search', '1.4'),
+           ('a', 'authentications', 'default', '2026-01-03T00:00:00.000000Z', NULL, 'fake', 1, 'get', '1.4')`,
+      );
+      const before = await versions(knex);
+
+      await applyStepsWithKnex(knex, historyStep.steps);
+      expect(isWithoutRowid(await tableSql(knex))).toBe(true);
+      expect(await indexes(knex)).toBe(0);
+      expect(await versions(knex)).toEqual(before);
+      expect(await rows(knex, 'SELECT service_id, version FROM v_session_timeline')).toHaveLength(3);
+      // The key still holds: a second version at the same start is refused.
+      await expect(
+        knex.raw(
+          `INSERT INTO session_history (service_id, resource, account, valid_from, source, api_version)
+           VALUES ('b', 'authentications', 'default', '2026-01-02T00:00:00.000000Z', 'get', '1.4')`,
+        ),
+      ).rejects.toThrow(/UNIQUE/);
+      // Applied again (a target rebuilt already), nothing happens.
+      await applyStepsWithKnex(knex, historyStep.steps);
+      expect(await versions(knex)).toEqual(before);
+
+      await revertStepsWithKnex(knex, historyStep.steps);
+      expect(isWithoutRowid(await tableSql(knex))).toBe(false);
+      expect(await indexes(knex)).toBe(1);
+      expect(await versions(knex)).toEqual(before);
+      // It reads the rebuilt table (and finds nothing: it joins the session rows, which this target lacks).
+      expect(await rows(knex, 'SELECT service_id FROM v_result_turnaround')).toEqual([]);
+    } finally {
+      await knex.destroy();
+    }
+  });
+
+  it('tells a WITHOUT ROWID statement from one that only names it', () => {
+    expect(isWithoutRowid('CREATE TABLE t (a text, primary key (a)) WITHOUT ROWID')).toBe(true);
+    expect(isWithoutRowid('CREATE TABLE "t" (`a` text not null, primary key (`a`)) without rowid')).toBe(true);
+    expect(isWithoutRowid('CREATE TABLE t (a text, primary key (a))')).toBe(false);
+    expect(isWithoutRowid("CREATE TABLE t (note text default 'WITHOUT ROWID', primary key (note))")).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { openSink } from '../../src/store/open-sink.js';
 import { readRow } from '../../src/store/row-reader.js';
 import { table } from '../../src/schema/schema.js';
 import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
-import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
+import { startWebhookServer } from '../../src/http/webhook-server.js';
 import { clientOptions } from '../helpers/client-options.js';
 import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';

@@ -5,7 +5,7 @@ import type { RunningSimulator } from '../../src/simulator/index.js';
 import { withDeepNesting } from '../../src/simulator/poison.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
-import { startWebhookServer } from '../../src/webhooks/webhook-server.js';
+import { startWebhookServer } from '../../src/http/webhook-server.js';
 import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';

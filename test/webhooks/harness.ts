@@ -9,7 +9,7 @@ import type { QueryableSink } from '../../src/store/sql-sink.js';
 import type { ConnectionLimits } from '../../src/webhooks/connection-guard.js';
 import { createWebhookReceiver, type DeliveryEvent, type WebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
 import type { WebhookSecrets } from '../../src/webhooks/webhook-secrets.js';
-import { startWebhookServer, type RunningWebhookServer } from '../../src/webhooks/webhook-server.js';
+import { startWebhookServer, type RunningWebhookServer } from '../../src/http/webhook-server.js';
 import { query } from '../helpers/sqlite-target.js';
 import { clientOptions } from '../helpers/client-options.js';
 

@@ -54,7 +54,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
         runBackfill(deps, { runId, accounts: selected.map((a) => a.name), from, to, resources, wait: args.wait ?? false }),
       );
     } finally {
-      progress.stop();
+      progress.stop(report !== undefined && report.error === null && report.failedWindows.length === 0);
     }
     if (report.failedWindows.length > 0) logger.error({ failed: report.failedWindows }, 'windows failed');
     if (report.error) throw report.error;

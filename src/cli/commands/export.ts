@@ -47,7 +47,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       const { exportTarget } = await import('../../store/export/export.js');
       const report = await exportTarget(from.kind === 'duckdb' ? { duckdbFile: from.path } : sink, to, {
         force: args.force === true,
-        onProgress: (r) => logger.info({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
+        // The table printed at the end says the same: each relation as it is done is for --verbose.
+        onProgress: (r) => logger.debug({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
       });
       relations = report.relations;
     } finally {

@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Argv } from 'yargs';
 import { configTemplate, envTemplate } from '../../config/config-template.js';
 import type { Config } from '../../config/config.js';
 import { DEFAULTS } from '../../config/defaults.js';
@@ -9,7 +8,7 @@ import { locateConfigFile } from '../../config/read-config-file.js';
 import { UserError } from '../../errors.js';
 import { checkCredentials, type CredentialCheck } from '../check-credentials.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand, type GlobalArgs } from '../command.js';
+import { EXIT, type CliCommand } from '../command.js';
 import { configFlags } from '../config-flags.js';
 import { loggerFor, selectAccounts } from '../runtime.js';
 
@@ -58,7 +57,7 @@ export const initCommand: CliCommand<InitArgs> = {
   builder: (yargs) =>
     yargs
       .option('dir', { type: 'string', default: DEFAULT_DIR, describe: 'where to write ivsync.yaml and ivsync.env' })
-      .option('force', { type: 'boolean', describe: 'replace files that exist already' }) as unknown as Argv<GlobalArgs>,
+      .option('force', { type: 'boolean', describe: 'replace files that exist already' }),
   run: async ({ args, io, runId }) => {
     const configPath = join(args.dir, 'ivsync.yaml');
     const envPath = join(args.dir, 'ivsync.env');
@@ -103,7 +102,7 @@ export const initCommand: CliCommand<InitArgs> = {
     io.stdout.write(
       credentials.status === 'ok'
         ? `credentials: ${credentials.accounts.map((a) => `${a.account} ok (api ${a.apiVersion})`).join(', ')}\n`
-        : `credentials: NOT CHECKED: ${credentials.reason}; fill in ${envPath}, load it, and run ivsync health\n`,
+        : `credentials: NOT CHECKED: ${credentials.reason}; fill in ${envPath} and run ivsync health\n`,
     );
     const width = Math.max(...next.map((n) => n.command.length));
     io.stdout.write(`next:\n${next.map((n) => `  ${n.command.padEnd(width)}   # ${n.why}\n`).join('')}`);

@@ -12,7 +12,7 @@ import { loggerFor, selectAccounts } from '../runtime.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
 interface ResetArgs extends LeaseArgs {
-  resource?: string;
+  resources?: string;
   from?: string;
   to?: string;
 }
@@ -22,18 +22,24 @@ export const resetCommand: CliCommand<ResetArgs> = {
   describe: 'reopen stored windows (sealed ones too) so that the next backfill or sync pages them again; the rows stay until then',
   uses: USES.accounts,
   examples: [
-    ['$0 reset --resource fingerprints --from 2025-03-01 --to 2025-03-31', 'page March 2025 of the fingerprints again on the next run'],
+    ['$0 reset --resources fingerprints --from 2025-03-01 --to 2025-03-31', 'page March 2025 of the fingerprints again on the next run'],
     ['$0 reset --account shop-eu --json', 'reopen every window of one account, and say what in JSON'],
   ],
   builder: (yargs) =>
     withLeaseOptions(yargs)
-      .option('resource', { type: 'string', describe: `comma-separated: ${RESOURCES.join(',')} (default: both)` })
+      .option('resources', {
+        type: 'string',
+        // The spelling every other command takes; the singular one older scripts use still works.
+        alias: 'resource',
+        describe: `comma-separated: ${RESOURCES.join(',')} (default: both)`,
+      })
       .option('from', { type: 'string', describe: 'only windows from this time: ISO 8601 or epoch seconds (default: the whole stored history)' })
       .option('to', { type: 'string', describe: 'only windows up to this time (inclusive)' }),
   run: async ({ args, io, config: load, runId }) => {
     const config = load();
     const now = io.clock() / 1000;
-    const resources: readonly ResourceName[] = args.resource === undefined ? RESOURCES : parseResources(args.resource, { kind: 'flag', name: '--resource' });
+    const resources: readonly ResourceName[] =
+      args.resources === undefined ? RESOURCES : parseResources(args.resources, { kind: 'flag', name: '--resources' });
     const { from, to } = parseBounds({ from: args.from, to: args.to }, { from: '--from', to: '--to' }, now);
     const accounts = selectAccounts(config, args.account).map((a) => a.name);
     const holderId = runId();

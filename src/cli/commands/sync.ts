@@ -47,7 +47,10 @@ export const syncCommand: CliCommand<SyncArgs> = {
     const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     const onEvent = (event: CrawlEvent) => {
-      if (event.type === 'pass-done' || event.type === 'page') logger.debug(event, event.type);
+      // Pages, passes and the refresh plan (naiveCost, deferred) are the crawler's workings: --verbose
+      // shows them; the report on stdout and status say what a run did.
+      if (event.type === 'pass-done' || event.type === 'page' || event.type === 'refresh') logger.debug(event, event.type);
+      else if (event.type === 'window-failed') logger.warn(event, event.type);
       else logger.info(event, event.type);
     };
     const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false }, (deps) =>

@@ -4,6 +4,7 @@ import { parseBounds } from '../../config/interval.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
+import { RequestProgress } from '../request-progress.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
 import { withResources } from './crawl-options.js';
@@ -44,8 +45,14 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
     const runId = runIdOf();
     const logger = loggerFor(config, io, runId);
     // Opened only when it exists already: verify never creates the target it is asked to check.
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false }, (deps) => {
+    let progress: RequestProgress | undefined;
+    const onRequest = () => progress?.onRequest();
+    const runOptions = { runId, logger, ttlSeconds: leaseTtl(args), existing: true, wait: args.wait ?? false, onRequest };
+    const report = await withRunDeps(config, io, selected, runOptions, (deps) => {
       logger.info({ budget, seed, from, to, repair: args.repair ?? false }, `verify: paging a sample of the stored windows within ${budget} requests (seed ${seed})`);
+      // Drawn once the target is open and the leases held: a refusal before that needs no bar.
+      const tty = Boolean(io.stderr.isTTY) && !config.json;
+      progress = new RequestProgress({ tty, stream: io.stderr, logger, budget, label: 'verify' });
       return runVerify(deps, {
         runId,
         accounts: selected.map((a) => a.name),
@@ -56,7 +63,7 @@ export const verifyCommand: CliCommand<VerifyArgs> = {
         to,
         repair: args.repair ?? false,
         wait: args.wait ?? false,
-      });
+      }).finally(() => progress?.stop());
     });
     for (const f of report.failed) logger.error(f, 'window could not be paged');
     io.stdout.write(config.json ? `${JSON.stringify(verifyJson(report))}\n` : renderVerify(report));

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { Argv } from 'yargs';
 import type { ServiceClient } from '../../api/service-client.js';
 import type { AccountConfig, Config } from '../../config/config.js';
 import { InputError, UserError } from '../../errors.js';
@@ -15,9 +14,10 @@ import { oneLine } from '../one-line.js';
 import { rethrowManagementFailure } from '../../webhooks/management-failure.js';
 import { buildWebhookCreate } from '../../webhooks/webhook-create-request.js';
 import { hasAnySecret, type WebhookSecrets } from '../../webhooks/webhook-secrets.js';
-import { startWebhookServer } from '../../webhooks/webhook-server.js';
+import { startWebhookServer } from '../../http/webhook-server.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand, type CommandContext, type GlobalArgs } from '../command.js';
+import { sendTestCommand } from './webhooks-send-test.js';
+import { EXIT, type CliCommand, type CommandContext } from '../command.js';
 import { bindAccounts } from '../../app/bind-accounts.js';
 import { loggerFor, selectAccounts, type CliIo } from '../runtime.js';
 import { receiverFor } from '../../app/receiver-for.js';
@@ -99,7 +99,7 @@ const createCommand: CliCommand<CreateArgs> = {
         type: 'string',
         array: true,
         describe: 'key=value[,value...], repeatable; activity.name is required. Keys: activity.name, activity.form_factor, owner.user.username',
-      }) as unknown as Argv<GlobalArgs>,
+      }),
   run: async (ctx) => {
     const { args } = ctx;
     // Validated before any request: a mistake costs nothing at the service.
@@ -145,7 +145,7 @@ const showCommand: CliCommand<UuidArgs> = {
   command: 'show <uuid>',
   examples: [['$0 webhooks show 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40 --json', 'one webhook, as JSON']],
   describe: 'show one webhook and mirror it',
-  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
+  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }),
   run: (ctx) =>
     withManagement(ctx, async ({ config, account, client, sink, now }) => {
       const obj = await client.webhooks.get(ctx.args.uuid).catch((error: unknown) => rethrowManagementFailure(error, 'show', { uuid: ctx.args.uuid }));
@@ -159,7 +159,7 @@ const deactivateCommand: CliCommand<UuidArgs> = {
   command: 'deactivate <uuid>',
   examples: [['$0 webhooks deactivate 6f1c2a8e-0d3b-4a52-9e8f-5b7a1c9d2e40', 'stop its deliveries; its row stays, active = false']],
   describe: 'deactivate a webhook (its row stays in the webhooks table with active = false)',
-  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }) as unknown as Argv<GlobalArgs>,
+  builder: (yargs) => yargs.positional('uuid', { type: 'string', describe: 'webhook uuid', demandOption: true }),
   run: (ctx) =>
     withManagement(ctx, async ({ config, account, client, sink, logger, now }) => {
       const { uuid } = ctx.args;
@@ -209,14 +209,14 @@ const serveCommand: CliCommand<ServeArgs> = {
   builder: (yargs) =>
     yargs
       .option('port', { type: 'number', demandOption: true, describe: 'port to listen on (0: any free port)' })
-      .option('host', { type: 'string', default: '0.0.0.0', describe: 'address to listen on (127.0.0.1 behind a reverse proxy)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on (0.0.0.0 to take deliveries from the service directly)' })
       .option('tls-cert', { type: 'string', describe: 'PEM certificate chain: serve HTTPS directly' })
       .option('tls-key', { type: 'string', describe: 'PEM private key of --tls-cert' })
       .option('domain-verification', {
         type: 'string',
         array: true,
         describe: 'TOKEN=VALUE, repeatable: serve VALUE at /.well-known/service-domain-verification/TOKEN',
-      }) as unknown as Argv<GlobalArgs>,
+      }),
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const secrets: WebhookSecrets = { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret };
@@ -268,8 +268,8 @@ const serveCommand: CliCommand<ServeArgs> = {
 
 export const webhooksCommand: CliCommand = {
   command: 'webhooks',
-  describe: 'receive deliveries (serve) and manage the webhooks of the account (create, list, show, deactivate)',
+  describe: 'receive deliveries (serve), test the receiver (send-test), and manage the webhooks of the account (create, list, show, deactivate)',
   uses: USES.crawl,
   examples: [['$0 webhooks serve --port 8080', 'take deliveries at POST /webhooks'], ['$0 webhooks list', 'the active webhooks, as a table']],
-  subcommands: [serveCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
+  subcommands: [serveCommand, sendTestCommand, createCommand, listCommand, showCommand, deactivateCommand] as ReadonlyArray<CliCommand<never>>,
 };

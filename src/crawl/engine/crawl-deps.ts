@@ -50,6 +50,12 @@ export interface CrawlAccount {
   client: CrawlClient;
   /** The token's bucket, so that a crawl adds request streams only while it has room. */
   bucket?: BucketRoom | undefined;
+  /**
+   * Seconds between this account's runs, when its schedule is its own
+   * (`accounts[].schedule`): its refresh budget and back-off count in its runs.
+   * @default the refresh settings' runSeconds (the daemon's schedule)
+   */
+  runSeconds?: number | undefined;
 }
 
 /** The part of the API client the crawl uses. */
@@ -74,7 +80,8 @@ export type Normalize = (
 
 /** What the crawl reports as it goes (progress bars, logs, metrics). */
 export type CrawlEvent =
-  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number }
+  /** `pagesLeft`: the pages the crawl expects to take still, each stream at its own density; null while unknown. */
+  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number; pagesLeft: number | null }
   | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
   | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
   | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }

@@ -215,7 +215,18 @@ export class Crawler {
       this.#outcome.items += page.items.length;
       const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
       this.#outcome.written += sum('written');
-      this.#ctx.onEvent?.({ type: 'page', account, resource: stream.resource, items: page.items.length, rejected: sum('rejected'), written: sum('written'), stale: sum('stale'), covered: step });
+      const pagesLeft = this.#pagesLeft();
+      this.#ctx.onEvent?.({
+        type: 'page',
+        account,
+        resource: stream.resource,
+        items: page.items.length,
+        rejected: sum('rejected'),
+        written: sum('written'),
+        stale: sum('stale'),
+        covered: step,
+        pagesLeft,
+      });
       for (const [i, part] of parts.entries()) {
         if (!part.done) continue;
         const { window } = stream.windows[asked + i]!;
@@ -241,11 +252,17 @@ export class Crawler {
     const bucket = this.#account.bucket;
     const roundTripMs = this.#roundTrip.ms;
     if (!bucket || roundTripMs === null) return false;
+    const left = this.#pagesLeft();
+    const rest = this.#restPages(stream);
+    return rest !== null && left !== null && outlasts(rest, roundTripMs, left, bucket.spacingMs);
+  }
+
+  /** Pages everything not yet fetched is expected to take, each stream at its own density; null while one is unknown. */
+  #pagesLeft(): number | null {
     let left = 0;
     for (const s of this.#streams) left += this.#restPages(s) ?? NaN;
     for (const span of this.#pool) left += ((span.to - span.from) * (this.#density(span.resource) ?? NaN)) / PAGE_SIZE;
-    const rest = this.#restPages(stream);
-    return rest !== null && Number.isFinite(left) && outlasts(rest, roundTripMs, left, bucket.spacingMs);
+    return Number.isFinite(left) ? left : null;
   }
 
   /** Pages the stream's unfetched rest is expected to take, or null while its density is unknown. */

@@ -43,12 +43,13 @@ export async function refreshNonFinal(
   const settings = ctx.refresh ?? DEFAULT_REFRESH_SETTINGS;
   const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
   const lastDelivery = await sink.lastDeliveryAt();
+  const runSeconds = account.runSeconds ?? settings.runSeconds;
   const policy: RefreshPolicy = {
     hotSeconds: settings.hotSeconds,
-    runSeconds: settings.runSeconds,
+    runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
     // The budget is the account's: its resources refresh side by side, each on an even share.
-    maxRequests: refreshBudget(settings, {
+    maxRequests: refreshBudget({ ...settings, runSeconds }, {
       rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
       resources: ctx.resourcesInRun ?? 1,
       passRequests,

@@ -22,14 +22,35 @@ export function pagesInPart(window: WindowState): boolean {
   return window.status === 'done' && window.syncedTo !== null;
 }
 
-/** The range paging sessions created in [lo, hi] asks for: whole seconds (as window bounds are), past the last one, inside the window. */
+/**
+ * The range paging sessions created in [lo, hi] asks for: whole seconds (as
+ * window bounds are), past the last one, inside the window.
+ */
 export function partRange(window: WindowState, lo: number, hi: number, now: number): [number, number] {
   return [Math.max(window.windowStart, Math.floor(lo)), Math.min(window.windowEnd, Math.ceil(now), Math.floor(hi) + 1)];
 }
 
-/** Requests that paging [lo, hi] of the window again takes: at least one, the whole window when it cannot be paged in part. */
+/**
+ * Items the window holds now, as far as its last pass tells: what that pass
+ * counted when it covered the whole window, else its density over the
+ * window's span up to now. A refresh's pass covers only a part, and its count
+ * is the part's, not the window's.
+ */
+export function windowItems(window: WindowState, now: number): number {
+  const end = Math.min(window.windowEnd, Math.ceil(now));
+  const from = window.passFrom ?? window.windowStart;
+  const to = window.passTo ?? window.windowEnd;
+  if (from <= window.windowStart && to >= end) return window.items;
+  const density = windowDensity(window);
+  return density === null ? window.items : Math.max(window.items, density * Math.max(0, end - window.windowStart));
+}
+
+/**
+ * Requests that paging [lo, hi] of the window again takes: at least one, the
+ * whole window when it cannot be paged in part.
+ */
 export function partPages(window: WindowState, lo: number, hi: number, now: number): number {
-  const whole = Math.max(1, Math.ceil(window.items / PAGE_SIZE));
+  const whole = Math.max(1, Math.ceil(windowItems(window, now) / PAGE_SIZE));
   if (!pagesInPart(window)) return whole;
   const density = windowDensity(window);
   if (density === null) return 1;

@@ -105,7 +105,8 @@ export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D,
     const finishedAt = now();
     const error = result.error?.message ?? null;
     const { status, itemsWritten, refresh } = result;
-    await deps.runs.finishRun(id, { finishedAt, status, requests: scope.tally.requests, itemsWritten, error, refresh });
+    const { requests, throttled, retryWaitMs } = scope.tally;
+    await deps.runs.finishRun(id, { finishedAt, status, requests, itemsWritten, error, refresh, throttled, retryWaitMs });
     return { ...result.details, runId: id, command: spec.command, account: spec.account, startedAt, finishedAt, status: result.status, error: result.error, requests: scope.tally.requests, itemsWritten: result.itemsWritten };
   });
 }

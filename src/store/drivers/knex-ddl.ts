@@ -3,6 +3,7 @@ import type { Dialect } from '../../schema/dialect.js';
 import type { ColumnRetype, MigrationStep, StepTable, StepTypes, StepView } from '../migration/migration-step.js';
 import { retypeExpression, sameSqlType } from '../migration/retype-column.js';
 import { viewSql } from '../migration/view-sql.js';
+import { rebuildSqliteTable } from './sqlite/sqlite-rebuild.js';
 
 /** The knex targets: SQLite (better-sqlite3) and PostgreSQL (pg). */
 export type KnexDialect = Exclude<Dialect, 'duckdb'>;
@@ -24,8 +25,13 @@ function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNu
   else builder.nullable();
 }
 
-async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
-  await knex.schema.createTable(def.name, (t) => {
+/** The columns, key and indexes of a frozen table, as knex builds them (also for a rebuild under another name). */
+export function tableBuilder(
+  def: StepTable,
+  dialect: KnexDialect,
+  types: StepTypes,
+): (t: Knex.CreateTableBuilder) => void {
+  return (t) => {
     for (const column of def.columns) {
       const notNull = column.nullable === false || def.primaryKey.includes(column.name);
       addColumn(t, column.name, types[column.type][dialect], notNull);
@@ -36,7 +42,11 @@ async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, typ
       if (index.unique) t.unique([...index.columns], { indexName: name });
       else t.index([...index.columns], name);
     }
-  });
+  };
+}
+
+async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
+  await knex.schema.createTable(def.name, tableBuilder(def, dialect, types));
 }
 
 /** Each column's SQL type in the current schema, by `table.column` (PostgreSQL's own names: timestamptz, text, jsonb). */
@@ -109,6 +119,12 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
         break;
       case 'duckdbKeyless':
         break;
+      case 'sqliteWithoutRowid':
+        if (dialect !== 'sqlite') break;
+        for (const def of step.tables) {
+          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), true);
+        }
+        break;
     }
   }
 }
@@ -136,6 +152,12 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         await retypeColumns(knex, dialect, step.columns.map((r) => ({ ...r, from: r.to, to: r.from })), step.views);
         break;
       case 'duckdbKeyless':
+        break;
+      case 'sqliteWithoutRowid':
+        if (dialect !== 'sqlite') break;
+        for (const def of step.tables) {
+          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), false);
+        }
         break;
     }
   }

@@ -53,7 +53,15 @@ export type MigrationStep =
    * (duckdb-keyless.ts), rows kept; reverting rebuilds them with the key.
    * `types` as in createTable. SQLite and PostgreSQL keep their keys: nothing happens there.
    */
-  | { readonly kind: 'duckdbKeyless'; readonly tables: readonly StepTable[]; readonly types: StepTypes };
+  | { readonly kind: 'duckdbKeyless'; readonly tables: readonly StepTable[]; readonly types: StepTypes }
+  /**
+   * In SQLite, rebuilds each table that still has a rowid as a WITHOUT ROWID
+   * table, rows kept (sqlite-rebuild.ts): its primary key is then the table,
+   * with no index beside it holding the key again. Reverting rebuilds it with
+   * a rowid. `types` as in createTable; the tables have no other index.
+   * DuckDB and PostgreSQL have no such tables: nothing happens there.
+   */
+  | { readonly kind: 'sqliteWithoutRowid'; readonly tables: readonly StepTable[]; readonly types: StepTypes };
 
 /** A column as a migration created it. */
 export interface StepColumn {

@@ -61,7 +61,7 @@ export class SqlRunLog implements RunLog {
     await this.#driver.transaction(async (tx) => {
       const changed = await tx.run(
         `UPDATE sync_runs SET finished_at = ?, status = ?, requests = ?, items_written = ?, error = ?,
-           refresh_budget = ?, refresh_spent = ?
+           refresh_budget = ?, refresh_spent = ?, throttled = ?, retry_wait_ms = ?
          WHERE id = ?`,
         [
           end.finishedAt,
@@ -71,6 +71,8 @@ export class SqlRunLog implements RunLog {
           end.error,
           end.refresh?.budget ?? null,
           end.refresh?.spent ?? null,
+          end.throttled ?? 0,
+          Math.round(end.retryWaitMs ?? 0),
           id,
         ],
       );

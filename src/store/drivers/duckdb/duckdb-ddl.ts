@@ -98,6 +98,8 @@ export async function duckdbUpStatements(steps: readonly MigrationStep[], catalo
           out.push(...rebuildSql(def, duckdbCreateTable(def, step.types, false)));
         }
         break;
+      case 'sqliteWithoutRowid':
+        break;
     }
   }
   return out;
@@ -129,6 +131,8 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
         return [step.down.duckdb];
       case 'duckdbKeyless':
         return step.tables.flatMap((def) => rebuildSql(def, duckdbCreateTable(def, step.types, true)));
+      case 'sqliteWithoutRowid':
+        return [];
     }
   });
 }

@@ -224,11 +224,11 @@ export class SqliteDriver implements SqlDriver {
     this.#rowsWritten = 0;
     try {
       const result = await work(this.#executor(db));
-      db.exec('COMMIT');
+      this.#prepare(db, 'COMMIT').run();
       if (begin === 'BEGIN IMMEDIATE') this.#afterWrite(db);
       return result;
     } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      if (db.inTransaction) this.#prepare(db, 'ROLLBACK').run();
       throw error;
     }
   }
@@ -255,7 +255,8 @@ export class SqliteDriver implements SqlDriver {
     const deadline = Date.now() + this.#busyTimeoutMs;
     for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
       try {
-        db.exec(begin);
+        // Prepared once per connection, as every statement here: exec compiles its text on each call.
+        this.#prepare(db, begin).run();
         return;
       } catch (error) {
         if (!isBusy(error) || Date.now() >= deadline) throw error;
