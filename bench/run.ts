@@ -88,6 +88,15 @@ if (sections.includes('scale')) {
   console.log(commandsTable(runs));
 }
 
+// Only when named (`npm run bench -- fleet [--daemons 3] [--accounts 120] [--ticks 12] [--period 15]`):
+// daemons sharing one Postgres, one of them killed; needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL.
+if (sections.includes('fleet')) {
+  const { fleetRun, fleetTable, fleetOptionsFrom } = await import('./fleet.js');
+  const options = fleetOptionsFrom(process.argv.slice(2));
+  console.log(`\nFleet: daemons sharing one Postgres target, one SIGKILLed after half the ticks (${new Date().toISOString()})\n`);
+  console.log(fleetTable(await fleetRun(options)));
+}
+
 // Only when named (`npm run bench -- accounts [--accounts 1,10,40] [--rates lifted,10] [--targets sqlite,postgres]
 // [--sessions-per-account 2500]`): one process backfilling many accounts, each with its own token and bucket.
 if (sections.includes('accounts')) {
