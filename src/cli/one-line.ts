@@ -8,6 +8,7 @@ export const MESSAGE_LIMIT = 300;
  * first line break and the limit; the store already shortens its own.
  */
 export function oneLine(message: string, limit = MESSAGE_LIMIT): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it replaces
   const line = (message.split(/\r?\n|\r/, 1)[0] ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').toWellFormed().trimEnd();
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }

@@ -247,6 +247,7 @@ export function shortDriverMessage(message: string, statementFirst = SQL_START.t
   }
   text = text.split(/\r?\n/, 1)[0] ?? '';
   text = text.replace(/\s+Input: [\s\S]*$/, '');
+  // eslint-disable-next-line no-control-regex -- the control characters are what it replaces
   text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').toWellFormed().trim();
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
 }
