@@ -56,6 +56,8 @@ export async function openApp(config: Config, options: OpenAppOptions): Promise<
     const sink = await openTarget(config, {
       existing: options.existing ?? false,
       logger,
+      // A run stopped while the target is down stops at once instead of retrying out the budget.
+      signal,
       ...(options.wait === true ? { wait: { signal, logger } } : {}),
     });
     const keeper = leaseKeeper(sink, options, logger, options.id, options.leaseTtlSeconds);

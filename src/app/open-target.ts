@@ -12,6 +12,8 @@ export interface OpenTargetOptions {
    * @default the wait's, else none
    */
   logger?: StoreLogger;
+  /** Ends the retries of an unavailable target at once (the process's SIGINT and SIGTERM). @default never */
+  signal?: AbortSignal;
 }
 
 /** Opens the configured target (`db`), migrated unless `existing`. */
@@ -21,6 +23,7 @@ export async function openTarget(config: Config, options: OpenTargetOptions = {}
   return openSink(config.db, {
     existing: options.existing ?? false,
     retrySeconds: config.store.retrySeconds,
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(wait ? { waitWhileLocked: wait.signal } : {}),
     ...(logger ? { logger } : {}),
   });

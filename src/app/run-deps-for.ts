@@ -1,6 +1,7 @@
 import type { AccountConfig, Config } from '../config/config.js';
 import { CommitQueue } from '../crawl/engine/commit-queue.js';
 import type { CrawlEvent } from '../crawl/engine/crawl-deps.js';
+import { StreamBudget } from '../crawl/engine/stream-budget.js';
 import { WindowClaims } from '../crawl/engine/window-claims.js';
 import type { RunDeps } from '../crawl/runs/run-deps.js';
 import type { RunLeases } from '../crawl/runs/run-recorder.js';
@@ -44,6 +45,7 @@ export function runDeps(
     leases: parts.leases,
     commits: new CommitQueue(parts.sink),
     claims: new WindowClaims(),
+    streams: new StreamBudget(config.crawl.processConcurrency),
     onEvent: parts.onEvent,
   };
 }

@@ -53,6 +53,14 @@ export interface CrawlConfig {
    * full at 1 s latency), not the number that runs.
    */
   readonly concurrency: number;
+  /**
+   * Most request streams at once in the process, over all its accounts,
+   * shared fairly between the accounts paging (each may start one, and none
+   * grows past an equal share while others page). A stream holds up to one
+   * page between its request and its commit, so this bounds the pages in
+   * memory when many accounts crawl at once; one account alone may use it all.
+   */
+  readonly processConcurrency: number;
   /** How far behind the high-water mark `sync` starts again, in seconds (late uploads). */
   readonly overlapSeconds: number;
   /** Where the first `sync` on an empty target starts, epoch seconds (--since, IVS_SINCE or crawl.since). */
@@ -123,6 +131,8 @@ export interface AlertsConfig {
   readonly urls: readonly Secret[];
   readonly retries: number;
   readonly timeoutMs: number;
+  /** The staleness bound of non-final sessions' checks (alerts.staleCheckSeconds); undefined: derived per account. */
+  readonly staleCheckSeconds: number | undefined;
 }
 
 export interface VerifyConfig {

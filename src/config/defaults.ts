@@ -51,6 +51,12 @@ export const DEFAULTS = deepFreeze({
     /** Windows paged at once per account: enough to keep 10 requests/s in flight at 1 s latency. @default 24 */
     concurrency: 24,
     /**
+     * Streams at once over all accounts of the process: four accounts' worth
+     * of `concurrency`, which keeps forty accounts' pages in flight, and the
+     * memory they hold, to a tenth of what forty times 24 would. @default 96
+     */
+    processConcurrency: 96,
+    /**
      * How far behind the high-water mark `sync` starts again, in seconds.
      * Sessions recorded on offline devices are uploaded late with their
      * original timestamps; a day covers a device offline for a working day and
@@ -155,8 +161,9 @@ export const DEFAULTS = deepFreeze({
     /**
      * Where the daemon POSTs a JSON message (`text` plus fields, docs/alerts.md)
      * when a run fails or recovers, it backs off, a lease is taken over, the
-     * webhook stream goes quiet, a verify finds drift or a backfill ends: a
-     * URL, `{ env: NAME }`, or a list of them. Env `IVS_ALERTS_URL` (several
+     * webhook stream goes quiet, a verify finds drift, a backfill ends or
+     * refresh checks fall behind the staleness bound: a URL, `{ env: NAME }`,
+     * or a list of them. Env `IVS_ALERTS_URL` (several
      * separated by spaces) wins over it.
      * @default undefined (no alerts)
      */
@@ -169,6 +176,15 @@ export const DEFAULTS = deepFreeze({
     retries: 4,
     /** Time-out of one attempt, in milliseconds. @default 10000 */
     timeoutMs: 10_000,
+    /**
+     * The staleness bound of the refresh: when the oldest check of an
+     * account's non-final sessions is older than this many seconds, the
+     * budget is deferring checks past what the refresh promises, and the
+     * daemon alerts (`checks_stale`, then `checks_fresh`).
+     * @default undefined (three of the account's schedule gaps, plus
+     * `refresh.maxIntervalSeconds` while the webhook stream is healthy)
+     */
+    staleCheckSeconds: undefined as number | undefined,
   },
   verify: {
     /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */

@@ -38,6 +38,7 @@ export const fileSchema = z.strictObject({
     .strictObject({
       windowSeconds: z.number().int().min(60).optional(),
       concurrency: z.number().int().min(1).max(256).optional(),
+      processConcurrency: z.number().int().min(1).max(4096).optional(),
       overlapSeconds: z.number().int().min(0).optional(),
       since: z.union([z.string(), z.number()]).optional(),
       resources: z.array(z.enum(RESOURCES)).min(1).optional(),
@@ -95,6 +96,7 @@ export const fileSchema = z.strictObject({
       url: z.union([alertUrl, z.array(alertUrl).min(1)]).optional(),
       retries: z.number().int().min(0).max(20).optional(),
       timeoutMs: z.number().int().min(100).max(600_000).optional(),
+      staleCheckSeconds: z.number().int().min(1).optional(),
     })
     .optional(),
   verify: z

@@ -235,6 +235,7 @@ export function loadConfig(sources: ConfigSources): Config {
     crawl: Object.freeze({
       windowSeconds: file.crawl?.windowSeconds ?? DEFAULTS.crawl.windowSeconds,
       concurrency: file.crawl?.concurrency ?? DEFAULTS.crawl.concurrency,
+      processConcurrency: file.crawl?.processConcurrency ?? DEFAULTS.crawl.processConcurrency,
       overlapSeconds: file.crawl?.overlapSeconds ?? DEFAULTS.crawl.overlapSeconds,
       since: since === undefined ? undefined : parseTime(since.value, since.source, nowSeconds),
       resources: Object.freeze<ResourceName[]>(
@@ -281,6 +282,7 @@ export function loadConfig(sources: ConfigSources): Config {
       urls: Object.freeze(alertUrlsOf(env.IVS_ALERTS_URL, file.alerts?.url, env, path ?? '')),
       retries: file.alerts?.retries ?? DEFAULTS.alerts.retries,
       timeoutMs: file.alerts?.timeoutMs ?? DEFAULTS.alerts.timeoutMs,
+      staleCheckSeconds: file.alerts?.staleCheckSeconds ?? DEFAULTS.alerts.staleCheckSeconds,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
     logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),

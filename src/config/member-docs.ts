@@ -54,6 +54,12 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'crawl.concurrency': {
     text: 'Most request streams at once per account. Streams are added only while the bucket has room: the bucket,\nnot this, holds the request rate.',
   },
+  'crawl.processConcurrency': {
+    text:
+      'Most request streams at once in the process, over all accounts. Each account may always page with one\n' +
+      'stream and grows to an equal share of this while others page; one account alone may use all of it.\n' +
+      'A stream holds up to one page until it is committed, so this bounds the memory of many accounts.',
+  },
   'crawl.overlapSeconds': {
     text: 'How far behind the high-water mark sync starts again, in seconds: devices that were offline\nupload sessions late with their original times. Raise it if devices stay offline longer than a day.',
   },
@@ -118,7 +124,8 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'alerts.url': {
     text:
       'Where the daemon POSTs a JSON alert (text plus fields) when a run fails or recovers, it backs off, a lease\n' +
-      'is taken over, the webhook stream goes quiet, verify finds drift or a backfill ends: a URL, { env: NAME },\n' +
+      'is taken over, the webhook stream goes quiet, verify finds drift, a backfill ends or refresh checks\n' +
+      'fall behind the staleness bound: a URL, { env: NAME },\n' +
       'or a list of them (a Slack or Mattermost incoming webhook shows the text). Several in the variable are\n' +
       'separated by spaces or commas (docs/alerts.md).',
     example: { env: 'IVS_ALERTS_URL' },
@@ -128,6 +135,12 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text: 'Retries of an alert the receiver did not take, with a doubling back-off; never holds a run back.',
   },
   'alerts.timeoutMs': { text: 'Time-out of one alert attempt, in milliseconds.' },
+  'alerts.staleCheckSeconds': {
+    text:
+      'The staleness bound: the daemon alerts when the oldest check of an account\'s non-final sessions is older\n' +
+      'than this (the refresh budget defers checks past it). Default: three of the account\'s schedule gaps, plus\n' +
+      'refresh.maxIntervalSeconds while the webhook stream is healthy (docs/alerts.md).',
+  },
   'store.retrySeconds': {
     text:
       'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +

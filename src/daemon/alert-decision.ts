@@ -9,7 +9,9 @@ export type AlertKind =
   | 'webhooks_quiet'
   | 'webhooks_healthy'
   | 'verify_drift'
-  | 'backfill_finished';
+  | 'backfill_finished'
+  | 'checks_stale'
+  | 'checks_fresh';
 
 export type AlertCommand = 'sync' | 'backfill' | 'verify';
 
@@ -32,6 +34,9 @@ export interface AlertSeed {
   until?: string | undefined;
   lastDeliveryAt?: string | null | undefined;
   findings?: number | undefined;
+  /** The oldest check of the account's non-final sessions, and the bound it is held to (seconds). */
+  ageSeconds?: number | undefined;
+  boundSeconds?: number | undefined;
 }
 
 interface Failing {
@@ -48,6 +53,8 @@ export interface AlertState {
   readonly webhooks: 'unknown' | 'healthy' | 'quiet';
   /** Accounts whose last verify found drift. */
   readonly drifted: readonly string[];
+  /** Accounts whose oldest check is past the staleness bound. */
+  readonly stale: readonly string[];
 }
 
 export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
@@ -55,13 +62,15 @@ export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
   backingOff: false,
   webhooks: 'unknown',
   drifted: [],
+  stale: [],
 });
 
 export type AlertEvent =
   | { type: 'run'; command: AlertCommand; account: string | null; outcome: RunOutcome; at: string }
   | { type: 'tick'; failedTicksInARow: number; backoffUntil: string | null; error: string | null }
   | { type: 'webhooks'; configured: boolean; healthy: boolean; lastDeliveryAt: string | null }
-  | { type: 'verify'; account: string; runId: string | undefined; findings: ReadonlyArray<{ resource: string }> };
+  | { type: 'verify'; account: string; runId: string | undefined; findings: ReadonlyArray<{ resource: string }> }
+  | { type: 'checks'; account: string; ageSeconds: number | null; boundSeconds: number; resource?: string | undefined };
 
 export interface AlertDecision {
   state: AlertState;
@@ -85,6 +94,8 @@ export function decideAlerts(state: AlertState, event: AlertEvent): AlertDecisio
       return onWebhooks(state, event);
     case 'verify':
       return onVerify(state, event);
+    case 'checks':
+      return onChecks(state, event);
   }
 }
 
@@ -175,4 +186,21 @@ function onVerify(state: AlertState, event: Extract<AlertEvent, { type: 'verify'
     resource: resources.join(','),
   };
   return { state: { ...state, drifted: [...state.drifted, event.account] }, alerts: [seed] };
+}
+
+/** Past the bound is a change when the last look was within it, and back within it when it was past. */
+function onChecks(state: AlertState, event: Extract<AlertEvent, { type: 'checks' }>): AlertDecision {
+  const { account, ageSeconds, boundSeconds, resource } = event;
+  const was = state.stale.includes(account);
+  const is = ageSeconds !== null && ageSeconds > boundSeconds;
+  if (was === is) return { state, alerts: [] };
+  const seed: AlertSeed = {
+    kind: is ? 'checks_stale' : 'checks_fresh',
+    account,
+    ageSeconds: ageSeconds ?? undefined,
+    boundSeconds,
+  };
+  if (is) seed.resource = resource;
+  const stale = is ? [...state.stale, account] : state.stale.filter((a) => a !== account);
+  return { state: { ...state, stale }, alerts: [seed] };
 }

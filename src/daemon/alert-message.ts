@@ -27,6 +27,10 @@ export interface AlertMessage {
   until: string | null;
   last_delivery_at: string | null;
   findings: number | null;
+  /** The oldest check of the account's non-final sessions, in seconds (checks_stale, checks_fresh). */
+  check_age_seconds: number | null;
+  /** The staleness bound it is held to, in seconds. */
+  bound_seconds: number | null;
   /** The daemon that sent it (host:pid:random). */
   daemon: string;
   /** The daemon's status page, when it serves one. */
@@ -42,6 +46,8 @@ const SEVERITY: Readonly<Record<AlertKind, AlertMessage['severity']>> = {
   webhooks_healthy: 'resolved',
   verify_drift: 'problem',
   backfill_finished: 'info',
+  checks_stale: 'problem',
+  checks_fresh: 'resolved',
 };
 
 /** The longest error a text line carries; the `error` field has it whole. */
@@ -85,6 +91,17 @@ function textOf(seed: AlertSeed): string {
       );
     case 'backfill_finished':
       return `${who}: the background backfill finished`;
+    case 'checks_stale':
+      return (
+        `${who}: refresh checks deferred: the oldest non-final session${seed.resource ? ` (${seed.resource})` : ''} ` +
+        `was last checked ${seed.ageSeconds ?? '?'} s ago, past the ${seed.boundSeconds ?? '?'} s bound; ` +
+        'raise the refresh budget or the rate'
+      );
+    case 'checks_fresh':
+      return seed.ageSeconds === undefined
+        ? `${who}: refresh checks caught up: no non-final session is left`
+        : `${who}: refresh checks caught up: the oldest was checked ${seed.ageSeconds} s ago, ` +
+            `within ${seed.boundSeconds ?? '?'} s`;
   }
 }
 
@@ -109,6 +126,8 @@ export function alertMessage(
     until: seed.until ?? null,
     last_delivery_at: seed.lastDeliveryAt ?? null,
     findings: seed.findings ?? null,
+    check_age_seconds: seed.ageSeconds ?? null,
+    bound_seconds: seed.boundSeconds ?? null,
     daemon: facts.daemon,
     link: facts.link ?? null,
   };

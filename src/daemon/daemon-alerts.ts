@@ -5,6 +5,8 @@ import { Alerts } from './alerts.js';
 import type { DaemonObserver, TickRecord } from './daemon.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import type { ScheduleLogger } from './schedule.js';
+import { oldestCheck } from './stale-checks.js';
+import type { StatusReport } from '../store/sink.js';
 
 export interface DaemonAlerts {
   /** The metrics' observer, with the runs and ticks also fed to the alerts. */
@@ -27,6 +29,10 @@ export function daemonAlerts(parts: {
   clock: () => number;
   logger: ScheduleLogger;
   metrics: DaemonMetrics;
+  /** The accounts this daemon syncs: each one's checks are held to its staleness bound. */
+  accounts: readonly string[];
+  /** An account's staleness bound in seconds (stale-checks.ts), given the status just read. */
+  staleBound: (account: string, report: StatusReport) => number;
 }): DaemonAlerts {
   const { config, metrics } = parts;
   const sender = new AlertSender({
@@ -40,7 +46,14 @@ export function daemonAlerts(parts: {
   const observer: DaemonObserver = {
     tickSkipped: (reason) => metrics.tickSkipped(reason),
     runFinished: (command, status) => metrics.runFinished(command, status),
-    observe: (report) => metrics.observe(report),
+    observe: (report) => {
+      metrics.observe(report);
+      const now = parts.clock() / 1000;
+      for (const account of parts.accounts) {
+        const oldest = oldestCheck(report.refresh, account, now);
+        alerts.observe({ type: 'checks', account, ...oldest, boundSeconds: parts.staleBound(account, report) });
+      }
+    },
     runEnded: (run) => alerts.observe({ type: 'run', ...run, at: alerts.now() }),
     tickRecorded: (tick: TickRecord) => {
       metrics.tickRecorded(tick);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
+import { DiskReserve } from './target/disk-reserve.js';
 import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './target/foreign-target-error.js';
 import type { Migration } from './migration/migration-step.js';
 import { MissingTargetError } from './target/missing-target-error.js';
@@ -71,6 +72,12 @@ export interface OpenSinkOptions {
    * @default 60
    */
   retrySeconds?: number;
+  /**
+   * Stops the pauses between those retries (SIGINT, SIGTERM): the
+   * transaction fails at once with InterruptedError.
+   * @default never
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -115,6 +122,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   }
   const retry: TransientRetryOptions = {
     budgetMs: options.retrySeconds === undefined ? DEFAULT_RETRY_MS : options.retrySeconds * 1000,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     onRetry: (fault) => {
       const fields = { target: label, code: fault.code, attempt: fault.attempt, pauseMs: fault.pauseMs };
       options.logger?.warn(fields, `target unavailable, retrying: ${fault.message}`);
@@ -156,7 +164,8 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   }
   if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations, retry });
   if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations, retry });
-  return createSqlSink(driver, { clock, migrations, retry });
+  const reserve = parsed.kind === 'postgres' || parsed.path === ':memory:' ? undefined : DiskReserve.hold(parsed.path);
+  return createSqlSink(driver, { clock, migrations, retry, reserve });
 }
 
 /** The tables and views of a SQLite or DuckDB database, read without writing. */

@@ -1,5 +1,6 @@
 import { isoFromMicros } from '../normalize/time.js';
 import { SqlDeliveryStore } from './deliveries/delivery-store.js';
+import type { DiskReserve } from './target/disk-reserve.js';
 import { SqlLeaseStore } from './leases/lease-store.js';
 import { SqlPageStore } from './pages/page-store.js';
 import { SqlRefreshStore } from './refresh/refresh-store.js';
@@ -21,6 +22,8 @@ export interface SqlSinkOptions {
   migrations: readonly Migration[];
   /** How transactions that meet a passing fault of the target are retried. @default 60 s, silently */
   retry?: TransientRetryOptions;
+  /** Room on the target's disk for the end of a run when the disk fills up (file targets written to). */
+  reserve?: DiskReserve | undefined;
 }
 
 /** Retry budget of a transaction that meets a passing fault of the target (store.retrySeconds). */
@@ -51,7 +54,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
   const sessions = new SqlSessionStore(driver);
   const deliveries = new SqlDeliveryStore(driver);
   const leases = new SqlLeaseStore(driver);
-  const runs = new SqlRunLog(driver);
+  const runs = new SqlRunLog(driver, options.reserve ?? null);
   const status = new SqlStatusSource(driver);
   const verify = new SqlVerifyStore(driver);
   const refresh = new SqlRefreshStore(driver);
@@ -94,6 +97,12 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     recordCheck: (c) => verify.recordCheck(c),
     lastVerifyStart: (a) => verify.lastVerifyStart(a),
     query: (sql, params = []) => driver.read((tx) => tx.all(sql, params)),
-    close: () => driver.close(),
+    close: async () => {
+      try {
+        await driver.close();
+      } finally {
+        options.reserve?.close();
+      }
+    },
   };
 }

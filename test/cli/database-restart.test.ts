@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { clusterPossible, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { useOutageScene } from '../helpers/outage-scene.js';
+import { clusterPossible } from '../helpers/pg-cluster.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
-import { cliError, errorMessage, spawnIvsync, type Child } from '../helpers/run-cli.js';
+import { cliError, errorMessage, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts } from '../helpers/truth.js';
 import { afterRequests, until } from '../helpers/wait.js';
@@ -16,24 +15,7 @@ announcePostgres('database restart tests');
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 1500, seed: 19, rate: 400, burst: 400, latencyMs: 4 });
 const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
-let cluster: PgCluster | undefined;
-let proxy: TcpProxy | undefined;
-const schemas: string[] = [];
-const children: Child[] = [];
-
-afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  await proxy?.close();
-  proxy = undefined;
-  await cluster?.close();
-  cluster = undefined;
-  if (postgresUp) {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    for (const s of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await client.end();
-  }
-});
+const scene = useOutageScene();
 
 /** Runs `sql` on the target `url` (a plain pg client: the target as an analyst sees it). */
 async function select<T>(url: string, sql: string): Promise<T[]> {
@@ -62,22 +44,12 @@ function envFor(sim: RunningSimulator, db: string, config: Record<string, unknow
   return { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG, IVS_RATE: '400' };
 }
 
-function inSchema(base: string, port?: number): { url: string; schema: string } {
-  const schema = `ivs_test_${randomBytes(6).toString('hex')}`;
-  schemas.push(schema);
-  const url = new URL(base);
-  if (port !== undefined) url.port = String(port);
-  url.searchParams.set('schema', schema);
-  return { url: url.toString(), schema };
-}
-
 describe.skipIf(!clusterPossible)('a backfill while its PostgreSQL restarts', () => {
   it('rides the restart out (sessions terminated, refused, starting up) and stores every session once', async () => {
     const sim = await simulator();
-    cluster = await startPgCluster();
-    const { url, schema } = inSchema(cluster.url);
-    const child = spawnIvsync(args, envFor(sim, url));
-    children.push(child);
+    const cluster = await scene.cluster();
+    const { url, schema } = scene.schema(cluster.url);
+    const child = scene.track(spawnIvsync(args, envFor(sim, url)));
     // Mid-run: some pages are committed, most are still to come.
     await afterRequests(sim, 15, child.exited);
     await cluster.restart();
@@ -104,11 +76,9 @@ describe.skipIf(!clusterPossible)('a backfill while its PostgreSQL restarts', ()
 describe.skipIf(!postgresUp)('a backfill while the connection to its PostgreSQL is cut', () => {
   it('waits for the database within store.retrySeconds and completes', async () => {
     const sim = await simulator();
-    const target = new URL(POSTGRES_URL!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const { url, schema } = inSchema(POSTGRES_URL!, proxy.port);
-    const child = spawnIvsync(args, envFor(sim, url, { store: { retrySeconds: 120 } }));
-    children.push(child);
+    const proxy = await scene.proxy();
+    const { url, schema } = scene.schema(POSTGRES_URL, proxy.port);
+    const child = scene.track(spawnIvsync(args, envFor(sim, url, { store: { retrySeconds: 120 } })));
     await afterRequests(sim, 15, child.exited);
     await proxy.cut();
     // Down until the process has been refused and retried a few times.
@@ -123,12 +93,10 @@ describe.skipIf(!postgresUp)('a backfill while the connection to its PostgreSQL 
 
   it('fails with one line naming the cause and saying that re-running resumes; re-running resumes', async () => {
     const sim = await simulator();
-    const target = new URL(POSTGRES_URL!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const { url, schema } = inSchema(POSTGRES_URL!, proxy.port);
+    const proxy = await scene.proxy();
+    const { url, schema } = scene.schema(POSTGRES_URL, proxy.port);
     const env = envFor(sim, url, { store: { retrySeconds: 1 } });
-    const child = spawnIvsync(args, env);
-    children.push(child);
+    const child = scene.track(spawnIvsync(args, env));
     await afterRequests(sim, 15, child.exited);
     await proxy.cut();
     const end = await child.exited;
@@ -143,5 +111,44 @@ describe.skipIf(!postgresUp)('a backfill while the connection to its PostgreSQL 
     expect(cliError(again.stderr), again.stderr).toBeUndefined();
     expect(again.code).toBe(0);
     await expectTruth(POSTGRES_URL!, schema, sim);
+  }, 120_000);
+
+  it('stops at once on SIGINT during the outage, exit 3, every committed page kept; re-running resumes', async () => {
+    const sim = await simulator();
+    const proxy = await scene.proxy();
+    const { url, schema } = scene.schema(POSTGRES_URL, proxy.port);
+    // A budget the test never waits out: without an abortable pause the run would end failed (exit 1) after it.
+    const env = envFor(sim, url, { store: { retrySeconds: 60 } });
+    const child = scene.track(spawnIvsync(args, env));
+    await afterRequests(sim, 15, child.exited);
+    await proxy.cut();
+    // In a pause between retries.
+    await until(() => (/target unavailable, retrying/.test(child.stderr()) ? true : undefined), 30_000, 'a retry');
+    child.kill('SIGINT');
+    const end = await child.exited;
+    expect(end.code, end.stderr).toBe(3);
+    expect(cliError(end.stderr)?.code).toBe('INTERRUPTED');
+    expect(errorMessage(end.stderr)).toMatch(/run the same command again/);
+
+    // Nothing half-written: the sessions stored are those of the pages the run committed, counted with each commit.
+    const [stopped] = await select<{ status: string; items_written: string; sessions: string }>(
+      POSTGRES_URL!,
+      `SELECT status, items_written,
+              (SELECT count(*) FROM "${schema}".authentications) +
+              (SELECT count(*) FROM "${schema}".fingerprints) AS sessions
+       FROM "${schema}".sync_runs`,
+    );
+    expect(Number(stopped!.sessions)).toBeGreaterThan(0);
+    expect(stopped!.items_written).toBe(stopped!.sessions);
+
+    await proxy.restore();
+    const again = await spawnIvsync(args, env).exited;
+    expect(cliError(again.stderr), again.stderr).toBeUndefined();
+    expect(again.code).toBe(0);
+    await expectTruth(POSTGRES_URL!, schema, sim);
+    const sql = `SELECT status FROM "${schema}".sync_runs ORDER BY started_at`;
+    const runs = await select<{ status: string }>(POSTGRES_URL!, sql);
+    // The stopped run's end could not reach the database; the next run finds its process gone.
+    expect(runs.map((r) => r.status)).toEqual(['abandoned', 'succeeded']);
   }, 120_000);
 });

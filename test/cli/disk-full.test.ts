@@ -6,6 +6,7 @@ import { cliError, runIvsync, spawnIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts, type SessionResource } from '../helpers/truth.js';
+import { readTarget } from '../targets/read-target.js';
 import { storedFacts } from '../targets/truth-rows.js';
 
 /*
@@ -13,7 +14,8 @@ import { storedFacts } from '../targets/truth-rows.js';
  * keeps what it committed; once room equal to the size of the finished file is
  * added, the same command resumes and ends equal to the truth. That holds
  * only while the WAL stays bounded (src/store/drivers/wal-bound.ts): a WAL that grew
- * to several times the data would need that much room again.
+ * to several times the data would need that much room again. The failed run
+ * is recorded `failed` with its error, in the room its disk reserve kept.
  */
 const tempDir = useTempDir();
 
@@ -31,7 +33,11 @@ function canMount(): boolean {
 }
 
 const mountable = canMount();
-if (!mountable) console.warn('mount -t tmpfs is refused to this user: the disk-full tests are skipped');
+if (!mountable) {
+  // In CI a skipped disk-full test is a failure, not a silent pass.
+  if (process.env.IVS_REQUIRE_MOUNT === '1') throw new Error('mount -t tmpfs is refused to this user, and IVS_REQUIRE_MOUNT=1 forbids skipping the disk-full tests');
+  console.warn('mount -t tmpfs is refused to this user: the disk-full tests are skipped');
+}
 
 const RESOURCES: readonly SessionResource[] = ['authentications', 'fingerprints'];
 const KIB = 1024;
@@ -72,6 +78,9 @@ describe.skipIf(!mountable)('a disk that fills up during a backfill', () => {
 
     // Freed: exactly the size of the file a whole backfill leaves.
     execFileSync('mount', ['-o', `remount,size=${startKib + Math.floor(fileBytes / KIB)}k`, disk]);
+    // The run the disk stopped says so itself (in the room it kept for that), before anything else opens the target.
+    const runs = await readTarget(target, 'SELECT status, error, finished_at FROM sync_runs');
+    expect(runs).toEqual([{ status: 'failed', error: error?.message, finished_at: expect.any(String) }]);
     const resumed = await spawnIvsync(args, envFor(target)).exited;
     expect(cliError(resumed.stderr)).toBeUndefined();
     expect(resumed.code).toBe(0);

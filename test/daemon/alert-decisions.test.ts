@@ -9,6 +9,8 @@ import {
 } from '../../src/daemon/alert-decision.js';
 import { alertMessage } from '../../src/daemon/alert-message.js';
 import { alertRetryDelayMs } from '../../src/daemon/alert-retry.js';
+import { oldestCheck, staleCheckBound } from '../../src/daemon/stale-checks.js';
+import type { RefreshTierState } from '../../src/store/sink.js';
 
 const AT = '2026-11-26T10:00:00.000000Z';
 const ok = { status: 'succeeded' } as const;
@@ -36,6 +38,14 @@ const verify = (resources: string[], account = 'default'): AlertEvent => ({
   account,
   runId: 'v1',
   findings: resources.map((resource) => ({ resource })),
+});
+
+const checks = (ageSeconds: number | null, account = 'default', boundSeconds = 900): AlertEvent => ({
+  type: 'checks',
+  account,
+  ageSeconds,
+  boundSeconds,
+  resource: 'authentications',
 });
 
 /** The kinds a sequence of events raises, in order. */
@@ -131,8 +141,36 @@ describe('when the daemon alerts', () => {
       [verify(['authentications'], 'one'), verify(['authentications'], 'two')],
       ['verify_drift', 'verify_drift'],
     ],
+    ['checks within the bound, or no non-final session: nothing', [checks(10), checks(900), checks(null)], []],
+    [
+      'checks past the bound: once while it lasts, fresh when back within it',
+      [checks(10), checks(901), checks(2000), checks(5000), checks(30), checks(40)],
+      ['checks_stale', 'checks_fresh'],
+    ],
+    ['past the bound at the first look: stale', [checks(901)], ['checks_stale']],
+    ['the last non-final session turned final: fresh', [checks(901), checks(null)], ['checks_stale', 'checks_fresh']],
+    [
+      'stale checks per account',
+      [checks(901, 'one'), checks(901, 'two'), checks(1, 'one'), checks(902, 'two')],
+      ['checks_stale', 'checks_stale', 'checks_fresh'],
+    ],
+    [
+      'a bound raised over the age (the stream became healthy): fresh',
+      [checks(901), checks(901, 'default', 90_000)],
+      ['checks_stale', 'checks_fresh'],
+    ],
   ])('%s', (_name, events, kinds) => {
     expect(kindsOf(events)).toEqual(kinds);
+  });
+
+  it('stale checks name the age, the bound and the resource of the oldest', () => {
+    const stale = decideAlerts(INITIAL_ALERT_STATE, checks(1200));
+    expect(stale.alerts).toEqual([
+      { kind: 'checks_stale', account: 'default', ageSeconds: 1200, boundSeconds: 900, resource: 'authentications' },
+    ]);
+    const fresh = decideAlerts(stale.state, checks(12));
+    expect(fresh.alerts).toEqual([{ kind: 'checks_fresh', account: 'default', ageSeconds: 12, boundSeconds: 900 }]);
+    expect(fresh.state).toEqual(INITIAL_ALERT_STATE);
   });
 
   it('a recovery says since when and how many runs failed; a failure its run and error', () => {
@@ -167,6 +205,63 @@ describe('when the daemon alerts', () => {
         resource: 'authentications,fingerprints',
       },
     ]);
+  });
+});
+
+describe('the staleness bound of the refresh', () => {
+  it.each<[string, Parameters<typeof staleCheckBound>[0], number]>([
+    [
+      'the default schedule, no webhooks: three gaps',
+      { configured: undefined, runSeconds: 300, maxIntervalSeconds: 86_400, webhooksHealthy: false },
+      900,
+    ],
+    [
+      'a healthy stream adds the longest back-off',
+      { configured: undefined, runSeconds: 300, maxIntervalSeconds: 86_400, webhooksHealthy: true },
+      87_300,
+    ],
+    ['every second', { configured: undefined, runSeconds: 1, maxIntervalSeconds: 86_400, webhooksHealthy: false }, 3],
+    [
+      'a fractional gap rounds up',
+      { configured: undefined, runSeconds: 0.5, maxIntervalSeconds: 86_400, webhooksHealthy: false },
+      2,
+    ],
+    [
+      'alerts.staleCheckSeconds wins',
+      { configured: 60, runSeconds: 300, maxIntervalSeconds: 86_400, webhooksHealthy: true },
+      60,
+    ],
+  ])('%s', (_name, input, bound) => {
+    expect(staleCheckBound(input)).toBe(bound);
+  });
+
+  it("the oldest check is the account's oldest over every tier and resource", () => {
+    const now = Date.parse('2026-11-26T10:00:00Z') / 1000;
+    const row = (
+      account: string,
+      resource: 'authentications' | 'fingerprints',
+      tier: RefreshTierState['tier'],
+      oldest: string | null,
+      sessions = 1,
+    ): RefreshTierState => ({
+      account,
+      resource,
+      tier,
+      sessions,
+      oldestCheckAt: oldest,
+      p50CheckAt: oldest,
+      p95CheckAt: oldest,
+    });
+    const rows = [
+      row('default', 'authentications', 'hot', '2026-11-26T09:59:00Z'),
+      row('default', 'fingerprints', 'unchecked', '2026-11-26T09:40:00Z'),
+      row('default', 'authentications', 'backoff', '2026-11-26T09:50:00Z'),
+      row('other', 'authentications', 'backoff', '2026-11-25T10:00:00Z'),
+      row('default', 'fingerprints', 'hot', null, 0),
+    ];
+    expect(oldestCheck(rows, 'default', now)).toEqual({ ageSeconds: 1200, resource: 'fingerprints' });
+    expect(oldestCheck(rows, 'other', now)).toEqual({ ageSeconds: 86_400, resource: 'authentications' });
+    expect(oldestCheck(rows, 'none', now)).toEqual({ ageSeconds: null, resource: undefined });
   });
 });
 
@@ -228,6 +323,25 @@ describe('the alert message', () => {
       'ivsync: the background backfill finished',
       'info',
     ],
+    [
+      'stale checks',
+      { kind: 'checks_stale', account: 'default', ageSeconds: 1200, boundSeconds: 900, resource: 'fingerprints' },
+      'ivsync [default]: refresh checks deferred: the oldest non-final session (fingerprints) was last checked ' +
+        '1200 s ago, past the 900 s bound; raise the refresh budget or the rate',
+      'problem',
+    ],
+    [
+      'checks caught up',
+      { kind: 'checks_fresh', account: 'default', ageSeconds: 12, boundSeconds: 900 },
+      'ivsync [default]: refresh checks caught up: the oldest was checked 12 s ago, within 900 s',
+      'resolved',
+    ],
+    [
+      'no non-final session left',
+      { kind: 'checks_fresh', account: 'default', boundSeconds: 900 },
+      'ivsync [default]: refresh checks caught up: no non-final session is left',
+      'resolved',
+    ],
   ])('%s', (_name, seed, text, severity) => {
     const message = alertMessage(seed, facts);
     expect(message.text).toBe(text);
@@ -250,6 +364,8 @@ describe('the alert message', () => {
       [
         'account',
         'at',
+        'bound_seconds',
+        'check_age_seconds',
         'command',
         'daemon',
         'error',

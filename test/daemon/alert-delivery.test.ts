@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,45 +12,11 @@ import { signedDelivery } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { servedUrl } from '../helpers/served-url.js';
 import { until } from '../helpers/wait.js';
-
-/** The secret part of a chat tool's incoming-webhook URL: it must never reach the daemon's output. */
-const HOOK_PATH = '/services/T0001/B0001/alert-path-secret-4711';
-
-interface Receiver {
-  url: string;
-  messages: AlertMessage[];
-  /** Requests answered in all, refused ones included. */
-  requests: number;
-  close(): Promise<void>;
-}
-
-/** A local HTTP receiver of alerts that refuses the first `refuse` requests with 503, as one restarting would. */
-async function startReceiver(refuse = 0): Promise<Receiver> {
-  const receiver = { messages: [] as AlertMessage[], requests: 0 };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      receiver.requests++;
-      if (req.method !== 'POST' || req.url !== HOOK_PATH || req.headers['content-type'] !== 'application/json') {
-        res.writeHead(400).end();
-        return;
-      }
-      if (receiver.requests <= refuse) {
-        res.writeHead(503).end();
-        return;
-      }
-      receiver.messages.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as AlertMessage);
-      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, {
-    url: `http://127.0.0.1:${port}${HOOK_PATH}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  });
-}
+import {
+  HOOK_SECRET,
+  startAlertReceiver as startReceiver,
+  type AlertReceiver as Receiver,
+} from '../helpers/alert-receiver.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -77,7 +41,8 @@ describe('alerts from a running daemon', () => {
     // No request retries: a 500 fails the run at once. The alert's own retry waits a second.
     const config = writeConfig(dir, {
       http: { timeoutMs: 5_000, retryLimit: 0 },
-      alerts: { url: { env: 'HOOK_URL' }, retries: 3 },
+      // A run every second leaves no refresh budget: stale checks are not what this test is about.
+      alerts: { url: { env: 'HOOK_URL' }, retries: 3, staleCheckSeconds: 86_400 },
     });
     const env = {
       IVS_BASE_URL: sim.url,
@@ -158,7 +123,7 @@ describe('alerts from a running daemon', () => {
     child.kill('SIGTERM');
     const end = await child.exited;
     expect(end.code).toBe(0);
-    expect(end.stderr).not.toContain('alert-path-secret-4711');
+    expect(end.stderr).not.toContain(HOOK_SECRET);
   }, 120_000);
 
   it('a receiver that is down never fails a run: the alert is logged by host only and counted as failed', async () => {
@@ -206,7 +171,7 @@ describe('alerts from a running daemon', () => {
     expect(end.code).toBe(0);
     const origin = new URL(url).origin;
     expect(end.stderr).toContain(`alert not delivered to ${origin}/…`);
-    expect(end.stderr).not.toContain('alert-path-secret-4711');
+    expect(end.stderr).not.toContain(HOOK_SECRET);
   }, 120_000);
 
   it('a finished backfill, verify drift and a webhook stream that went quiet each send one message', async () => {
@@ -216,7 +181,11 @@ describe('alerts from a running daemon', () => {
     const db = join(dir, 'ivsync.sqlite');
     const secret = 'hook-secret-of-the-alerting-daemon';
     // A stream is quiet a second after its last delivery.
-    const config = writeConfig(dir, { verify: { budget: 500 }, webhooks: { healthySeconds: 1 } });
+    const config = writeConfig(dir, {
+      verify: { budget: 500 },
+      webhooks: { healthySeconds: 1 },
+      alerts: { staleCheckSeconds: 86_400 },
+    });
     const env = {
       IVS_BASE_URL: sim.url,
       IVS_API_TOKEN: 'test-token',
@@ -310,7 +279,7 @@ describe('alerts from a running daemon', () => {
       IVS_BASE_URL: sim.url,
       IVS_API_TOKEN: 'revoked-token',
       IVS_DB: `sqlite:${db}`,
-      IVS_CONFIG: writeConfig(dir),
+      IVS_CONFIG: writeConfig(dir, { alerts: { staleCheckSeconds: 86_400 } }),
       IVS_ALERTS_URL: receiver.url,
     };
     const child = spawnIvsync(

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { RunningSimulator } from '../../src/simulator/index.js';
+import { useOutageScene } from '../helpers/outage-scene.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { servedUrl } from '../helpers/served-url.js';
 import { useSimulators } from '../helpers/simulators.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START, truthFacts } from '../helpers/truth.js';
 import { until } from '../helpers/wait.js';
@@ -22,21 +22,7 @@ const simulator = useSimulators({
   latencyMs: 5,
   recordServedPages: true,
 });
-let proxy: TcpProxy | undefined;
-const schemas: string[] = [];
-const children: Child[] = [];
-
-afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  await proxy?.close();
-  proxy = undefined;
-  if (postgresUp) {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    for (const s of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-    await client.end();
-  }
-});
+const scene = useOutageScene();
 
 /** Runs `sql` straight on the shared server (never through the proxy a test cuts). */
 async function select<T>(sql: string): Promise<T[]> {
@@ -57,23 +43,19 @@ interface Setup {
   sim: RunningSimulator;
   schema: string;
   child: Child;
+  proxy: TcpProxy;
 }
 
 async function startDaemon(config: Record<string, unknown> = {}): Promise<Setup> {
   const sim = await simulator();
-  const target = new URL(POSTGRES_URL!);
-  proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  const schema = `ivs_test_${randomBytes(6).toString('hex')}`;
-  schemas.push(schema);
-  const url = new URL(POSTGRES_URL!);
-  url.port = String(proxy.port);
-  url.searchParams.set('schema', schema);
+  const proxy = await scene.proxy();
+  const { url, schema } = scene.schema(POSTGRES_URL, proxy.port);
   const dir = tempDir();
   const now = Math.floor(Date.now() / 1000);
   const env = {
     IVS_BASE_URL: sim.url,
     IVS_API_TOKEN: 'test-token',
-    IVS_DB: url.toString(),
+    IVS_DB: url,
     // The passes' fetching is what is counted: the refresh, which re-checks every non-final session each run
     // when that fits its budget, is given none (a share of the token too small for one request).
     IVS_CONFIG: writeConfig(dir, { crawl: CRAWL, refresh: { budgetShare: 0.000001 }, ...config }),
@@ -82,10 +64,9 @@ async function startDaemon(config: Record<string, unknown> = {}): Promise<Setup>
   // The scheduled syncs start a day back (nothing there: the history ended before); the backfill covers the history.
   const args = ['daemon', '--schedule', '* * * * * *', '--since', String(now - 86_400)];
   args.push('--backfill-from', String(HISTORY_START), '--port', '0');
-  const child = spawnIvsync(args, env);
-  children.push(child);
+  const child = scene.track(spawnIvsync(args, env));
   await servedUrl(child);
-  return { sim, schema, child };
+  return { sim, schema, child, proxy };
 }
 
 /** The background backfill succeeded and every window of the history is paged (by it or by a sync). */
@@ -129,15 +110,15 @@ describe.skipIf(!postgresUp)('a daemon with a background backfill', () => {
   }, 120_000);
 
   it('resumes by itself after its database was gone past the retries; each run ends with its real status', async () => {
-    const { sim, schema, child } = await startDaemon({ store: { retrySeconds: 1 } });
+    const { sim, schema, child, proxy } = await startDaemon({ store: { retrySeconds: 1 } });
     // Cut once the backfill has committed part of the history.
     const sum = `SELECT sum(pages) AS n FROM "${schema}".sync_windows`;
     const pages = async () => Number((await select<{ n: string }>(sum))[0]?.n ?? 0);
     await until(async () => ((await pages()) > 5 ? true : undefined), 60_000, 'backfill progress');
-    await proxy!.cut();
+    await proxy.cut();
     const stopped = () => /background backfill stopped/.test(child.stderr());
     await until(() => (stopped() ? true : undefined), 60_000, 'the backfill stopped');
-    await proxy!.restore();
+    await proxy.restore();
     await until(() => historyComplete(schema), 90_000, 'the background backfill resumed and complete');
     // Runs that ended while the database was gone are recorded once it is back.
     await until(async () => {

@@ -1,18 +1,31 @@
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { MIGRATIONS } from '../../migrations/index.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import type { Dialect } from '../../src/schema/dialect.js';
 import { openSink, type OpenSinkOptions } from '../../src/store/open-sink.js';
+import { postgresProblem, REQUIRE_POSTGRES } from '../helpers/postgres.js';
 import { runIvsync } from '../helpers/run-cli.js';
-import { useSimulators } from '../helpers/simulators.js';
-import { freshTarget } from '../targets/each-target.js';
-import { forEachTarget } from './for-each-target.js';
+import { freshTarget, postgresUp } from '../targets/each-target.js';
 import { createTargetAt } from './legacy-target.js';
 import { FIXTURE_WORLD, rowsAtStep } from './step-rows.js';
 import { columnsOf, tableChecksums, targetSchema, type TargetSchema } from './target-catalog.js';
 
-const simulator = useSimulators({ ...FIXTURE_WORLD, rate: 1000 });
-
+/*
+ * Every step on every target: a target that ran the first N migrations, as
+ * the release of that step left it, is migrated to the latest. Its rows are
+ * unchanged, its schema is a new target's, and the next sync goes on from its
+ * checkpoints. The 27 cases are independent (each its own file or schema), so
+ * they run side by side: most of each one's time is spent waiting on a
+ * database, and the schema of a new target is read once per dialect.
+ */
 const DEFAULT_WINDOWS = "SELECT resource, window_start, status, synced_to FROM sync_windows WHERE account = 'default'";
+
+/** One simulator for every case: the syncs only read it. */
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ ...FIXTURE_WORLD, rate: 5000, burst: 5000 });
+});
+afterAll(() => sim.close());
 
 /** Reads a target's schema and the checksums of its rows, through a sink opened with `options`. */
 async function inspect(url: string, dialect: Dialect, options: OpenSinkOptions, keep?: TargetSchema) {
@@ -29,36 +42,44 @@ async function inspect(url: string, dialect: Dialect, options: OpenSinkOptions, 
   }
 }
 
-async function freshSchema(dialect: Dialect): Promise<TargetSchema> {
-  const fresh = await freshTarget(dialect);
-  try {
-    return (await inspect(fresh.url, dialect, {})).schema;
-  } finally {
-    await fresh.dispose();
+const freshSchemas = new Map<Dialect, Promise<TargetSchema>>();
+
+/** The schema of a target made new by today's migrations, read once per dialect. */
+function freshSchema(dialect: Dialect): Promise<TargetSchema> {
+  let schema = freshSchemas.get(dialect);
+  if (schema === undefined) {
+    schema = (async () => {
+      const fresh = await freshTarget(dialect);
+      try {
+        return (await inspect(fresh.url, dialect, {})).schema;
+      } finally {
+        await fresh.dispose();
+      }
+    })();
+    freshSchemas.set(dialect, schema);
   }
+  return schema;
 }
 
-forEachTarget((dialect, ctx) => {
-  // Every step but the last: a target that ran the first `count` migrations, as the release of that step left it.
-  for (let count = 1; count < MIGRATIONS.length; count += 1) {
-    const applied = MIGRATIONS.slice(0, count);
-    const step = applied.at(-1)!.name;
-    it(`a target as of ${step} upgrades, rows kept, ends like a new one and syncs on from its checkpoints`, async () => {
-      const url = ctx.target();
-      await createTargetAt(url, applied, rowsAtStep(applied, dialect));
-      const before = await inspect(url, dialect, { migrations: applied });
-      expect(Object.keys(before.checksums)).toContain('authentications');
+async function upgradesAndSyncsOn(dialect: Dialect, count: number, expect: ExpectStatic): Promise<void> {
+  const applied = MIGRATIONS.slice(0, count);
+  const target = await freshTarget(dialect);
+  try {
+    const url = target.url;
+    await createTargetAt(url, applied, rowsAtStep(applied, dialect));
+    const before = await inspect(url, dialect, { migrations: applied });
+    expect(Object.keys(before.checksums)).toContain('authentications');
 
-      const after = await inspect(url, dialect, {}, before.schema);
-      expect(after.checksums).toEqual(before.checksums);
-      expect(after.schema).toEqual(await freshSchema(dialect));
-      const quoted = applied.some((m) => m.name === '20261123120000_cursor-json') ? '["c",7]' : JSON.stringify('c-7');
+    const after = await inspect(url, dialect, {}, before.schema);
+    expect(after.checksums).toEqual(before.checksums);
+    expect(after.schema).toEqual(await freshSchema(dialect));
+    const quoted = applied.some((m) => m.name === '20261123120000_cursor-json') ? '["c",7]' : JSON.stringify('c-7');
 
-      const sim = await simulator();
-      const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token' };
-      const result = await runIvsync(['sync', '--db', url, '--rate', '1000'], env);
-      expect(result.code, result.stderr).toBe(0);
-      const sink = await ctx.open();
+    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token' };
+    const result = await runIvsync(['sync', '--db', url, '--rate', '5000'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const sink = await openSink(url);
+    try {
       const runs = await sink.query('SELECT command, status, requests FROM sync_runs ORDER BY started_at');
       const backfill = runs.find((r) => r.command === 'backfill')!;
       const sync = runs.find((r) => r.command === 'sync')!;
@@ -78,6 +99,29 @@ forEachTarget((dialect, ctx) => {
       expect(legacy).toEqual([{ status: 'running', cursor: quoted }]);
       const [{ n }] = (await sink.query('SELECT COUNT(*) AS n FROM authentications')) as [{ n: unknown }];
       expect(Number(n)).toBe(210);
+    } finally {
+      await sink.close();
+    }
+  } finally {
+    await target.dispose();
+  }
+}
+
+describe.concurrent('every migration step', () => {
+  for (const dialect of ['sqlite', 'duckdb', 'postgres'] as const) {
+    if (dialect === 'postgres' && !postgresUp) {
+      if (REQUIRE_POSTGRES) it('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
+        throw new Error(`${postgresProblem}, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres target`);
+      });
+      continue;
+    }
+    describe(dialect, () => {
+      // Every step but the last.
+      for (let count = 1; count < MIGRATIONS.length; count += 1) {
+        const step = MIGRATIONS[count - 1]!.name;
+        const name = `a target as of ${step} upgrades, rows kept, ends like a new one, syncs on from its checkpoints`;
+        it(name, ({ expect }) => upgradesAndSyncsOn(dialect, count, expect));
+      }
     });
   }
 });

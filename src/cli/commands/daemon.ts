@@ -1,9 +1,12 @@
 import { randomInt } from 'node:crypto';
+import { hostname } from 'node:os';
 import { DEFAULTS } from '../../config/defaults.js';
 import { parseInterval, type Interval } from '../../config/interval.js';
 import { PRIORITY } from '../../config/constants.js';
 import { runBackfill, type BackfillReport } from '../../crawl/runs/run-backfill.js';
-import { webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
+import { webhooksHealthy, webhookStreamState } from '../../crawl/refresh/refresh-settings.js';
+import { staleCheckBound } from '../../daemon/stale-checks.js';
+import { holderId } from '../../store/leases/lease-names.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import { localHolderIsDead } from '../../app/local-holder.js';
@@ -152,7 +155,25 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
     if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
-    const alerts = daemonAlerts({ config: config.alerts, daemon: daemonId, clock: io.clock, logger, metrics });
+    const alerts = daemonAlerts({
+      config: config.alerts,
+      // Named as its leases are (sync_leases.holder), so that a takeover's holder and sender compare.
+      daemon: holderId(hostname(), process.pid, daemonId),
+      clock: io.clock,
+      logger,
+      metrics,
+      accounts: selected.map((a) => a.name),
+      staleBound: (account, report) => {
+        const refresh = app!.deps.refresh!;
+        const last = report.lastDeliveryAt === null ? null : Date.parse(report.lastDeliveryAt) / 1000;
+        return staleCheckBound({
+          configured: config.alerts.staleCheckSeconds,
+          runSeconds: app!.deps.accounts.find((a) => a.name === account)?.runSeconds ?? refresh.runSeconds,
+          maxIntervalSeconds: refresh.maxIntervalSeconds,
+          webhooksHealthy: webhooksHealthy(refresh.webhooks, last, io.clock() / 1000),
+        });
+      },
+    });
     app = await openApp(config, {
       accounts: selected,
       logger,

@@ -6,6 +6,7 @@ import type { CrawlStore } from '../../store/sink.js';
 import type { RefreshSettings } from '../refresh/refresh-settings.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { BucketRoom } from './room-watch.js';
+import type { StreamBudget } from './stream-budget.js';
 import type { WindowClaims } from './window-claims.js';
 
 /**
@@ -28,6 +29,8 @@ export interface CrawlDeps {
   commits: CommitQueue;
   /** The windows this process's runs page, so that two of them never page one window. @default no claims */
   claims?: WindowClaims | undefined;
+  /** The request streams of every crawl in the process, fairly shared by the accounts. @default no process-wide cap */
+  streams?: StreamBudget | undefined;
   /** Progress, logs and metrics. */
   onEvent?: ((event: CrawlEvent) => void) | undefined;
 }

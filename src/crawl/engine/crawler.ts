@@ -16,7 +16,7 @@ import { outlasts } from './straggler.js';
 import { requestRange, splitRemainder } from './windows.js';
 
 /** The part of a run's CrawlContext (crawl-context.ts) a crawler uses. */
-export interface CrawlerContext extends Pick<CrawlDeps, 'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits'> {
+export interface CrawlerContext extends Pick<CrawlDeps, 'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits' | 'streams'> {
   sink: Pick<CrawlStore, 'startPass' | 'splitWindow' | 'markWindow'>;
   crawl: Pick<CrawlConfig, 'concurrency' | 'splitAfterPages'>;
   /** The run's own request count: every request of the crawl adds its attempts here. */
@@ -103,6 +103,7 @@ export class Crawler {
     // One stream per resource to begin with; more only as the bucket shows room.
     for (const resource of new Set(this.#pool.map((s) => s.resource))) {
       if (this.#streams.size >= Math.max(1, this.#ctx.crawl.concurrency)) break;
+      if (this.#streams.size > 0 && this.#ctx.streams?.mayAdd(this.#account.name) === false) break;
       const at = this.#pool.findIndex((s) => s.resource === resource);
       this.#start(this.#pool.splice(at, 1)[0]!);
     }
@@ -150,6 +151,7 @@ export class Crawler {
       startedAt: this.#now(),
     };
     this.#streams.add(stream);
+    this.#ctx.streams?.add(this.#account.name);
     // Capacity left unused before a stream was added is answered by it.
     this.#room.grew();
     void this.#drive(stream);
@@ -162,6 +164,7 @@ export class Crawler {
       await this.#failed(stream, error);
     } finally {
       this.#streams.delete(stream);
+      this.#ctx.streams?.remove(this.#account.name);
       // Its requests no longer fill the bucket: the room check decides whether another takes over.
       await this.#grow().catch((error: unknown) => void (this.#fatal ??= error));
       this.#settle();
@@ -286,6 +289,8 @@ export class Crawler {
    */
   async #grow(boundary?: Stream, only = false): Promise<'stopped' | 'grew' | 'none'> {
     if (this.#stopped() || this.#streams.size >= this.#ctx.crawl.concurrency || this.#streams.size === 0) return 'none';
+    // The process's streams are shared by its accounts (stream-budget.ts); a stream of another ends, this one grows.
+    if (this.#ctx.streams?.mayAdd(this.#account.name) === false) return 'none';
     if (!boundary && !this.#room.hasRoom()) return 'none';
     if (this.#pool.length > 0 && !only) {
       this.#start(this.#pool.shift()!);

@@ -43,11 +43,15 @@ export interface SqlExecutor {
    */
   write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void>;
   /**
-   * A list of text values to use after `IN`, as one bound parameter: SQL like
-   * `(SELECT value FROM json_each(?))` and its params. One parameter instead of
-   * one per value keeps large key lists fast and under parameter limits.
+   * The condition that `column` is one of `values`, with the list as one bound
+   * parameter: SQL like `service_id IN (SELECT value FROM json_each(?))` and its
+   * params. One parameter instead of one per value keeps large key lists fast
+   * and under parameter limits; each dialect words it so that its planner
+   * looks the values up in the column's index (PostgreSQL estimates
+   * `= ANY(array)` from the column's statistics, but an `IN` over a subquery
+   * as a generic 200 rows and scans the whole table to hash-join it).
    */
-  inList(values: readonly string[]): { sql: string; params: unknown[] };
+  whereIn(column: string, values: readonly string[]): { sql: string; params: unknown[] };
 }
 
 /** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { InterruptedError } from '../../errors.js';
 import type { SqlDriver } from './sql-driver.js';
 import { TargetUnavailableError } from './target-unavailable-error.js';
 import { isTransientFault, transientRetryPauseMs } from './transient-fault.js';
@@ -17,6 +18,13 @@ export interface TransientRetryOptions {
   retryRefused?: boolean;
   /** Milliseconds; injected so that tests need no patching. @default Date.now */
   clock?: () => number;
+  /**
+   * Ends a pause between retries at once (SIGINT, SIGTERM): the transaction
+   * fails with InterruptedError, so a run stopped during an outage stops now
+   * rather than after the budget. It was rolled back whole, so nothing is lost.
+   * @default never
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -52,8 +60,16 @@ async function retry<T>(attempt: () => Promise<T>, options: TransientRetryOption
       const elapsed = clock() - started;
       const pauseMs = transientRetryPauseMs(n, elapsed, options.budgetMs);
       if (pauseMs === null) throw new TargetUnavailableError(error, elapsed);
-      options.onRetry?.({ code: error.driverCode, message: error.message, attempt: n, pauseMs });
-      await delay(pauseMs);
+      if (options.signal?.aborted !== true) {
+        options.onRetry?.({ code: error.driverCode, message: error.message, attempt: n, pauseMs });
+        // An abort ends the pause at once; the check below turns it into InterruptedError.
+        await delay(pauseMs, undefined, { signal: options.signal }).catch(() => undefined);
+      }
+      if (options.signal?.aborted === true) throw interrupted(error);
     }
   }
+}
+
+function interrupted(fault: Error): InterruptedError {
+  return new InterruptedError(`stopped while the target was unavailable (${fault.message}); what was committed is kept: run the same command again to resume`);
 }

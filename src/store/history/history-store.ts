@@ -47,9 +47,9 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
       rows.push(...added);
     }
     if (replaced.length > 0) {
-      const list = tx.inList(replaced);
+      const list = tx.whereIn('service_id', replaced);
       await tx.run(
-        `DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+        `DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
         [resource, ...list.params],
       );
     }
@@ -65,9 +65,9 @@ async function currentVersions(
 ): Promise<Map<string, HistoryRow>> {
   const found = new Map<string, HistoryRow>();
   if (ids.length === 0) return found;
-  const list = tx.inList([...ids]);
+  const list = tx.whereIn('service_id', [...ids]);
   const rows = await tx.all(
-    `SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND service_id IN ${list.sql}`,
+    `SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
     [resource, ...list.params],
   );
   for (const raw of rows) {
@@ -112,9 +112,9 @@ export async function markMissingWhere(
       ],
     };
   });
-  const list = tx.inList(sessions.map((s) => s.serviceId));
+  const list = tx.whereIn('service_id', sessions.map((s) => s.serviceId));
   const marked = await tx.run(
-    `UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND service_id IN ${list.sql}`,
+    `UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND ${list.sql}`,
     [mark.now, ...list.params],
   );
   await writeVersions(tx, sessions);

@@ -1,16 +1,22 @@
 import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../../normalize/rows.js';
 import { writeVersions } from '../history/history-store.js';
-import { planMerge, type ChildKind, type MergeOptions, type MergePlan, type SessionOutcome, type StoredSession, type StoredSessions } from './merge-plan.js';
+import {
+  planMerge,
+  type MergeOptions,
+  type MergePlan,
+  type SessionOutcome,
+  type StoredSession,
+  type StoredSessions,
+} from './merge-plan.js';
 import { observedChange } from './change-lag.js';
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
 import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
+import { CHILD_KINDS, orphanChildren } from './orphan-children.js';
 
 const CHANGE_LAGS = table('change_lags');
-
-const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
 
 /** Stored columns the merge rule and the content comparison read. */
 const DECIDING = [
@@ -138,13 +144,14 @@ async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonl
   // target has no index on service_id (duckdb-keyless.ts), and a scan that
   // reads `raw` for every stored row to keep a few cost most of a backfill's
   // commit, for sessions that are mostly not stored at all.
-  const found = tx.inList([...ids]);
-  const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE service_id IN ${found.sql}`, found.params);
+  const found = tx.whereIn('service_id', [...ids]);
+  const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${found.sql}`, found.params);
   if (present.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  const list = tx.inList(present.map((r) => String(r.service_id)));
-  const rows = await tx.all(`SELECT ${[...DECIDING, ...extra].join(', ')} FROM ${def.name} WHERE service_id IN ${list.sql}`, list.params);
+  const list = tx.whereIn('service_id', present.map((r) => String(r.service_id)));
+  const columns = [...DECIDING, ...extra].join(', ');
+  const rows = await tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${list.sql}`, list.params);
   for (const raw of rows) {
     const r = readRow(def, raw);
     const preserved: Record<string, unknown> = {};
@@ -200,8 +207,8 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
     const replace = [...replaceStored];
     if (orphans.size > 0) for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
     if (replace.length > 0) {
-      const list = tx.inList(replace);
-      await tx.run(`DELETE FROM ${kind} WHERE service_id IN ${list.sql}`, list.params);
+      const list = tx.whereIn('service_id', replace);
+      await tx.run(`DELETE FROM ${kind} WHERE ${list.sql}`, list.params);
     }
     // Every session these rows belong to has no child rows of this kind left.
     if (rows.length > 0) {
@@ -221,26 +228,10 @@ async function markSeen(tx: SqlExecutor, seen: MergePlan['seen']): Promise<void>
     groups.set(key, group);
   }
   for (const { resource, lastSyncedAt, ids } of groups.values()) {
-    const list = tx.inList(ids);
-    await tx.run(`UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE service_id IN ${list.sql}`, [lastSyncedAt, ...list.params]);
+    const list = tx.whereIn('service_id', ids);
+    await tx.run(
+      `UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE ${list.sql}`,
+      [lastSyncedAt, ...list.params],
+    );
   }
-}
-
-/**
- * Ids among `fresh` (sessions just inserted) that still have child rows:
- * children are keyed by service_id alone, so a session stored under the
- * other resource, or a row deleted by hand, may have left some. One query,
- * which finds nothing in every ordinary run.
- */
-async function orphanChildren(tx: SqlExecutor, plan: MergePlan, fresh: ReadonlySet<string>): Promise<Set<string>> {
-  const ids = new Set<string>();
-  for (const kind of CHILD_KINDS) for (const r of plan.children[kind].rows) if (fresh.has(r.service_id)) ids.add(r.service_id);
-  if (ids.size === 0) return ids;
-  const list = tx.inList([...ids]);
-  const found = await tx.all(
-    `WITH fresh(service_id) AS ${list.sql} ` +
-      CHILD_KINDS.map((kind) => `SELECT service_id FROM ${kind} WHERE service_id IN (SELECT service_id FROM fresh)`).join(' UNION '),
-    list.params,
-  );
-  return new Set(found.map((r) => String(r.service_id)));
 }

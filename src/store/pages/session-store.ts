@@ -63,11 +63,11 @@ export async function markMissingIn(
   },
 ): Promise<number> {
   if (mark.serviceIds.length === 0) return 0;
-  const list = tx.inList([...new Set(mark.serviceIds)]);
+  const list = tx.whereIn('service_id', [...new Set(mark.serviceIds)]);
   const seen = mark.seenBefore === undefined ? '' : ' AND last_synced_at < ?';
   return markMissingWhere(tx, {
     resource: mark.resource,
-    where: `account = ?${seen} AND service_id IN ${list.sql}`,
+    where: `account = ?${seen} AND ${list.sql}`,
     params: [mark.account, ...(mark.seenBefore === undefined ? [] : [mark.seenBefore]), ...list.params],
     now: mark.now,
     source: mark.source,

@@ -50,8 +50,9 @@ export class SqlRefreshStore implements RefreshStore {
     if (serviceIds.length === 0) return digests;
     const def = sessionTable(resource);
     const list = await this.#driver.read(async (tx) => {
-      const ids = tx.inList([...new Set(serviceIds)]);
-      return tx.all(`SELECT service_id, result_id, result_final, flag, missing_since FROM ${def.name} WHERE service_id IN ${ids.sql}`, ids.params);
+      const ids = tx.whereIn('service_id', [...new Set(serviceIds)]);
+      const columns = 'service_id, result_id, result_final, flag, missing_since';
+      return tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${ids.sql}`, ids.params);
     });
     // What progresses while a result is not final; the raw text differs between a delivery and a GET of the same state.
     for (const row of list) {
@@ -74,9 +75,9 @@ export class SqlRefreshStore implements RefreshStore {
     await this.#driver.transaction(async (tx) => {
       await tx.write(REFRESH, rows, 'replace');
       // A session the check found final or gone needs no state any more.
-      const ids = tx.inList(checks.map((c) => c.serviceId));
+      const ids = tx.whereIn('service_id', checks.map((c) => c.serviceId));
       await tx.run(
-        `DELETE FROM session_refresh WHERE resource = ? AND service_id IN ${ids.sql}
+        `DELETE FROM session_refresh WHERE resource = ? AND ${ids.sql}
            AND service_id IN (SELECT service_id FROM ${def.name} WHERE result_final OR missing_since IS NOT NULL)`,
         [resource, ...ids.params],
       );

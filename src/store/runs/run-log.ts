@@ -1,21 +1,26 @@
 import { table } from '../../schema/schema.js';
 import type { RunEnd, RunLog, RunStart } from '../sink.js';
 import type { SqlDriver } from '../drivers/sql-driver.js';
-import { StoreError } from '../drivers/store-error.js';
+import { DiskFullError, StoreError } from '../drivers/store-error.js';
+import type { DiskReserve } from '../target/disk-reserve.js';
 
 /**
  * `sync_runs`: one row per run, written when it starts and when it ends; a
  * dead process's verify_runs are abandoned with its sync_runs. An end that
  * could not be written (the target down longer than its retries) is kept
  * and written before the next run starts, so a process that lives on (a
- * daemon) leaves no run `running` once the target is back.
+ * daemon) leaves no run `running` once the target is back. An end that
+ * meets a full disk frees the target's reserve (disk-reserve.ts) and is
+ * written into that room, so a run the disk stopped is recorded `failed`.
  */
 export class SqlRunLog implements RunLog {
   readonly #driver: SqlDriver;
+  readonly #reserve: DiskReserve | null;
   readonly #unwritten = new Map<string, RunEnd>();
 
-  constructor(driver: SqlDriver) {
+  constructor(driver: SqlDriver, reserve: DiskReserve | null = null) {
     this.#driver = driver;
+    this.#reserve = reserve;
   }
 
   async startRun(run: RunStart): Promise<void> {
@@ -36,6 +41,7 @@ export class SqlRunLog implements RunLog {
       refresh_spent: null,
     };
     await this.#driver.transaction((tx) => tx.write(table('sync_runs'), [row], 'replace'));
+    this.#reserve?.renew();
   }
 
   async finishRun(id: string, end: RunEnd): Promise<void> {
@@ -58,6 +64,15 @@ export class SqlRunLog implements RunLog {
   }
 
   async #writeEnd(id: string, end: RunEnd): Promise<void> {
+    try {
+      await this.#updateEnd(id, end);
+    } catch (error) {
+      if (!(error instanceof DiskFullError && this.#reserve?.release() === true)) throw error;
+      await this.#updateEnd(id, end);
+    }
+  }
+
+  async #updateEnd(id: string, end: RunEnd): Promise<void> {
     await this.#driver.transaction(async (tx) => {
       const changed = await tx.run(
         `UPDATE sync_runs SET finished_at = ?, status = ?, requests = ?, items_written = ?, error = ?,

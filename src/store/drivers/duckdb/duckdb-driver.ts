@@ -113,6 +113,9 @@ export function lockHolder(error: unknown): string | null {
  */
 export const ROW_GROUP_ROWS = 16_384;
 
+/** DuckDB's refusal of a file it gave up on (a failed checkpoint), until it is attached again. */
+const INVALIDATED = /has been invalidated/;
+
 /** The catalog a file is attached as: its name, as DuckDB would name it, unless that is one of DuckDB's own. */
 function catalogName(path: string): string {
   const stem = basename(path).replace(/\.[^.]*$/, '');
@@ -163,8 +166,10 @@ async function openDatabase(path: string, config: Record<string, string>, wait: 
 
 export class DuckdbDriver implements SqlDriver {
   readonly dialect = 'duckdb' as const;
-  readonly #instance: DuckDBInstance;
-  readonly #connection: DuckDBConnection;
+  #instance: DuckDBInstance;
+  #connection: DuckDBConnection;
+  /** The settings the database was opened with, to open it again the same. */
+  readonly #config: Record<string, string>;
   // One task at a time, in call order: the crawler and the receiver share the one connection and a
   // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
   readonly #lock = new PQueue({ concurrency: 1 });
@@ -175,9 +180,12 @@ export class DuckdbDriver implements SqlDriver {
   readonly #path: string | null;
   /** Rows written by the write transaction under way. */
   #rowsWritten = 0;
+  /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
+  #invalidated = false;
 
-  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null) {
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null, config: Record<string, string>) {
     this.#instance = instance;
+    this.#config = config;
     this.#path = path;
     this.#connection = connection;
     this.#clock = clock;
@@ -186,8 +194,9 @@ export class DuckdbDriver implements SqlDriver {
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
-    const { instance, connection } = await openDatabase(path, { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` }, options.wait);
-    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path);
+    const config = { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` };
+    const { instance, connection } = await openDatabase(path, config, options.wait);
+    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config);
   }
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
@@ -240,7 +249,11 @@ export class DuckdbDriver implements SqlDriver {
    */
   async #boundWal(): Promise<void> {
     if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
-    await this.#connection.run('CHECKPOINT').catch(() => undefined);
+    await this.#connection.run('CHECKPOINT').catch((error: unknown) => this.#noteInvalidated(error));
+  }
+
+  #noteInvalidated(error: unknown): void {
+    if (INVALIDATED.test(error instanceof Error ? error.message : String(error))) this.#invalidated = true;
   }
 
   /**
@@ -283,8 +296,27 @@ export class DuckdbDriver implements SqlDriver {
     });
   }
 
+  /**
+   * A file DuckDB invalidated (a checkpoint failed on a full disk) takes no
+   * more statements until it is detached and attached again; everything
+   * committed is in its WAL, which the attach replays. Once there is room
+   * (the run's end, written into the disk reserve) the target works again.
+   */
+  async #reattachIfInvalidated(): Promise<void> {
+    if (!this.#invalidated || this.#path === null) return;
+    // It refuses even a USE of another catalog, so the database is opened anew.
+    this.#connection.closeSync();
+    this.#instance.closeSync();
+    ({ instance: this.#instance, connection: this.#connection } = await openDatabase(this.#path, this.#config, undefined));
+    this.#invalidated = false;
+  }
+
   async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    await this.#connection.run('BEGIN TRANSACTION');
+    await this.#reattachIfInvalidated();
+    await this.#connection.run('BEGIN TRANSACTION').catch((error: unknown) => {
+      this.#noteInvalidated(error);
+      throw error;
+    });
     try {
       const result = await work(this.#executor);
       await this.#connection.run('COMMIT');
@@ -294,6 +326,7 @@ export class DuckdbDriver implements SqlDriver {
       // written) has ended the transaction already, and DuckDB refuses the
       // ROLLBACK with "no transaction is active", which would hide why.
       await this.#connection.run('ROLLBACK').catch(() => undefined);
+      this.#noteInvalidated(error);
       throw error;
     }
   }
@@ -314,6 +347,9 @@ export class DuckdbDriver implements SqlDriver {
     },
     write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
     // JSON text, unpacked by DuckDB: a LIST parameter is built one native call per value.
-    inList: (values) => ({ sql: `(SELECT unnest(from_json(?, '["VARCHAR"]')))`, params: [JSON.stringify(values)] }),
+    whereIn: (column, values) => ({
+      sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
+      params: [JSON.stringify(values)],
+    }),
   };
 }

@@ -151,7 +151,8 @@ function executor(trx: Knex.Transaction): SqlExecutor {
       return result.rowCount ?? 0;
     },
     // pg sends a JS array as a PostgreSQL array literal.
-    inList: (values) => ({ sql: '(SELECT unnest(?::text[]))', params: [[...values]] }),
+    // `= ANY` is estimated from the column's statistics (sql-driver.ts).
+    whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [[...values]] }),
     write: async (table, rows, onConflict) => {
       await writeRows(trx, table, rows, onConflict);
     },

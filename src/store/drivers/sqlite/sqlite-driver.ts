@@ -341,7 +341,10 @@ export class SqliteDriver implements SqlDriver {
         return Promise.resolve();
       },
       run: (sql, params = []) => Promise.resolve(this.#prepare(db, sql).run(...params.map(bindable)).changes),
-      inList: (values) => ({ sql: '(SELECT value FROM json_each(?))', params: [JSON.stringify(values)] }),
+      whereIn: (column, values) => ({
+        sql: `${column} IN (SELECT value FROM json_each(?))`,
+        params: [JSON.stringify(values)],
+      }),
       write: (table, rows, onConflict) => {
         this.#write(db, table, rows, onConflict);
         return Promise.resolve();

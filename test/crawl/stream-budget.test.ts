@@ -1,0 +1,123 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mayAddStream, StreamBudget } from '../../src/crawl/engine/stream-budget.js';
+import { cliError, runIvsync } from '../helpers/run-cli.js';
+import { useSimulators } from '../helpers/simulators.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
+
+const DECISIONS: Array<{ name: string; limit: number; total: number; own: number; accounts: number; may: boolean }> = [
+  { name: 'an account without a stream always starts one', limit: 4, total: 9, own: 0, accounts: 10, may: true },
+  { name: 'one account alone may use the whole cap', limit: 96, total: 95, own: 95, accounts: 1, may: true },
+  { name: 'not past the cap', limit: 96, total: 96, own: 96, accounts: 1, may: false },
+  { name: 'forty accounts: up to an equal share each', limit: 96, total: 60, own: 2, accounts: 40, may: true },
+  { name: 'forty accounts: not past the share', limit: 96, total: 60, own: 3, accounts: 40, may: false },
+  { name: 'two accounts, room left: grows to its half', limit: 10, total: 6, own: 4, accounts: 2, may: true },
+  { name: 'two accounts: stops at its half', limit: 10, total: 6, own: 5, accounts: 2, may: false },
+  { name: 'the share is rounded up', limit: 10, total: 8, own: 3, accounts: 3, may: true },
+];
+
+describe('mayAddStream', () => {
+  for (const d of DECISIONS) {
+    it(d.name, () => {
+      expect(mayAddStream({ limit: d.limit, total: d.total, own: d.own, accounts: d.accounts })).toBe(d.may);
+    });
+  }
+});
+
+describe('StreamBudget', () => {
+  it('counts streams per account and shares the cap among the accounts paging now', () => {
+    const budget = new StreamBudget(4);
+    for (let i = 0; i < 4; i++) budget.add('a');
+    expect(budget.mayAdd('a')).toBe(false);
+    // b may start while a holds all four, but not grow.
+    expect(budget.mayAdd('b')).toBe(true);
+    budget.add('b');
+    expect(budget.mayAdd('b')).toBe(false);
+    // Two of a's streams end: b grows to its half, a does not grow back past it.
+    budget.remove('a');
+    budget.remove('a');
+    expect(budget.total).toBe(3);
+    expect(budget.mayAdd('b')).toBe(true);
+    budget.add('b');
+    expect(budget.mayAdd('a')).toBe(false);
+    budget.remove('b');
+    budget.remove('b');
+    expect(budget.mayAdd('a')).toBe(true);
+  });
+});
+
+/** A pass-through HTTP proxy in front of the simulator that records the most requests it had open at once. */
+async function countingProxy(target: string): Promise<{ url: string; peak: () => number; server: Server }> {
+  let open = 0;
+  let peak = 0;
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    open++;
+    peak = Math.max(peak, open);
+    res.on('close', () => open--);
+    const { method, url: path, headers } = req;
+    const forward = request({ host: upstream.hostname, port: upstream.port, method, path, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, peak: () => peak, server };
+}
+
+const tempDir = useTempDir();
+const simulator = useSimulators({ seed: 11 });
+let proxies: Server[] = [];
+afterEach(async () => {
+  await Promise.all(proxies.map((p) => new Promise((resolve) => p.close(resolve))));
+  proxies = [];
+});
+
+describe('the process-wide cap on streams', () => {
+  const names = ['north', 'south'];
+
+  async function backfill(processConcurrency: number): Promise<{ peak: number; stored: number; truth: number }> {
+    const tokens = Object.fromEntries(names.map((name) => [`token-${name}`, name]));
+    // Latency keeps requests open long enough to overlap; no limit, so every account would grow to its own cap.
+    const lifted = { rate: 100_000, burst: 100_000 };
+    const sim = await simulator({ sessions: 400, tokens, ...lifted, latencyMs: 40, otherOwnerSessions: 0 });
+    const proxy = await countingProxy(sim.url);
+    proxies.push(proxy.server);
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    const accounts = names.map((name) => ({ name, tokenEnv: `IVS_TOKEN_${name.toUpperCase()}`, rate: 100_000 }));
+    const config = writeConfig(dir, {
+      accounts,
+      crawl: { windowSeconds: 15 * 86_400, concurrency: 8, processConcurrency, overlapSeconds: 86_400 },
+    });
+    const env: Record<string, string> = { IVS_BASE_URL: proxy.url, IVS_DB: `sqlite:${db}`, IVS_CONFIG: config };
+    for (const name of names) env[`IVS_TOKEN_${name.toUpperCase()}`] = `token-${name}`;
+    const result = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
+    expect(cliError(result.stderr)).toBeUndefined();
+    expect(result.code).toBe(0);
+    let truth = 0;
+    for (const name of names) {
+      for (const r of ['authentications', 'fingerprints'] as const) truth += sim.world.truth(`token-${name}`, r).length;
+    }
+    const both = 'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n';
+    const [count] = query<{ n: number }>(db, both);
+    return { peak: proxy.peak(), stored: count!.n, truth };
+  }
+
+  it('keeps the requests of all accounts within it, and every account pages to the end', async () => {
+    const capped = await backfill(3);
+    expect(capped.stored).toBe(capped.truth);
+    expect(capped.peak).toBeLessThanOrEqual(3);
+    // The same backfill without a binding cap opens more: the cap is what held it.
+    const free = await backfill(64);
+    expect(free.stored).toBe(free.truth);
+    expect(free.peak).toBeGreaterThan(3);
+  }, 120_000);
+});

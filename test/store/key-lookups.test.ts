@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { PostgresDriver } from '../../src/store/drivers/postgres/postgres-driver.js';
+import type { SqlDriver, SqlExecutor } from '../../src/store/drivers/sql-driver.js';
+import { SqliteDriver } from '../../src/store/drivers/sqlite/sqlite-driver.js';
+import { openSink } from '../../src/store/open-sink.js';
+import { orphanChildrenQuery } from '../../src/store/pages/orphan-children.js';
+import { parseTarget } from '../../src/store/target/parse-target.js';
+import { eachTarget } from '../targets/each-target.js';
+import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
+
+announcePostgres('key lookup plans');
+
+/** The target's driver itself, after openSink migrated it: the lookups are the driver's own SQL. */
+async function rawDriver(url: string): Promise<SqlDriver> {
+  await (await openSink(url)).close();
+  const parsed = parseTarget(url);
+  switch (parsed.kind) {
+    case 'sqlite':
+      return SqliteDriver.open(parsed.path);
+    case 'duckdb':
+      return DuckdbDriver.open(parsed.path, () => new Date());
+    case 'postgres':
+      return PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema });
+  }
+}
+
+eachTarget((_dialect, target) => {
+  it('whereIn and the orphan query find exactly the listed ids that have child rows', async () => {
+    const driver = await rawDriver(target().url);
+    try {
+      await driver.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO session_text_fields (service_id, key, value) VALUES ('a', 'k', 'v'), ('b', 'k', 'v')`,
+        );
+        await tx.run(
+          `INSERT INTO session_warnings (service_id, code, message, seen_at)
+           VALUES ('c', 'w', 'm', '2026-01-01T00:00:00Z')`,
+        );
+      });
+      const found = await driver.read(async (tx) => {
+        const list = tx.whereIn('service_id', ['a', 'x', "it's"]);
+        const direct = await tx.all(`SELECT service_id FROM session_text_fields WHERE ${list.sql}`, list.params);
+        const query = orphanChildrenQuery(tx, ['a', 'c', 'y']);
+        const orphans = await tx.all(query.sql, query.params);
+        return {
+          direct: direct.map((r) => String(r.service_id)),
+          orphans: orphans.map((r) => String(r.service_id)).sort(),
+        };
+      });
+      expect(found).toEqual({ direct: ['a'], orphans: ['a', 'c'] });
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+/**
+ * On a table of a few hundred thousand rows with real statistics, PostgreSQL
+ * must look the ids of a commit up in the primary key. An `IN` over a
+ * subquery or a CTE of the same array is planned as a hash join over a scan
+ * of the whole table, on every commit.
+ */
+describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
+  const schema = `ivs_keys_${randomBytes(6).toString('hex')}`;
+  let driver: SqlDriver;
+  const ids = Array.from({ length: 500 }, (_, i) => `svc-new-${i}`);
+
+  beforeAll(async () => {
+    const url = new URL(POSTGRES_URL ?? '');
+    url.searchParams.set('schema', schema);
+    driver = await rawDriver(url.toString());
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(`SET search_path = "${schema}"`);
+      // 25,000 sessions of 8 text fields each, ids as distinct as real ones.
+      await client.query(
+        `INSERT INTO session_text_fields (service_id, key, value)
+         SELECT 'svc-' || md5((g / 8)::text), 'k' || (g % 8), repeat('x', 30) FROM generate_series(0, 199999) g`,
+      );
+      await client.query('ANALYZE session_text_fields');
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await driver?.close();
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  });
+
+  async function plan(build: (tx: SqlExecutor) => { sql: string; params: unknown[] }): Promise<string> {
+    return driver.read(async (tx) => {
+      const query = build(tx);
+      const rows = await tx.all(`EXPLAIN ${query.sql}`, query.params);
+      return rows.map((r) => String(r['QUERY PLAN'])).join('\n');
+    });
+  }
+
+  it('whereIn on session_text_fields', async () => {
+    const text = await plan((tx) => {
+      const list = tx.whereIn('service_id', ids);
+      return { sql: `SELECT service_id FROM session_text_fields WHERE ${list.sql}`, params: list.params };
+    });
+    expect(text).toMatch(
+      /Index (Only )?Scan[^\n]* on session_text_fields_pkey|Index (Only )?Scan using session_text_fields_pkey/,
+    );
+    expect(text).not.toContain('Seq Scan on session_text_fields');
+  });
+
+  it('the orphan-children query of every commit', async () => {
+    const text = await plan((tx) => orphanChildrenQuery(tx, ids));
+    expect(text).toMatch(/Index[^\n]*session_text_fields_pkey/);
+    expect(text).not.toContain('Seq Scan on session_text_fields');
+  });
+});
