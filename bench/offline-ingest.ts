@@ -5,7 +5,7 @@ import { normalizeItems } from '../src/normalize/normalize-item.js';
 import type { NormalizedBatch, ObservationContext } from '../src/normalize/rows.js';
 import { toIsoMicros } from '../src/normalize/time.js';
 import { openSink } from '../src/store/open-sink.js';
-import type { PageCommit, WindowKey } from '../src/store/sink.js';
+import type { WindowKey } from '../src/store/sink.js';
 
 /**
  * The offline ingest figure: normalize + write of pre-fetched pages, as a

@@ -11,7 +11,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Secret } from '../src/config/secret.js';
 import { createClient } from '../src/api/client.js';
 import { RateLimiter } from '../src/api/rate-limiter.js';
 import { benchClientOptions } from './bench-client.js';

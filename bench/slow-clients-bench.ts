@@ -8,7 +8,8 @@
  * deliveries fared, and the process RSS (attackers included; give one set of
  * limits per run with --only for a memory figure of its own).
  *
- *   npm run build && node dist/bench/slow-clients-bench.js [--attackers 3000] [--deliveries 200] [--only before|defaults]
+ *   npm run build && node dist/bench/slow-clients-bench.js \
+ *     [--attackers 3000] [--deliveries 200] [--only before|defaults]
  */
 import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { createClient } from '../src/api/client.js';
-import { RateLimiter } from '../src/api/rate-limiter.js';
 import { Secret } from '../src/config/secret.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';

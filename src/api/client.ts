@@ -167,19 +167,19 @@ class HttpServiceClient implements ServiceClient {
   async config(options: CallOptions = {}): Promise<AuthenticationConfig> {
     const call = this.#v2('config').config();
     const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
-    if (!isRecordWithArray(body.config, 'brands')) {
+    if (!isAuthenticationConfig(body)) {
       throw new ApiError(`GET ${call.route} answered without config.brands`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
     }
-    return body as unknown as AuthenticationConfig;
+    return body;
   }
 
   async catalog(options: CallOptions = {}): Promise<SupportedCatalog> {
     const call = this.#v2('catalog').catalog();
     const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
-    if (!Array.isArray(body.categories)) {
+    if (!isSupportedCatalog(body)) {
       throw new ApiError(`GET ${call.route} answered without categories`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
     }
-    return body as unknown as SupportedCatalog;
+    return body;
   }
 
   async createVoucher(input: VoucherRequest): Promise<LoginVoucher> {
@@ -232,4 +232,18 @@ function callOptions(options: CallOptions): Pick<Call, 'priority' | 'tally'> {
 
 function isRecordWithArray(value: unknown, key: string): boolean {
   return typeof value === 'object' && value !== null && Array.isArray((value as Record<string, unknown>)[key]);
+}
+
+/** The shape the client relies on (`config.brands`); the rest is the service's to describe. */
+function isAuthenticationConfig(
+  body: Record<string, unknown>,
+): body is Record<string, unknown> & AuthenticationConfig {
+  return isRecordWithArray(body.config, 'brands');
+}
+
+/** The shape the client relies on (`categories`); the rest is the service's to describe. */
+function isSupportedCatalog(
+  body: Record<string, unknown>,
+): body is Record<string, unknown> & SupportedCatalog {
+  return Array.isArray(body.categories);
 }

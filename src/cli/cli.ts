@@ -24,7 +24,7 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
     .option('account', { type: 'string', describe: 'only this configured account (default: all)' })
     .option('json', { type: 'boolean', describe: 'machine-readable output, errors included' })
     .option('log-level', { type: 'string', describe: `${LOG_LEVELS.join(', ')} [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})` })
-    .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
+    .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' });
 }
 
 /** A command's help: its usage line with what it requires, only the global options it reads, its examples. */

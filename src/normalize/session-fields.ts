@@ -4,7 +4,7 @@ import { ItemShapeError } from './item-shape-error.js';
 import type { ApiVersion, ImageRow, NormalizedSession, ObservationContext } from './rows.js';
 import { textFieldRows, textFieldText } from './text-field-rows.js';
 import { warningRows } from './warning-rows.js';
-import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch, toIsoMicros } from './time.js';
+import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch } from './time.js';
 
 /*
  * Readers of the parts that v1.4 and v2 sessions, authentications and

@@ -16,18 +16,24 @@ export function storableSession(session: NormalizedSession): NormalizedSession {
   const raw = session.row.raw;
   // Such characters reach a parsed item only through escapes; the text says whether there are any.
   if (raw.indexOf('\\u') === -1 && isStorableText(raw) && !warningsNeedIt(session.warnings)) return session;
-  const row: Record<string, unknown> = { ...session.row };
-  for (const [column, value] of Object.entries(row)) {
-    if (typeof value !== 'string') continue;
-    row[column] = JSON_TEXT.has(column) ? storableRaw(value) : storableText(value);
-  }
   return {
     ...session,
-    row: row as unknown as typeof session.row,
+    row: storableRow(session.row),
     textFields: lastByKey(session.textFields.map(storableTextField), (r) => r.key),
     images: lastByKey(session.images.map(storableImage), (r) => r.name),
     warnings: lastByKey(session.warnings.map(storableWarning), (r) => r.code),
   } as NormalizedSession;
+}
+
+/** A copy of the row with every string column storable; a string column stays a string. */
+function storableRow<R extends object>(source: R): R {
+  const row = { ...source };
+  for (const column of Object.keys(row) as Array<keyof R>) {
+    const value = row[column];
+    if (typeof value !== 'string') continue;
+    row[column] = (JSON_TEXT.has(String(column)) ? storableRaw(value) : storableText(value)) as typeof value;
+  }
+  return row;
 }
 
 /** Response warnings come from outside the item's text. */

@@ -1,4 +1,4 @@
-import { readArray, readIdAndName, readObject } from './field-readers.js';
+import { readArray, readObject } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v14ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';

@@ -1,4 +1,4 @@
-import { readIdAndName, readObject, readString } from './field-readers.js';
+import { readObject, readString } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v2ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';

@@ -33,7 +33,8 @@ export function parseFaultSpec(text: string): FaultSpec {
   for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
     const match = /^([a-z0-9]+)=([0-9.]+)(?::([0-9]+))?$/.exec(part);
     if (match === null) throw new Error(`bad fault "${part}": expected kind=probability (slow=probability:ms)`);
-    const [, kind, probabilityText, msText] = match as unknown as [string, string, string, string | undefined];
+    // The pattern matched, so the first two groups are there.
+    const [, kind = '', probabilityText = '', msText] = match;
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
       throw new Error(`bad fault "${part}": unknown kind "${kind}", expected one of ${FAULT_KINDS.join(', ')}`);
     }

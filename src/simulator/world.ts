@@ -212,7 +212,8 @@ export class World {
   search(owner: string, resource: SimResource, request: SearchRequest, apiVersion: '1.4' | '2'): SearchOutcome {
     const hash = queryHash([owner, resource, apiVersion, request.filters, request.range, request.returnIds]);
     const list = this.#list(owner, resource);
-    let [lo, hi] = list.indexRange(request.range, this.rangeSemantics);
+    const [lo, end] = list.indexRange(request.range, this.rangeSemantics);
+    let hi = end;
     if (request.cursor !== null) {
       const position = decodeCursor(request.cursor, hash, this.cursorStyle);
       if (position === null) return { ok: false, message: 'cursor: not a cursor of this query' };

@@ -52,8 +52,11 @@ export function renderSchemaDoc(
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+const KEYLESS_NOTE = ' (in DuckDB kept by ivsync, not declared: see src/store/drivers/duckdb/duckdb-keyless.ts)';
+
 function renderTable(t: TableDef): string[] {
-  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${DUCKDB_KEYLESS_TABLES.includes(t.name) ? ' (in DuckDB kept by ivsync, not declared: see src/store/drivers/duckdb/duckdb-keyless.ts)' : ''}.`];
+  const keyless = DUCKDB_KEYLESS_TABLES.includes(t.name) ? KEYLESS_NOTE : '';
+  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${keyless}.`];
   if (t.indexes !== undefined && t.indexes.length > 0) {
     const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
     lines.push(`Indexes: ${indexes.join('; ')}.`);

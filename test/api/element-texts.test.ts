@@ -6,7 +6,7 @@ const TRICKY: unknown[] = [
   { service_id: 'A1', text_fields: { note: 'he said "hi", then left]}', path: 'C:\\dir\\' } },
   { service_id: 'A2', note: 'ends in a backslash \\', quote: '\\"', nested: [[1, [2, {}]], { a: [] }] },
   { service_id: 'A3', brackets: '[{,:}]', unicode: 'é ✓ 😀', control: '\u0001\n\t' },
-  { service_id: 'A4', n: -1.5e-7, big: 12345678901234567890, t: true, f: false, z: null },
+  { service_id: 'A4', n: -1.5e-7, big: 1.2345678901234567e19, t: true, f: false, z: null },
   {},
   { items: [{ service_id: 'inner' }] },
 ];

@@ -10,7 +10,6 @@ import { expectTargetEqualsTruth, HISTORY_END, HISTORY_START } from '../helpers/
 
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 200, rate: 2000, burst: 2000, seed: 17 });
-const WINDOW = 30 * 86_400;
 const backfillArgs = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
 
 async function backfilled(sim: RunningSimulator) {

@@ -164,7 +164,9 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(0) });
-    const broken = fp('bad', { raw: null as unknown as string });
+    const broken = fp('bad');
+    // A value the row's type rules out, so that the target refuses it (raw is NOT NULL).
+    Reflect.set(broken.row, 'raw', null);
     await expect(
       sink.commitPage({ key: authWindow, batch: batch([auth('good'), broken]), nextCursor: 'c1', done: false, now: t(1) }),
     ).rejects.toThrow();

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
-import { Secret } from '../../src/config/secret.js';
 import { refreshCatalog } from '../../src/crawl/runs/catalog-refresh.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { openSink } from '../../src/store/open-sink.js';

@@ -96,7 +96,7 @@ describe('explainManagementFailure', () => {
     ['create', 403, 'endpoint.value: the domain x.org is not registered to your organization', {}, "the endpoint's domain is not registered to your organization (ivsync domains list)"],
     ['create', 403, 'owner.user.username: the user is not in your organization', {}, 'a username in --filter owner.user.username is not in your organization'],
     ['create', 403, 'forbidden', {}, "the endpoint's domain is not registered to your organization (ivsync domains list)"],
-    ['create', 403, 'forbidden', { hasUsernameFilter: true }, "the endpoint's domain is not registered to your organization (ivsync domains list), or a username in --filter owner.user.username is not in your organization"],
+    ['create', 403, 'forbidden', { hasUsernameFilter: true }, "the endpoint's domain is not registered to your organization (ivsync domains list), " + 'or a username in --filter owner.user.username is not in your organization'],
     ['create', 500, 'oops', {}, null],
     ['show', 403, 'unknown webhook or not yours', { uuid: 'u-1' }, 'webhook u-1 does not exist or is not yours (ivsync webhooks list)'],
     ['show', 404, 'unknown webhook', { uuid: 'u-1' }, 'webhook u-1 does not exist or is not yours (ivsync webhooks list)'],

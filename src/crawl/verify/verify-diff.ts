@@ -120,7 +120,7 @@ export function diffWindow(input: DiffInput): WindowDiff {
       out.drifted.push(session);
       continue;
     }
-    const fresh = session.row as unknown as Readonly<Record<string, unknown>>;
+    const fresh: Readonly<Record<string, unknown>> = { ...session.row };
     if (!isNewer(observation(row), observation(fresh))) continue;
     if (row.missing_since !== null && row.missing_since !== undefined) {
       out.findings.push({ ...base, serviceId: id, kind: 'missing_locally', column: 'missing_since', storedValue: findingValue(row.missing_since), serviceValue: null });

@@ -9,7 +9,7 @@ import { stopsTheRun } from '../engine/error-scope.js';
 import { RequestBudget, type BudgetShare } from './request-budget.js';
 import { PRIORITY } from '../../config/constants.js';
 import { diffWindow } from './verify-diff.js';
-import { planSample, type SampleCandidate, type SamplePick } from './verify-sample.js';
+import { planSample, type SampleCandidate } from './verify-sample.js';
 import { requestRange } from '../engine/windows.js';
 
 /** Below every crawl: a verify never holds back fresh data, refreshes or a backfill in the account's bucket. */

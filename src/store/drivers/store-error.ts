@@ -91,6 +91,8 @@ export function refusesRow(error: unknown): error is StoreError {
 
 /** Longest driver message kept. */
 const MESSAGE_LIMIT = 200;
+// eslint-disable-next-line no-control-regex -- the control characters are what it replaces
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 /**
  * PostgreSQL data exceptions (class 22: invalid byte sequence 22021,
@@ -247,6 +249,6 @@ export function shortDriverMessage(message: string, statementFirst = SQL_START.t
   }
   text = text.split(/\r?\n/, 1)[0] ?? '';
   text = text.replace(/\s+Input: [\s\S]*$/, '');
-  text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').toWellFormed().trim();
+  text = text.replace(CONTROL_CHARACTERS, ' ').toWellFormed().trim();
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
 }

@@ -93,7 +93,7 @@ async function writeChanges(
 export async function writeRejected(tx: SqlExecutor, rows: readonly RejectedRow[]): Promise<void> {
   if (rows.length === 0) return;
   const def = table('rejected_items');
-  await tx.write(def, uniqueByKey(def, rows as unknown as Row[]), 'replace');
+  await tx.write(def, uniqueByKey(def, rows), 'replace');
 }
 
 /** Thrown to roll a probe back. */
@@ -212,7 +212,7 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
     }
     // Every session these rows belong to has no child rows of this kind left.
     if (rows.length > 0) {
-      const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows as unknown as Row[]) : (rows as unknown as Row[]);
+      const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows) : rows;
       await tx.write(table(kind), unique, 'fail');
     }
   }

@@ -1,4 +1,4 @@
-import type { NormalizedSession, Resource } from '../../normalize/rows.js';
+import type { Resource } from '../../normalize/rows.js';
 import { readRow, readValue } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { countOutcomes, mergeSessions } from '../pages/session-merge.js';
