@@ -88,8 +88,17 @@ export async function ingestTargets(options: IngestTargetsOptions = {}): Promise
         }
       }
       for (const [normalizeOn, runsOfMode] of figures) {
-        const rate = (mode: OfflineIngestFigure['mode']) => median(runsOfMode.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
-        rows.push({ target, normalizeOn, items, pagesPerTransaction, runs, fresh: rate('fresh'), replace: rate('replace') });
+        const rate = (mode: OfflineIngestFigure['mode']) =>
+          median(runsOfMode.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
+        rows.push({
+          target,
+          normalizeOn,
+          items,
+          pagesPerTransaction,
+          runs,
+          fresh: rate('fresh'),
+          replace: rate('replace'),
+        });
       }
     }
   } finally {

@@ -38,7 +38,8 @@ function storableRow<R extends object>(source: R): R {
 
 /** Response warnings come from outside the item's text. */
 function warningsNeedIt(warnings: readonly WarningRow[]): boolean {
-  for (const w of warnings) if (!isStorableText(w.code) || (w.message !== null && !isStorableText(w.message))) return true;
+  for (const w of warnings)
+    if (!isStorableText(w.code) || (w.message !== null && !isStorableText(w.message))) return true;
   return false;
 }
 
@@ -52,11 +53,21 @@ function storableTextField(r: TextFieldRow): TextFieldRow {
 
 /** `metadata` is JSON text made by JSON.stringify, which escapes both characters. */
 function storableImage(r: ImageRow): ImageRow {
-  return { service_id: storableText(r.service_id), name: storableText(r.name), url: orNull(r.url), metadata: r.metadata };
+  return {
+    service_id: storableText(r.service_id),
+    name: storableText(r.name),
+    url: orNull(r.url),
+    metadata: r.metadata,
+  };
 }
 
 function storableWarning(r: WarningRow): WarningRow {
-  return { service_id: storableText(r.service_id), code: storableText(r.code), message: orNull(r.message), seen_at: r.seen_at };
+  return {
+    service_id: storableText(r.service_id),
+    code: storableText(r.code),
+    message: orNull(r.message),
+    seen_at: r.seen_at,
+  };
 }
 
 function lastByKey<T>(rows: T[], key: (row: T) => string): T[] {

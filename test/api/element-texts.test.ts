@@ -11,7 +11,8 @@ const TRICKY: unknown[] = [
   { items: [{ service_id: 'inner' }] },
 ];
 
-const parsedElements = (text: string, key = 'items') => arrayElementTexts(text, key)?.map((t) => JSON.parse(t) as unknown);
+const parsedElements = (text: string, key = 'items') =>
+  arrayElementTexts(text, key)?.map((t) => JSON.parse(t) as unknown);
 
 describe('arrayElementTexts', () => {
   it('slices each item of a compact body exactly as it was sent', () => {
@@ -46,7 +47,18 @@ describe('arrayElementTexts', () => {
   });
 
   it('gives null for bodies it cannot vouch for, and never throws', () => {
-    for (const body of ['[]', '"items"', 'null', '{}', '{"items":{}}', '{"items":[{"a":1}', '{"items":[1 2]}', '{"items":["a]}', '{"a" 1}', '']) {
+    for (const body of [
+      '[]',
+      '"items"',
+      'null',
+      '{}',
+      '{"items":{}}',
+      '{"items":[{"a":1}',
+      '{"items":[1 2]}',
+      '{"items":["a]}',
+      '{"a" 1}',
+      '',
+    ]) {
       expect(arrayElementTexts(body, 'items'), body).toBeNull();
     }
   });
@@ -71,7 +83,14 @@ describe('objectMemberText', () => {
 
   it('gives null unless the member is an object, the last of its name counting', () => {
     expect(objectMemberText('{"item":{"a":1},"item":{"b":2}}', 'item')).toBe('{"b":2}');
-    for (const body of ['{"item":[{}]}', '{"item":{"a":1},"item":null}', '{"data":{"item":{}}}', '{"item":{"a":1}', '[{"item":{}}]', '']) {
+    for (const body of [
+      '{"item":[{}]}',
+      '{"item":{"a":1},"item":null}',
+      '{"data":{"item":{}}}',
+      '{"item":{"a":1}',
+      '[{"item":{}}]',
+      '',
+    ]) {
       expect(objectMemberText(body, 'item'), body).toBeNull();
     }
   });

@@ -37,7 +37,12 @@ function renderedItem(item: Record<string, unknown>): RenderedItem {
  * simulator's rendering of the token's sessions in that interface, sorted by
  * service_id.
  */
-export function truthFacts(sim: RunningSimulator, resource: SessionResource, apiVersion: '1.4' | '2' = '1.4', token = 'test-token'): SessionFacts[] {
+export function truthFacts(
+  sim: RunningSimulator,
+  resource: SessionResource,
+  apiVersion: '1.4' | '2' = '1.4',
+  token = 'test-token',
+): SessionFacts[] {
   return sim.world
     .truth(token, resource, apiVersion)
     .map(renderedItem)
@@ -57,10 +62,18 @@ export function truthRows(sim: RunningSimulator, resource: SessionResource, toke
 }
 
 /** Asserts the SQLite target holds exactly the simulator's truth (no more, no less, no duplicates). */
-export function expectTargetEqualsTruth(dbPath: string, sim: RunningSimulator, resources: readonly SessionResource[] = ['authentications', 'fingerprints']): void {
+export function expectTargetEqualsTruth(
+  dbPath: string,
+  sim: RunningSimulator,
+  resources: readonly SessionResource[] = ['authentications', 'fingerprints'],
+): void {
   for (const resource of resources) {
     const cols = resource === 'fingerprints' ? ', parent_service_id' : '';
-    const stored = query(dbPath, `SELECT service_id, result_id, result_final, flag${cols} FROM ${resource} WHERE missing_since IS NULL ORDER BY service_id`);
+    const stored = query(
+      dbPath,
+      `SELECT service_id, result_id, result_final, flag${cols} FROM ${resource} WHERE missing_since IS NULL ` +
+        `ORDER BY service_id`,
+    );
     const truth = truthRows(sim, resource);
     expect(truth.length).toBeGreaterThan(0);
     expect(stored.map((r) => r.service_id)).toEqual(truth.map((r) => r.service_id));

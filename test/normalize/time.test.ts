@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { epochFromIso, isoFromMicros, isStorableIso, microsFromIso, normalizeIso, storableIsoFromEpoch, toIsoMicros } from '../../src/normalize/time.js';
+import {
+  epochFromIso,
+  isoFromMicros,
+  isStorableIso,
+  microsFromIso,
+  normalizeIso,
+  storableIsoFromEpoch,
+  toIsoMicros,
+} from '../../src/normalize/time.js';
 
 describe('toIsoMicros', () => {
   it.each([
@@ -39,13 +47,22 @@ describe('epochFromIso and normalizeIso', () => {
     expect(normalizeIso(iso)).toBe(normalized);
   });
 
-  it.each(['', 'yesterday', '2026-11-22', '2026-13-01T00:00:00Z', '2026-02-29T00:00:00Z', '2026-11-31T00:00:00Z', '2026-11-22T24:00:00Z', '2026-11-22T03:60:00Z', '2026-11-22T03:06:17.Z', '2026-11-22T03:06:17+25:00', ' 2026-11-22T03:06:17Z'])(
-    'rejects %j',
-    (text) => {
-      expect(epochFromIso(text)).toBeNull();
-      expect(normalizeIso(text)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    'yesterday',
+    '2026-11-22',
+    '2026-13-01T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '2026-11-31T00:00:00Z',
+    '2026-11-22T24:00:00Z',
+    '2026-11-22T03:60:00Z',
+    '2026-11-22T03:06:17.Z',
+    '2026-11-22T03:06:17+25:00',
+    ' 2026-11-22T03:06:17Z',
+  ])('rejects %j', (text) => {
+    expect(epochFromIso(text)).toBeNull();
+    expect(normalizeIso(text)).toBeNull();
+  });
 });
 
 describe('round trips keep every microsecond', () => {
