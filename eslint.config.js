@@ -31,6 +31,15 @@ export default defineConfig(
         },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // A leading underscore says "not used, on purpose": a binding a loop or a
+      // signature needs, or a key a rest element leaves out.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // `let x; ... () => x ...; x = ...`: a closure declared before the one
+      // assignment reads x; a const there would be in its temporal dead zone.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {

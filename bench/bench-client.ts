@@ -4,7 +4,12 @@ import { DEFAULTS } from '../src/config/defaults.js';
 import { Secret } from '../src/config/secret.js';
 
 /** A client's options as a default configuration gives them, for benches that drive the client directly. */
-export function benchClientOptions(baseUrl: string, token: string, rate: number, overrides: Partial<ClientOptions> = {}): ClientOptions {
+export function benchClientOptions(
+  baseUrl: string,
+  token: string,
+  rate: number,
+  overrides: Partial<ClientOptions> = {},
+): ClientOptions {
   return {
     baseUrl,
     token: new Secret(token),

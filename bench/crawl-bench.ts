@@ -43,9 +43,23 @@ export interface CrawlRunOptions {
 }
 
 /** Runs one backfill of the simulator's whole history in a child process and measures it. */
-export async function crawlRun(label: string, sessions: number, latencyMs: number | [number, number], rate: number, options: CrawlRunOptions = {}): Promise<CrawlRun> {
+export async function crawlRun(
+  label: string,
+  sessions: number,
+  latencyMs: number | [number, number],
+  rate: number,
+  options: CrawlRunOptions = {},
+): Promise<CrawlRun> {
   const days = options.days ?? 365;
-  const sim = await startSimulator({ sessions, seed: 42, rate, burst: rate, latencyMs, otherOwnerSessions: 0, from: DEFAULT_TO_EPOCH - days * 86_400 });
+  const sim = await startSimulator({
+    sessions,
+    seed: 42,
+    rate,
+    burst: rate,
+    latencyMs,
+    otherOwnerSessions: 0,
+    from: DEFAULT_TO_EPOCH - days * 86_400,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
   try {
     const db = join(dir, 'bench.sqlite');
@@ -55,8 +69,22 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     const started = Date.now();
     const code = await new Promise<number>((resolve, reject) => {
       const cli = launch(
-        ['backfill', '--from', String(DEFAULT_TO_EPOCH - (days + 1) * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json'],
-        { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_BENCH_USAGE_FILE: usageFile },
+        [
+          'backfill',
+          '--from',
+          String(DEFAULT_TO_EPOCH - (days + 1) * 86_400),
+          '--to',
+          String(DEFAULT_TO_EPOCH),
+          '--json',
+        ],
+        {
+          IVS_BASE_URL: sim.url,
+          IVS_API_TOKEN: 'test-token',
+          IVS_DB: `sqlite:${db}`,
+          IVS_CONFIG: config,
+          IVS_RATE: String(rate),
+          IVS_BENCH_USAGE_FILE: usageFile,
+        },
         [REPORTER],
       );
       const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -67,13 +95,19 @@ export async function crawlRun(label: string, sessions: number, latencyMs: numbe
     if (code !== 0) throw new Error(`backfill exited ${code}`);
     const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; userMs: number; systemMs: number };
     const target = new Database(db, { readonly: true });
-    const items = (target.prepare('SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n').get() as { n: number }).n;
+    const items = (
+      target
+        .prepare('SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n')
+        .get() as { n: number }
+    ).n;
     const committedPages = (target.prepare('SELECT sum(pages) AS n FROM sync_windows').get() as { n: number }).n;
     target.close();
     let served = 0;
-    for (const [route, byStatus] of Object.entries(sim.stats.byRoute)) if (route.includes('/search/')) served += byStatus['200'] ?? 0;
+    for (const [route, byStatus] of Object.entries(sim.stats.byRoute))
+      if (route.includes('/search/')) served += byStatus['200'] ?? 0;
     let minPages = 0;
-    for (const resource of ['authentications', 'fingerprints'] as const) minPages += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
+    for (const resource of ['authentications', 'fingerprints'] as const)
+      minPages += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
     const requests = sim.stats.requests;
     // N requests spaced 1/rate apart span (N - 1)/rate seconds.
     const span = ((sim.stats.lastRequestAt ?? 0) - (sim.stats.firstRequestAt ?? 0)) / 1000;

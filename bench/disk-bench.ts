@@ -38,7 +38,14 @@ function onDisk(path: string): number {
  * stays.
  */
 export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Promise<DiskRun> {
-  const sim = await startSimulator({ sessions, seed: 42, rate: 1000, burst: 1000, latencyMs: 5, otherOwnerSessions: 0 });
+  const sim = await startSimulator({
+    sessions,
+    seed: 42,
+    rate: 1000,
+    burst: 1000,
+    latencyMs: 5,
+    otherOwnerSessions: 0,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-disk-'));
   const data = join(dir, 'data');
   const config = join(dir, 'ivsync.json');
@@ -88,7 +95,10 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
       sample();
       await new Promise((r) => setTimeout(r, 2));
     }
-    if ((await code) !== 0) throw new Error(`backfill into ${target} exited ${await code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+    if ((await code) !== 0)
+      throw new Error(
+        `backfill into ${target} exited ${await code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`,
+      );
     const seconds = (Date.now() - started) / 1000;
     sample();
     return { target, sessions, peakWal, peakTotal, finalFile: onDisk(file), samples, seconds };
@@ -99,10 +109,28 @@ export async function diskRun(target: 'sqlite' | 'duckdb', sessions: number): Pr
 }
 
 export function diskTable(runs: readonly DiskRun[]): string {
-  const header = ['target', 'sessions', 'wall s', 'final file MB', 'peak WAL MB', 'peak total MB', 'peak total / final', 'samples'];
+  const header = [
+    'target',
+    'sessions',
+    'wall s',
+    'final file MB',
+    'peak WAL MB',
+    'peak total MB',
+    'peak total / final',
+    'samples',
+  ];
   const mb = (bytes: number) => (bytes / MB).toFixed(1);
   return markdownTable(
     header,
-    runs.map((r) => [r.target, r.sessions, r.seconds.toFixed(1), mb(r.finalFile), mb(r.peakWal), mb(r.peakTotal), (r.peakTotal / r.finalFile).toFixed(2), r.samples]),
+    runs.map((r) => [
+      r.target,
+      r.sessions,
+      r.seconds.toFixed(1),
+      mb(r.finalFile),
+      mb(r.peakWal),
+      mb(r.peakTotal),
+      (r.peakTotal / r.finalFile).toFixed(2),
+      r.samples,
+    ]),
   );
 }

@@ -30,9 +30,16 @@ export interface CeilingFigure {
 const TABLES = ['authentications', 'session_text_fields', 'session_images'] as const;
 const CHILDREN = ['session_text_fields', 'session_images'] as const;
 
-const columns = (name: string): string => table(name).columns.map((c) => c.name).join(', ');
+const columns = (name: string): string =>
+  table(name)
+    .columns.map((c) => c.name)
+    .join(', ');
 
-async function timedGroups(connection: DuckDBConnection, groups: number, statements: (group: number) => string[]): Promise<number> {
+async function timedGroups(
+  connection: DuckDBConnection,
+  groups: number,
+  statements: (group: number) => string[],
+): Promise<number> {
   const started = performance.now();
   for (let g = 0; g < groups; g++) {
     await connection.run('BEGIN TRANSACTION');
@@ -49,7 +56,9 @@ export interface CeilingOptions {
   runs?: number;
   /** @default MAX_PAGES_PER_COMMIT pages of 25 */
   itemsPerTransaction?: number;
-  /** Drop the primary keys (and with them the views) first: what the same load costs without any index. @default false */
+  /**
+   * Drop the primary keys (and with them the views) first: what the same load costs without any index. @default false
+   */
   noKeys?: boolean;
 }
 
@@ -75,11 +84,13 @@ export async function duckdbCeiling(options: CeilingOptions = {}): Promise<Ceili
         await connection.run(`ATTACH '${source.replaceAll("'", "''")}' AS source (READ_ONLY)`);
         await connection.run(
           `CREATE TEMP TABLE stage_authentications AS
-           SELECT (row_number() OVER (ORDER BY created_epoch, service_id) - 1) // ${perTransaction} AS grp, * FROM source.authentications`,
+           SELECT (row_number() OVER (ORDER BY created_epoch, service_id) - 1) // ${perTransaction} AS grp, * FROM ` +
+            `source.authentications`,
         );
         for (const child of CHILDREN) {
           await connection.run(
-            `CREATE TEMP TABLE stage_${child} AS SELECT a.grp, c.* FROM source.${child} c JOIN stage_authentications a USING (service_id)`,
+            `CREATE TEMP TABLE stage_${child} AS SELECT a.grp, c.* FROM source.${child} c JOIN ` +
+              `stage_authentications a USING (service_id)`,
           );
         }
         await connection.run('DETACH source');
@@ -91,7 +102,10 @@ export async function duckdbCeiling(options: CeilingOptions = {}): Promise<Ceili
           }
         }
         const seconds = await timedGroups(connection, groups, (g) =>
-          TABLES.map((name) => `INSERT INTO ${name} (${columns(name)}) SELECT ${columns(name)} FROM stage_${name} WHERE grp = ${g}`),
+          TABLES.map(
+            (name) =>
+              `INSERT INTO ${name} (${columns(name)}) SELECT ${columns(name)} FROM stage_${name} WHERE grp = ${g}`,
+          ),
         );
         fresh.push(items / seconds);
         // Without keys there is nothing to upsert against.
@@ -111,7 +125,12 @@ export async function duckdbCeiling(options: CeilingOptions = {}): Promise<Ceili
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    return { items, itemsPerTransaction: perTransaction, fresh: median(fresh), replace: replace.length > 0 ? median(replace) : Number.NaN };
+    return {
+      items,
+      itemsPerTransaction: perTransaction,
+      fresh: median(fresh),
+      replace: replace.length > 0 ? median(replace) : Number.NaN,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -119,7 +138,8 @@ export async function duckdbCeiling(options: CeilingOptions = {}): Promise<Ceili
 
 export function ceilingLine(figure: CeilingFigure): string {
   return (
-    `DuckDB's own ceiling (the same rows already inside DuckDB, INSERT … SELECT, ${figure.itemsPerTransaction} items a transaction, median): ` +
+    `DuckDB's own ceiling (the same rows already inside DuckDB, INSERT … SELECT, ${figure.itemsPerTransaction} ` +
+    `items a transaction, median): ` +
     `fresh ${Math.round(figure.fresh)} items/s` +
     (Number.isNaN(figure.replace) ? '' : `, replace ${Math.round(figure.replace)} items/s`)
   );

@@ -25,14 +25,35 @@ export interface IdleRefreshRun {
  * less what the pass spends). "Every non-final session, every run" is an
  * unlimited budget.
  */
-export async function idleRefresh(sessions: number, policy: IdleRefreshRun['policy'], runs = 10): Promise<IdleRefreshRun> {
+export async function idleRefresh(
+  sessions: number,
+  policy: IdleRefreshRun['policy'],
+  runs = 10,
+): Promise<IdleRefreshRun> {
   const now = Math.floor(Date.now() / 1000);
-  const sim = await startSimulator({ sessions, seed: 7, rate: 100_000, burst: 100_000, nonFinalShare: 0.1, from: now - 365 * DAY, to: now - 60 });
+  const sim = await startSimulator({
+    sessions,
+    seed: 7,
+    rate: 100_000,
+    burst: 100_000,
+    nonFinalShare: 0.1,
+    from: now - 365 * DAY,
+    to: now - 60,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
   try {
-    const refresh = policy === 'default budget (a tenth of the token)' ? { budgetShare: 0.1 * (10 / 100_000) } : { hotSeconds: 10 * 365 * DAY, maxRequestsPerRun: 1_000_000_000 };
+    const refresh =
+      policy === 'default budget (a tenth of the token)'
+        ? { budgetShare: 0.1 * (10 / 100_000) }
+        : { hotSeconds: 10 * 365 * DAY, maxRequestsPerRun: 1_000_000_000 };
     writeFileSync(join(dir, 'ivsync.json'), JSON.stringify({ refresh }));
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: join(dir, 'ivsync.json'), IVS_RATE: '100000' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`,
+      IVS_CONFIG: join(dir, 'ivsync.json'),
+      IVS_RATE: '100000',
+    };
     let t = now * 1000;
     await cli(['sync', '--since', String(now - 366 * DAY)], env, () => t);
     const requests: number[] = [];
@@ -50,15 +71,35 @@ export async function idleRefresh(sessions: number, policy: IdleRefreshRun['poli
 
 export function idleRefreshTable(rows: readonly IdleRefreshRun[]): string {
   return markdownTable(
-    ['sessions', 'non-final', 'refresh', 'idle run 1', 'idle run 2', 'most of runs 3-10', 'least of runs 3-10', 'runs 1-10 total'],
-    rows.map((r) => [r.sessions, r.nonFinal, r.policy, r.requests[0], r.requests[1], Math.max(...r.requests.slice(2)), Math.min(...r.requests.slice(2)), r.requests.reduce((a, b) => a + b, 0)]),
+    [
+      'sessions',
+      'non-final',
+      'refresh',
+      'idle run 1',
+      'idle run 2',
+      'most of runs 3-10',
+      'least of runs 3-10',
+      'runs 1-10 total',
+    ],
+    rows.map((r) => [
+      r.sessions,
+      r.nonFinal,
+      r.policy,
+      r.requests[0],
+      r.requests[1],
+      Math.max(...r.requests.slice(2)),
+      Math.min(...r.requests.slice(2)),
+      r.requests.reduce((a, b) => a + b, 0),
+    ]),
   );
 }
 
 // `node dist/bench/idle-refresh.js --sessions 3000`
 if (isEntryPoint(import.meta.url)) {
   const sessions = numberFlag(process.argv, '--sessions') ?? 3000;
-  const rows = process.argv.includes('--policy-only') ? [] : [await idleRefresh(sessions, 'every non-final session, every run')];
+  const rows = process.argv.includes('--policy-only')
+    ? []
+    : [await idleRefresh(sessions, 'every non-final session, every run')];
   rows.push(await idleRefresh(sessions, 'default budget (a tenth of the token)'));
   process.stdout.write(`${idleRefreshTable(rows)}\n`);
 }

@@ -1,8 +1,15 @@
 import { PassThrough } from 'node:stream';
 import { runCli } from '../src/cli/cli.js';
 
-/** Runs the CLI in this process on an injected clock (ms) and returns its stdout; a non-zero exit throws with its stderr. */
-export async function cliInProcess(args: readonly string[], env: Record<string, string>, clock: () => number): Promise<string> {
+/**
+ * Runs the CLI in this process on an injected clock (ms) and returns its stdout; a non-zero exit throws with its
+ * stderr.
+ */
+export async function cliInProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+  clock: () => number,
+): Promise<string> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

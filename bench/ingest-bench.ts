@@ -94,7 +94,8 @@ function pages(key: WindowKey, items: number, observedAt: string): PageCommit[] 
   const out: PageCommit[] = [];
   for (let p = 0; p * PAGE_SIZE < items; p += 1) {
     const batch: NormalizedBatch = { sessions: [], rejected: [] };
-    for (let i = p * PAGE_SIZE; i < Math.min(items, (p + 1) * PAGE_SIZE); i += 1) batch.sessions.push(session(i, observedAt));
+    for (let i = p * PAGE_SIZE; i < Math.min(items, (p + 1) * PAGE_SIZE); i += 1)
+      batch.sessions.push(session(i, observedAt));
     out.push({ key, batch, nextCursor: `cursor-${p}`, done: false, now: observedAt });
   }
   return out;
@@ -103,7 +104,12 @@ function pages(key: WindowKey, items: number, observedAt: string): PageCommit[] 
 async function measure(target: string, items: number, pagesPerTx: number, rewrite: boolean): Promise<number> {
   const sink = await openSink(target);
   try {
-    const key: WindowKey = { account: 'default', resource: 'authentications', apiVersion: '1.4', windowStart: 1_700_000_000 };
+    const key: WindowKey = {
+      account: 'default',
+      resource: 'authentications',
+      apiVersion: '1.4',
+      windowStart: 1_700_000_000,
+    };
     await sink.planWindows([{ ...key, windowEnd: 1_800_000_000 }]);
     await sink.startPass(key, { passFrom: key.windowStart, passTo: 1_800_000_000, startedAt: iso(1_800_000_000) });
     if (rewrite) for (const group of chunk(pages(key, items, iso(1_800_000_001)), 40)) await sink.commitPages(group);
@@ -150,7 +156,10 @@ async function main(): Promise<void> {
       for (const pagesPerTx of [1, 40, 400]) {
         const insert = await measure(next(), items, pagesPerTx, false);
         const replace = await measure(next(), items, pagesPerTx, true);
-        console.log(`${name.padEnd(10)}${String(pagesPerTx).padStart(8)}${Math.round(insert).toString().padStart(16)}${Math.round(replace).toString().padStart(17)}`);
+        console.log(
+          `${name.padEnd(10)}${String(pagesPerTx).padStart(8)}${Math.round(insert).toString().padStart(16)}` +
+            `${Math.round(replace).toString().padStart(17)}`,
+        );
       }
     }
   } finally {

@@ -12,7 +12,8 @@ import { dropSchema } from './target-backfill.js';
  * The offline ingest figure per target (normalize + write of pre-fetched
  * pages), each case repeated on a fresh database and reported as the median.
  *
- *   npm run build && node dist/bench/ingest-targets.js [sqlite duckdb postgres] [--items N] [--runs N] [--pages-per-tx N] [--normalize main,interleaved]
+ *   npm run build && node dist/bench/ingest-targets.js [sqlite duckdb postgres] \
+ *     [--items N] [--runs N] [--pages-per-tx N] [--normalize main,interleaved]
  *
  * Runs of the normalize modes alternate, so a change in the machine's load
  * reaches every mode alike.
@@ -87,8 +88,17 @@ export async function ingestTargets(options: IngestTargetsOptions = {}): Promise
         }
       }
       for (const [normalizeOn, runsOfMode] of figures) {
-        const rate = (mode: OfflineIngestFigure['mode']) => median(runsOfMode.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
-        rows.push({ target, normalizeOn, items, pagesPerTransaction, runs, fresh: rate('fresh'), replace: rate('replace') });
+        const rate = (mode: OfflineIngestFigure['mode']) =>
+          median(runsOfMode.map((f) => f.find((x) => x.mode === mode)?.itemsPerSecond ?? 0));
+        rows.push({
+          target,
+          normalizeOn,
+          items,
+          pagesPerTransaction,
+          runs,
+          fresh: rate('fresh'),
+          replace: rate('replace'),
+        });
       }
     }
   } finally {

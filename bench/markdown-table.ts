@@ -1,7 +1,8 @@
 import Table from 'cli-table3';
 import { PLAIN_TABLE_CHARS } from '../src/cli/text-table.js';
 
-// Pipes round every cell and one dashed line under the header only (compact): a Markdown table docs/benchmarks.md takes as printed.
+// Pipes round every cell and one dashed line under the header only (compact): a Markdown table docs/benchmarks.md takes
+// as printed.
 const MARKDOWN = {
   ...PLAIN_TABLE_CHARS,
   left: '|',

@@ -43,8 +43,14 @@ function v14Authentication(i: number): unknown {
     activity: { name: 'authentication', form_factor: 'microscopic', product_category: 'luxury', product_group: 'bags' },
     certificate: { preview: `https://cert.example.com/p/A-${i}.png`, site: `https://cert.example.com/A-${i}` },
     owner: { organization: { name: 'Acme Resale' }, user: { username: `user${i % 17}` } },
-    properties: { brand: { id: 'louis_vuitton', display: 'Louis Vuitton' }, material: { id: 'monogram_canvas', display: 'Monogram Canvas' } },
-    status: { flag: i % 11 === 0 ? 'review' : null, result: { id: 'authentic', display: 'Authentic', final: i % 5 !== 0 } },
+    properties: {
+      brand: { id: 'louis_vuitton', display: 'Louis Vuitton' },
+      material: { id: 'monogram_canvas', display: 'Monogram Canvas' },
+    },
+    status: {
+      flag: i % 11 === 0 ? 'review' : null,
+      result: { id: 'authentic', display: 'Authentic', final: i % 5 !== 0 },
+    },
     text_fields: { customer_item_id: `SKU-${i}`, identifier: `SD${i}`, style_code: 'M40995', us_size: '9.5' },
     timestamp: { display: toIsoMicros(epoch), epoch },
   };
@@ -67,7 +73,10 @@ function v14Fingerprint(i: number): unknown {
         }
       : {}),
     owner: { organization: { name: 'Acme Resale' }, user: { username: `user${i % 17}` } },
-    status: { flag: null, result: { id: compare ? 'match' : 'registered', display: compare ? 'Match' : 'Registered', final: true } },
+    status: {
+      flag: null,
+      result: { id: compare ? 'match' : 'registered', display: compare ? 'Match' : 'Registered', final: true },
+    },
     text_fields: { customer_item_id: `BAG-${i}` },
     timestamp: { display: toIsoMicros(epoch), epoch },
   };
@@ -84,7 +93,13 @@ function v2Authentication(i: number): unknown {
       flag: null,
       retake: { retake_required: false, display: 'No retake needed' },
     },
-    activity: { form_factor: 'free_camera', name: 'authentication', product_category: 'luxury', product_group: 'bags', mode: null },
+    activity: {
+      form_factor: 'free_camera',
+      name: 'authentication',
+      product_category: 'luxury',
+      product_group: 'bags',
+      mode: null,
+    },
     properties: { customer_item_id: `ORDER-${i}`, brand: 'chanel', material: 'caviar_leather' },
     owner: { organization_id: 'org-1', user_id: `user-${i % 17}` },
     certificate: { certificate_id: `cert-${i}` },
@@ -102,8 +117,19 @@ function v2Fingerprint(i: number): unknown {
     service_id: `V2-F-${i}`,
     timestamp: { created_at: created },
     status: { result: { id: 'verified', final: true, display: null }, initial_result: null, flag: null },
-    activity: { form_factor: 'microscopic', name: 'fingerprint', product_category: null, product_group: null, mode: compare ? 'compare' : 'register' },
-    properties: { customer_item_id: `BAG-${i}`, brand: { id: 'hermes', name: 'Hermès' }, device_id: 'dev-1', app_version: '5.2.0' },
+    activity: {
+      form_factor: 'microscopic',
+      name: 'fingerprint',
+      product_category: null,
+      product_group: null,
+      mode: compare ? 'compare' : 'register',
+    },
+    properties: {
+      customer_item_id: `BAG-${i}`,
+      brand: { id: 'hermes', name: 'Hermès' },
+      device_id: 'dev-1',
+      app_version: '5.2.0',
+    },
     owner: { organization_id: 'org-1', user_id: `user-${i % 17}` },
     certificate: null,
     text_fields: null,
@@ -113,12 +139,13 @@ function v2Fingerprint(i: number): unknown {
   };
 }
 
-const CASES: ReadonlyArray<{ name: string; resource: Resource; apiVersion: ApiVersion; make: (i: number) => unknown }> = [
-  { name: 'v1.4 authentications', resource: 'authentications', apiVersion: '1.4', make: v14Authentication },
-  { name: 'v1.4 fingerprints', resource: 'fingerprints', apiVersion: '1.4', make: v14Fingerprint },
-  { name: 'v2 authentications', resource: 'authentications', apiVersion: '2', make: v2Authentication },
-  { name: 'v2 fingerprints', resource: 'fingerprints', apiVersion: '2', make: v2Fingerprint },
-];
+const CASES: ReadonlyArray<{ name: string; resource: Resource; apiVersion: ApiVersion; make: (i: number) => unknown }> =
+  [
+    { name: 'v1.4 authentications', resource: 'authentications', apiVersion: '1.4', make: v14Authentication },
+    { name: 'v1.4 fingerprints', resource: 'fingerprints', apiVersion: '1.4', make: v14Fingerprint },
+    { name: 'v2 authentications', resource: 'authentications', apiVersion: '2', make: v2Authentication },
+    { name: 'v2 fingerprints', resource: 'fingerprints', apiVersion: '2', make: v2Fingerprint },
+  ];
 
 export function runNormalizeBench(options: NormalizeBenchOptions = {}): NormalizeBenchFigure[] {
   const items = options.items ?? 200_000;
@@ -140,11 +167,19 @@ export function runNormalizeBench(options: NormalizeBenchOptions = {}): Normaliz
     for (let p = 0; p < pages.length; p++) normalizeItems(c.resource, c.apiVersion, pages[p] ?? [], ctx);
     let rejected = 0;
     const started = now();
-    for (let p = 0; p < pageCount; p++) rejected += normalizeItems(c.resource, c.apiVersion, pages[p % pages.length] ?? [], ctx).rejected.length;
+    for (let p = 0; p < pageCount; p++)
+      rejected += normalizeItems(c.resource, c.apiVersion, pages[p % pages.length] ?? [], ctx).rejected.length;
     const seconds = (now() - started) / 1000;
-    if (rejected > 0) throw new Error(`${c.name}: ${rejected} items were rejected; the figures would not be of the full path`);
+    if (rejected > 0)
+      throw new Error(`${c.name}: ${rejected} items were rejected; the figures would not be of the full path`);
     const done = pageCount * pageSize;
-    figures.push({ case: c.name, items: done, seconds, itemsPerSecond: Math.round(done / seconds), microsPerItem: (seconds * 1e6) / done });
+    figures.push({
+      case: c.name,
+      items: done,
+      seconds,
+      itemsPerSecond: Math.round(done / seconds),
+      microsPerItem: (seconds * 1e6) / done,
+    });
   }
   return figures;
 }
@@ -152,6 +187,9 @@ export function runNormalizeBench(options: NormalizeBenchOptions = {}): Normaliz
 if (isEntryPoint(import.meta.url)) {
   const items = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
   for (const f of runNormalizeBench(items === undefined ? {} : { items })) {
-    process.stdout.write(`${f.case.padEnd(22)} ${String(f.itemsPerSecond).padStart(9)} items/s  ${f.microsPerItem.toFixed(2)} us/item  (${f.items} items)\n`);
+    process.stdout.write(
+      `${f.case.padEnd(22)} ${String(f.itemsPerSecond).padStart(9)} items/s  ${f.microsPerItem.toFixed(2)} ` +
+        `us/item  (${f.items} items)\n`,
+    );
   }
 }

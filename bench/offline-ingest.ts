@@ -5,7 +5,7 @@ import { normalizeItems } from '../src/normalize/normalize-item.js';
 import type { NormalizedBatch, ObservationContext } from '../src/normalize/rows.js';
 import { toIsoMicros } from '../src/normalize/time.js';
 import { openSink } from '../src/store/open-sink.js';
-import type { PageCommit, WindowKey } from '../src/store/sink.js';
+import type { WindowKey } from '../src/store/sink.js';
 
 /**
  * The offline ingest figure: normalize + write of pre-fetched pages, as a
@@ -60,7 +60,12 @@ export interface OfflineIngestFigure {
 }
 
 const BASE_EPOCH = 1_700_000_000;
-const WINDOW: WindowKey = { account: 'default', resource: 'authentications', apiVersion: '1.4', windowStart: BASE_EPOCH };
+const WINDOW: WindowKey = {
+  account: 'default',
+  resource: 'authentications',
+  apiVersion: '1.4',
+  windowStart: BASE_EPOCH,
+};
 const WINDOW_END = BASE_EPOCH + 100_000_000;
 
 /** One v1.4 search item as the service renders it (api-spec "Authentication session item (v1.4)"). */
@@ -72,8 +77,14 @@ export function rawAuthentication(i: number): Record<string, unknown> {
     activity: { name: 'authentication', form_factor: 'microscopic', product_category: 'luxury', product_group: 'bags' },
     certificate: { preview: `https://cert.example.com/p/${id}.png`, site: `https://cert.example.com/${id}` },
     owner: { organization: { name: 'Acme Resale' }, user: { username: `user${i % 17}` } },
-    properties: { brand: { id: 'louis_vuitton', display: 'Louis Vuitton' }, material: { id: 'monogram_canvas', display: 'Monogram Canvas' } },
-    status: { flag: i % 11 === 0 ? 'review' : null, result: { id: 'authentic', display: 'Authentic', final: i % 5 !== 0 } },
+    properties: {
+      brand: { id: 'louis_vuitton', display: 'Louis Vuitton' },
+      material: { id: 'monogram_canvas', display: 'Monogram Canvas' },
+    },
+    status: {
+      flag: i % 11 === 0 ? 'review' : null,
+      result: { id: 'authentic', display: 'Authentic', final: i % 5 !== 0 },
+    },
     text_fields: { customer_item_id: `SKU-${i}`, identifier: `SD${i}`, style_code: 'M40995' },
     images: { photos: [`https://photos.example.com/${id}/front.jpg?expires=1700003600`] },
     timestamp: { display: toIsoMicros(epoch), epoch },
@@ -101,7 +112,10 @@ export function rawPages(from: number, to: number, pageSize: number): RawPage[] 
   return pages;
 }
 
-/** A page's rows, as the crawl gets them: the client slices each item's text from the body (timed), the normalizer maps it. */
+/**
+ * A page's rows, as the crawl gets them: the client slices each item's text from the body (timed), the normalizer maps
+ * it.
+ */
 function normalizePage(page: RawPage, ctx: ObservationContext): NormalizedBatch {
   return normalizeItems('authentications', '1.4', page.items, ctx, itemTexts(page.text, 'items', page.items.length));
 }
@@ -158,7 +172,9 @@ async function load(
       next.catch(() => undefined);
     }
     const first = g * plan.pagesPerTransaction;
-    await sink.commitPages(batches.map((batch, i) => ({ key: WINDOW, batch, nextCursor: `c${first + i}`, done: false, now: observedAt })));
+    await sink.commitPages(
+      batches.map((batch, i) => ({ key: WINDOW, batch, nextCursor: `c${first + i}`, done: false, now: observedAt })),
+    );
     stop();
   }
   return spent / 1000;
@@ -168,7 +184,10 @@ async function load(
  * Loads the pages into a fresh target (`fresh`), then again as a newer
  * observation (`replace`), timing each; `target` is opened and closed here.
  */
-export async function offlineIngest(target: string, options: OfflineIngestOptions = {}): Promise<OfflineIngestFigure[]> {
+export async function offlineIngest(
+  target: string,
+  options: OfflineIngestOptions = {},
+): Promise<OfflineIngestFigure[]> {
   const items = options.items ?? 100_000;
   const pageSize = options.pageSize ?? 25;
   const pagesPerTransaction = options.pagesPerTransaction ?? MAX_PAGES_PER_COMMIT;
@@ -195,11 +214,18 @@ export async function offlineIngest(target: string, options: OfflineIngestOption
       ['fresh', toIsoMicros(WINDOW_END + 1)],
       ['replace', toIsoMicros(WINDOW_END + 2)],
     ] as const) {
-      const seconds = await load(sink, { items, pageSize, pagesPerTransaction, now }, observedAt, normalize, normalizeOn === 'interleaved');
+      const seconds = await load(
+        sink,
+        { items, pageSize, pagesPerTransaction, now },
+        observedAt,
+        normalize,
+        normalizeOn === 'interleaved',
+      );
       figures.push({ mode, normalizeOn, items, pagesPerTransaction, seconds, itemsPerSecond: items / seconds });
     }
     const [counts] = await sink.query('SELECT COUNT(*) AS n FROM authentications');
-    if (Number(counts?.n) !== items) throw new Error(`offline ingest: ${String(counts?.n)} rows stored, ${items} loaded`);
+    if (Number(counts?.n) !== items)
+      throw new Error(`offline ingest: ${String(counts?.n)} rows stored, ${items} loaded`);
     return figures;
   } finally {
     await sink.close();

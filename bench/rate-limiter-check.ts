@@ -11,7 +11,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Secret } from '../src/config/secret.js';
 import { createClient } from '../src/api/client.js';
 import { RateLimiter } from '../src/api/rate-limiter.js';
 import { benchClientOptions } from './bench-client.js';
@@ -39,7 +38,13 @@ function figures(times: number[]): Figures {
     maxInRollingSecond = Math.max(maxInRollingSecond, hi - lo + 1);
   }
   const achievedRps = ((sorted.length - 1) * 1000) / (last - first);
-  return { starts: sorted.length, spanMs: last - first, achievedRps, deviationPct: ((achievedRps - rate) / rate) * 100, maxInRollingSecond };
+  return {
+    starts: sorted.length,
+    spanMs: last - first,
+    achievedRps,
+    deviationPct: ((achievedRps - rate) / rate) * 100,
+    maxInRollingSecond,
+  };
 }
 
 async function bucketAlone(): Promise<Figures> {
@@ -75,7 +80,8 @@ async function endToEnd(): Promise<Figures> {
 const show = (name: string, f: Figures) =>
   console.log(
     `${name.padEnd(22)} ${f.starts} starts over ${f.spanMs} ms  achieved: ${f.achievedRps.toFixed(2)} rps ` +
-      `(${f.deviationPct >= 0 ? '+' : ''}${f.deviationPct.toFixed(1)}%, ${Math.abs(f.deviationPct) <= 2 ? 'within' : 'OUTSIDE'} 2%)  ` +
+      `(${f.deviationPct >= 0 ? '+' : ''}${f.deviationPct.toFixed(1)}%, ` +
+      `${Math.abs(f.deviationPct) <= 2 ? 'within' : 'OUTSIDE'} 2%)  ` +
       `max in any rolling second: ${f.maxInRollingSecond}`,
   );
 

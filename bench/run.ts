@@ -9,7 +9,26 @@ import { targetBackfill, targetBackfillTable, type BackfillTarget, type TargetBa
  * own. Sections can be picked: `npm run bench -- crawl memory`.
  */
 function table(rows: readonly CrawlRun[]): string {
-  const header = ['run', 'sessions', 'latency ms', 'limit rps', 'wall s', 'requests', 'req/s', 'ratio', 'wall ratio', 'items/s', 'of limit', 'pages', 'min pages', 'pages/min', '429s', 'refetched', 'peak RSS MB', 'CPU ms/1k items'];
+  const header = [
+    'run',
+    'sessions',
+    'latency ms',
+    'limit rps',
+    'wall s',
+    'requests',
+    'req/s',
+    'ratio',
+    'wall ratio',
+    'items/s',
+    'of limit',
+    'pages',
+    'min pages',
+    'pages/min',
+    '429s',
+    'refetched',
+    'peak RSS MB',
+    'CPU ms/1k items',
+  ];
   const lines = rows.map((r) => [
     r.label,
     r.sessions,
@@ -40,16 +59,26 @@ if (want('crawl')) {
   const rows: CrawlRun[] = [];
   for (const latency of [150, 1000]) rows.push(await crawlRun(`rate @${latency}ms`, 10_000, latency, 10));
   rows.push(await crawlRun('sparse 60d @150ms', 1_500, 150, 10, { days: 60 }));
-  console.log('\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the first to the last request;');
-  console.log('wall ratio: over the whole command, process start-up, migrations and the last response included. of limit: items/s over');
-  console.log('rate × 25 (what the limit allows); pages: search pages served; min pages: sum over resources of ceil(items / 25).\n');
+  console.log(
+    '\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the ' +
+      'first to the last request;',
+  );
+  console.log(
+    'wall ratio: over the whole command, process start-up, migrations and the last response included. of ' +
+      'limit: items/s over',
+  );
+  console.log(
+    'rate × 25 (what the limit allows); pages: search pages served; min pages: sum over resources of ' +
+      'ceil(items / 25).\n',
+  );
   console.log(table(rows));
 }
 
 if (want('memory')) {
   const rows: CrawlRun[] = [];
   // At the product's own rate: the garbage of a faster crawl is collected later and shows as RSS.
-  for (const sessions of [10_000, 50_000, 200_000]) rows.push(await crawlRun(`memory ${sessions / 1000}k`, sessions, 150, 10));
+  for (const sessions of [10_000, 50_000, 200_000])
+    rows.push(await crawlRun(`memory ${sessions / 1000}k`, sessions, 150, 10));
   console.log('\nPeak RSS as the history grows (10 rps limit, 150 ms latency)\n');
   console.log(table(rows));
 }
@@ -76,16 +105,32 @@ if (sections.includes('scale')) {
       runs.push(await scaleRun({ sessions, target, ...(url ? { postgresUrl: url } : {}) }));
     }
   }
-  console.log('\nBackfill at scale (simulator limit 100,000 rps, no latency: the process sets the pace). requests/min: requests over');
+  console.log(
+    '\nBackfill at scale (simulator limit 100,000 rps, no latency: the process sets the pace). requests/min: ' +
+      'requests over',
+  );
   console.log('the sum over resources of ceil(items / 25); bytes/session: the stored file (or Postgres relations)');
   console.log('over the sessions;');
   console.log('history share: what session_history takes of that, after the backfill and the idle runs.\n');
   console.log(backfillTable(runs));
-  console.log('\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,');
+  console.log(
+    '\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,',
+  );
   console.log('budget share/h = requests × 12 runs an hour / 36,000 tokens an hour.\n');
   console.log(steadyTable(runs));
   console.log('\nThe daemon (two scheduled idle syncs) and the read commands on the filled target\n');
   console.log(commandsTable(runs));
+}
+
+// Only when named (`npm run bench -- fleet [--daemons 3] [--accounts 120] [--ticks 12] [--period 15]`):
+// daemons sharing one Postgres, one of them killed; needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL.
+if (sections.includes('fleet')) {
+  const { fleetRun, fleetTable, fleetOptionsFrom } = await import('./fleet.js');
+  const options = fleetOptionsFrom(process.argv.slice(2));
+  console.log(
+    `\nFleet: daemons sharing one Postgres target, one SIGKILLed after half the ticks (${new Date().toISOString()})\n`,
+  );
+  console.log(fleetTable(await fleetRun(options)));
 }
 
 // Only when named (`npm run bench -- accounts [--accounts 1,10,40] [--rates lifted,10] [--targets sqlite,postgres]
@@ -105,16 +150,30 @@ if (sections.includes('accounts')) {
       for (const accounts of listFlag('--accounts', '1,10,40').map(Number)) {
         // At a real limit, the latency of a real service; lifted, none, so that the process sets the pace.
         const latencyMs = rate === null ? 0 : 150;
-        const run = await accountsRun({ accounts, sessionsPerAccount, target, rate, latencyMs, ...(url ? { postgresUrl: url } : {}) });
+        const run = await accountsRun({
+          accounts,
+          sessionsPerAccount,
+          target,
+          rate,
+          latencyMs,
+          ...(url ? { postgresUrl: url } : {}),
+        });
         runs.push(run);
         // Each run as it ends (a Postgres run with 40 accounts takes minutes): the table follows at the end.
         console.error(JSON.stringify({ accountsRun: { ...run, profile: run.profile.slice(0, 3) } }));
       }
     }
   }
-  console.log(`\nOne backfill process, many accounts each with its own token and bucket, a year of ${sessionsPerAccount} sessions each.`);
-  console.log('CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart).');
-  console.log('of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.\n');
+  console.log(
+    `\nOne backfill process, many accounts each with its own token and bucket, a year of ${sessionsPerAccount} ` +
+      `sessions each.`,
+  );
+  console.log(
+    'CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart).',
+  );
+  console.log(
+    'of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.\n',
+  );
   console.log(accountsTable(runs));
   console.log('\nTop of each CPU profile (self time of the main thread, idle left out):\n');
   console.log(profileLines(runs));
@@ -126,7 +185,10 @@ const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_P
 
 if (want('ingest')) {
   const rows = await ingestTargets({ items: 100_000, runs: 3, ...(postgresUrl ? { postgresUrl } : {}) });
-  console.log('\nOffline ingest per target: normalize + write of pre-fetched v1.4 pages (25 items, 3 text fields + 1 photo each), median of 3 fresh targets\n');
+  console.log(
+    '\nOffline ingest per target: normalize + write of pre-fetched v1.4 pages (25 items, 3 text fields + 1 ' +
+      'photo each), median of 3 fresh targets\n',
+  );
   console.log(ingestTable(rows));
   const { duckdbCeiling, ceilingLine } = await import('./duckdb-ceiling.js');
   console.log(`\n${ceilingLine(await duckdbCeiling({ items: 100_000, runs: 3 }))}`);
@@ -135,7 +197,10 @@ if (want('ingest')) {
 if (want('targets')) {
   const runs: TargetBackfillRun[] = [];
   const targets: BackfillTarget[] = postgresUrl ? ['sqlite', 'duckdb', 'postgres'] : ['sqlite', 'duckdb'];
-  for (const target of targets) runs.push(await targetBackfill(target, { sessions: 20_000, rate: 1000, runs: 3, ...(postgresUrl ? { postgresUrl } : {}) }));
+  for (const target of targets)
+    runs.push(
+      await targetBackfill(target, { sessions: 20_000, rate: 1000, runs: 3, ...(postgresUrl ? { postgresUrl } : {}) }),
+    );
   console.log('\nThe same backfill per target (20k sessions, 1000 rps limit, 5 ms latency), wall time of 3 runs\n');
   console.log(targetBackfillTable(runs));
 }
@@ -143,21 +208,30 @@ if (want('targets')) {
 if (want('disk')) {
   const { diskRun, diskTable } = await import('./disk-bench.js');
   const runs: Awaited<ReturnType<typeof diskRun>>[] = [];
-  for (const sessions of [5_000, 20_000]) for (const target of ['sqlite', 'duckdb'] as const) runs.push(await diskRun(target, sessions));
-  console.log('\nDisk during a backfill (5k and 20k sessions, 1000 rps limit): peak WAL and peak total of the target\'s files (allocated blocks, sampled every few ms) against the final file\n');
+  for (const sessions of [5_000, 20_000])
+    for (const target of ['sqlite', 'duckdb'] as const) runs.push(await diskRun(target, sessions));
+  console.log(
+    "\nDisk during a backfill (5k and 20k sessions, 1000 rps limit): peak WAL and peak total of the target's " +
+      'files (allocated blocks, sampled every few ms) against the final file\n',
+  );
   console.log(diskTable(runs));
 }
 
 if (want('webhooks')) {
   const { runWebhookBench, webhookTable } = await import('./webhook-bench.js');
-  console.log('\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n');
+  console.log(
+    '\nWebhook receiver: signed single-item deliveries into SQLite, and simulator mutation to committed row\n',
+  );
   console.log(webhookTable(await runWebhookBench()));
 }
 
 if (want('slow')) {
   const { runSlowClientsBench, slowClientsTable } = await import('./slow-clients-bench.js');
   const figures = [await runSlowClientsBench('defaults (30 s, 256)', {}, 3_000, 200)];
-  console.log('\nWebhook receiver under 3,000 slow clients (headers, then a body byte a second), 200 signed deliveries meanwhile\n');
+  console.log(
+    '\nWebhook receiver under 3,000 slow clients (headers, then a body byte a second), 200 signed deliveries ' +
+      'meanwhile\n',
+  );
   console.log(slowClientsTable(figures));
 }
 
@@ -165,9 +239,15 @@ if (want('refresh')) {
   const { idleRefresh, idleRefreshTable } = await import('./idle-refresh.js');
   const rows = [];
   for (const sessions of [3_000, 30_000]) {
-    rows.push(await idleRefresh(sessions, 'every non-final session, every run'), await idleRefresh(sessions, 'default budget (a tenth of the token)'));
+    rows.push(
+      await idleRefresh(sessions, 'every non-final session, every run'),
+      await idleRefresh(sessions, 'default budget (a tenth of the token)'),
+    );
   }
-  console.log('\nIdle syncs five minutes apart over a year of history, 10% of sessions not final and none changing (requests per run)\n');
+  console.log(
+    '\nIdle syncs five minutes apart over a year of history, 10% of sessions not final and none changing ' +
+      '(requests per run)\n',
+  );
   console.log(idleRefreshTable(rows));
 }
 
@@ -179,6 +259,9 @@ if (sections.includes('steady')) {
   const runs = Number(flag('--runs') ?? 288);
   const rows = [];
   for (const sessions of sizes) rows.push(await steadyState(sessions, runs));
-  console.log(`\nScheduled syncs five minutes apart at the real limit's refresh budget: new sessions arriving, one young session changed before each run\n`);
+  console.log(
+    `\nScheduled syncs five minutes apart at the real limit's refresh budget: new sessions arriving, one young ` +
+      `session changed before each run\n`,
+  );
   console.log(steadyStateTable(rows));
 }

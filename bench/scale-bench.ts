@@ -27,7 +27,10 @@ const REPORTER = fileURLToPath(new URL('./usage-reporter.js', import.meta.url));
 
 /** The service's real limit and the daemon's default schedule, for what a sync costs in production. */
 const REAL_RATE = 10;
-/** The refresh budget a sync gets by default at the real limit and the 5-minute schedule (rate × gap / 5): the bench lifts the rate, which would lift the budget with it. */
+/**
+ * The refresh budget a sync gets by default at the real limit and the 5-minute schedule (rate × gap / 5): the bench
+ * lifts the rate, which would lift the budget with it.
+ */
 const REAL_REFRESH_BUDGET = (REAL_RATE * 300) / 5;
 const RUNS_PER_HOUR = 12;
 
@@ -134,7 +137,8 @@ async function postgresBytes(url: string, schema: string): Promise<number> {
   await client.connect();
   try {
     const result = await client.query<{ n: string | null }>(
-      `SELECT sum(pg_total_relation_size(c.oid)) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND c.relkind = 'r'`,
+      `SELECT sum(pg_total_relation_size(c.oid)) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = ` +
+        `c.relnamespace WHERE s.nspname = $1 AND c.relkind = 'r'`,
       [schema],
     );
     return Number(result.rows[0]?.n ?? 0);
@@ -199,7 +203,8 @@ export function oldestCheckByTier(json: unknown): string {
     // The age in seconds when the report gives it, else whatever names the oldest check.
     const keys = Object.keys(record);
     const oldestKey = keys.find((k) => /oldest.*age/i.test(k)) ?? keys.find((k) => /oldest/i.test(k));
-    if (typeof record.tier === 'string' && oldestKey !== undefined) found.push(`${record.tier}: ${String(record[oldestKey])}`);
+    if (typeof record.tier === 'string' && oldestKey !== undefined)
+      found.push(`${record.tier}: ${String(record[oldestKey])}`);
     Object.values(record).forEach(visit);
   };
   visit(json);
@@ -209,12 +214,20 @@ export function oldestCheckByTier(json: unknown): string {
 /** One full scale run on a fresh target; the simulator and the target are removed afterwards. */
 export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
   const rate = options.rate ?? 100_000;
-  const sim = await startSimulator({ sessions: options.sessions, seed: 42, rate, burst: rate, latencyMs: 0, otherOwnerSessions: 0 });
+  const sim = await startSimulator({
+    sessions: options.sessions,
+    seed: 42,
+    rate,
+    burst: rate,
+    latencyMs: 0,
+    otherOwnerSessions: 0,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-scale-'));
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   let db: string;
   if (options.target === 'postgres') {
-    if (!options.postgresUrl) throw new Error('the postgres target needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
+    if (!options.postgresUrl)
+      throw new Error('the postgres target needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
     const url = new URL(options.postgresUrl);
     url.searchParams.set('schema', schema);
     db = url.toString();
@@ -222,14 +235,33 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
   try {
     const config = join(dir, 'ivsync.json');
     writeFileSync(config, JSON.stringify({ crawl: { concurrency: 24 } }));
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: config, IVS_RATE: String(rate) };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: db,
+      IVS_CONFIG: config,
+      IVS_RATE: String(rate),
+    };
     const served = () => sim.stats.requests;
-    const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) => runCli(label, args, env, dir, served, stopWhen);
-    const backfill = await run('backfill', ['backfill', '--from', String(DEFAULT_TO_EPOCH - 366 * 86_400), '--to', String(DEFAULT_TO_EPOCH), '--json']);
+    const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) =>
+      runCli(label, args, env, dir, served, stopWhen);
+    const backfill = await run('backfill', [
+      'backfill',
+      '--from',
+      String(DEFAULT_TO_EPOCH - 366 * 86_400),
+      '--to',
+      String(DEFAULT_TO_EPOCH),
+      '--json',
+    ]);
     const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
     // The daemon: its receiver and metrics served, two scheduled idle syncs, then SIGTERM.
-    const ticks = (log: string) => (log.match(/"msg":"sync (finished|succeeded|failed|interrupted)"/g) ?? []).length >= 2;
-    const daemon = await run('daemon (2 idle ticks)', ['daemon', '--schedule', '*/20 * * * * *', '--port', '0', '--refresh-budget', String(REAL_REFRESH_BUDGET)], ticks);
+    const ticks = (log: string) =>
+      (log.match(/"msg":"sync (finished|succeeded|failed|interrupted)"/g) ?? []).length >= 2;
+    const daemon = await run(
+      'daemon (2 idle ticks)',
+      ['daemon', '--schedule', '*/20 * * * * *', '--port', '0', '--refresh-budget', String(REAL_REFRESH_BUDGET)],
+      ticks,
+    );
     const status = await run('status', ['status']);
     const statusJson = await run('status --json', ['status', '--json']);
     const exported = await run('export --to parquet:', ['export', '--to', `parquet:${join(dir, 'parquet')}`]);
@@ -238,14 +270,20 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const sink = await openSink(db);
     let items = 0;
     try {
-      const [row] = await sink.query('SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n');
+      const [row] = await sink.query(
+        'SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n',
+      );
       items = Number(row?.n ?? 0);
     } finally {
       await sink.close();
     }
     let minRequests = 0;
-    for (const resource of ['authentications', 'fingerprints'] as const) minRequests += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
-    const storedBytes = options.target === 'postgres' ? await postgresBytes(options.postgresUrl ?? '', schema) : fileBytes(join(dir, `scale.${options.target}`));
+    for (const resource of ['authentications', 'fingerprints'] as const)
+      minRequests += Math.ceil(sim.world.truth('test-token', resource).length / PAGE_LIMIT);
+    const storedBytes =
+      options.target === 'postgres'
+        ? await postgresBytes(options.postgresUrl ?? '', schema)
+        : fileBytes(join(dir, `scale.${options.target}`));
     const file = join(dir, `scale.${options.target}`);
     const history = await historyBytes(options.target, file, options.postgresUrl ?? '', schema);
     return {
@@ -268,7 +306,16 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
 }
 
 export function backfillTable(runs: readonly ScaleRun[]): string {
-  const header = ['target', 'sessions', 'items', 'wall s', 'items/s', 'CPU ms/1k items', 'peak RSS MB', 'bytes/session'];
+  const header = [
+    'target',
+    'sessions',
+    'items',
+    'wall s',
+    'items/s',
+    'CPU ms/1k items',
+    'peak RSS MB',
+    'bytes/session',
+  ];
   header.push('history share', 'requests', 'min requests', 'requests/min');
   return markdownTable(
     header,
@@ -291,7 +338,16 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
 }
 
 export function steadyTable(runs: readonly ScaleRun[]): string {
-  const header = ['target', 'sessions', 'sync requests', 'sync wall s', 'peak RSS MB', `s/run at ${REAL_RATE} rps`, 'budget share/h', 'oldest check per tier'];
+  const header = [
+    'target',
+    'sessions',
+    'sync requests',
+    'sync wall s',
+    'peak RSS MB',
+    `s/run at ${REAL_RATE} rps`,
+    'budget share/h',
+    'oldest check per tier',
+  ];
   return markdownTable(
     header,
     runs.map((r) => [
@@ -311,6 +367,15 @@ export function commandsTable(runs: readonly ScaleRun[]): string {
   const header = ['target', 'sessions', 'command', 'wall s', 'peak RSS MB', 'requests'];
   return markdownTable(
     header,
-    runs.flatMap((r) => r.commands.map((c) => [r.target, r.sessions, c.command, c.seconds.toFixed(1), c.peakRssMb.toFixed(0), c.requests])),
+    runs.flatMap((r) =>
+      r.commands.map((c) => [
+        r.target,
+        r.sessions,
+        c.command,
+        c.seconds.toFixed(1),
+        c.peakRssMb.toFixed(0),
+        c.requests,
+      ]),
+    ),
   );
 }

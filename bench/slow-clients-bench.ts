@@ -8,7 +8,8 @@
  * deliveries fared, and the process RSS (attackers included; give one set of
  * limits per run with --only for a memory figure of its own).
  *
- *   npm run build && node dist/bench/slow-clients-bench.js [--attackers 3000] [--deliveries 200] [--only before|defaults]
+ *   npm run build && node dist/bench/slow-clients-bench.js \
+ *     [--attackers 3000] [--deliveries 200] [--only before|defaults]
  */
 import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -57,7 +58,10 @@ function attack(port: number, attackers: number): void {
       const socket = connect(port, '127.0.0.1', () => {
         opened++;
         sockets.add(socket);
-        socket.write('POST /webhooks HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nService-Signature: SHA256:AAAA\r\n\r\n{');
+        socket.write(
+          'POST /webhooks HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\nContent-Length: ' +
+            '100000\r\nService-Signature: SHA256:AAAA\r\n\r\n{',
+        );
         resolve();
       });
       let answer = '';
@@ -74,7 +78,8 @@ function attack(port: number, attackers: number): void {
   }, 1_000);
   parentPort!.on('message', async (message: string) => {
     if (message === 'open') {
-      for (let i = 0; i < attackers; i += 100) await Promise.all(Array.from({ length: Math.min(100, attackers - i) }, openOne));
+      for (let i = 0; i < attackers; i += 100)
+        await Promise.all(Array.from({ length: Math.min(100, attackers - i) }, openOne));
       parentPort!.postMessage('opened');
     } else if (message === 'report') {
       parentPort!.postMessage({ opened, open: sockets.size, answered } satisfies AttackerReport);
@@ -87,13 +92,26 @@ function attack(port: number, attackers: number): void {
 }
 
 function deliver(url: URL, i: number): Promise<{ status: number; ms: number }> {
-  const item = `{"service_id": "slow-bench-${i}", "activity": {"name": "authentication"}, "timestamp": {"created_at": "2026-01-01T00:00:00Z"}}`;
+  const item =
+    `{"service_id": "slow-bench-${i}", "activity": {"name": "authentication"}, "timestamp": {"created_at": ` +
+    `"2026-01-01T00:00:00Z"}}`;
   const body = `{"channel": "default", "webhook_uuid": "wh-bench", "item_count": 1, "items": [${item}]}`;
   const signature = `SHA256:${createHmac('sha256', SECRET.reveal()).update(body).digest('base64')}`;
   const started = performance.now();
   return new Promise((resolve) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: '/webhooks', method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Service-Signature': signature } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/webhooks',
+        method: 'POST',
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          'Service-Signature': signature,
+        },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
@@ -105,7 +123,9 @@ function deliver(url: URL, i: number): Promise<{ status: number; ms: number }> {
 }
 
 function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function ask<T>(worker: Worker, message: string, isAnswer: (m: unknown) => m is T): Promise<T> {
@@ -120,10 +140,20 @@ async function ask<T>(worker: Worker, message: string, isAnswer: (m: unknown) =>
   });
 }
 
-export async function runSlowClientsBench(label: string, limits: ConnectionLimits, attackers: number, deliveries: number): Promise<SlowClientsFigure> {
+export async function runSlowClientsBench(
+  label: string,
+  limits: ConnectionLimits,
+  attackers: number,
+  deliveries: number,
+): Promise<SlowClientsFigure> {
   const dir = await mkdtemp(join(tmpdir(), 'ivsync-slow-bench-'));
   const sink = await openSink(`sqlite:${join(dir, 'target.sqlite')}`);
-  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET }, path: '/webhooks', maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes });
+  const receiver = createWebhookReceiver({
+    sink,
+    secrets: { byUuid: {}, defaultSecret: SECRET },
+    path: '/webhooks',
+    maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes,
+  });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', limits });
   const worker = new Worker(new URL(import.meta.url), { workerData: { port: server.port, attackers } });
   try {
@@ -136,7 +166,11 @@ export async function runSlowClientsBench(label: string, limits: ConnectionLimit
       times.push(ms);
       if (status === 200) delivered++;
     }
-    const report = await ask(worker, 'report', (m): m is AttackerReport => typeof m === 'object' && m !== null && 'opened' in m);
+    const report = await ask(
+      worker,
+      'report',
+      (m): m is AttackerReport => typeof m === 'object' && m !== null && 'opened' in m,
+    );
     times.sort((a, b) => a - b);
     return {
       label,
@@ -159,12 +193,22 @@ export async function runSlowClientsBench(label: string, limits: ConnectionLimit
 
 export function slowClientsTable(figures: readonly SlowClientsFigure[]): string {
   return markdownTable(
-    ['limits', 'slow connections', 'still open', 'closed by the server', 'deliveries 200', 'delivery p50 / p99 ms', 'RSS MB'],
+    [
+      'limits',
+      'slow connections',
+      'still open',
+      'closed by the server',
+      'deliveries 200',
+      'delivery p50 / p99 ms',
+      'RSS MB',
+    ],
     figures.map((f) => [
       f.label,
       f.attackers,
       f.stillOpen,
-      Object.entries(f.answered).map(([status, n]) => `${n}× ${status}`).join(', ') || '-',
+      Object.entries(f.answered)
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(', ') || '-',
       `${f.delivered} of ${f.deliveries}`,
       `${f.p50Ms.toFixed(1)} / ${f.p99Ms.toFixed(1)}`,
       f.rssMb.toFixed(0),
@@ -182,12 +226,17 @@ if (!isMainThread && (workerData as { attackers?: number } | undefined)?.attacke
   const only = args[args.indexOf('--only') + 1];
   const runs: Array<[string, string, ConnectionLimits]> = [
     // What the receiver's servers had before: Node's own time-outs and no cap.
-    ['before', "before: Node's (300 s, no cap)", { requestTimeoutMs: 300_000, headersTimeoutMs: 60_000, maxConnections: 1_000_000 }],
+    [
+      'before',
+      "before: Node's (300 s, no cap)",
+      { requestTimeoutMs: 300_000, headersTimeoutMs: 60_000, maxConnections: 1_000_000 },
+    ],
     ['defaults', 'defaults (30 s, 256)', {}],
   ];
   const figures: SlowClientsFigure[] = [];
   for (const [name, label, limits] of runs) {
-    if (!args.includes('--only') || only === name) figures.push(await runSlowClientsBench(label, limits, attackers, deliveries));
+    if (!args.includes('--only') || only === name)
+      figures.push(await runSlowClientsBench(label, limits, attackers, deliveries));
   }
   console.log(slowClientsTable(figures));
 }

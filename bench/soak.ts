@@ -38,7 +38,10 @@ export interface SoakReport {
   simulator429: number;
   faultsInjected: Record<string, number>;
   changes: number;
-  /** Medians of the first and the last tenth of the samples after the first tick (one sample is too noisy: a run in flight adds its pages). */
+  /**
+   * Medians of the first and the last tenth of the samples after the first tick (one sample is too noisy: a run in
+   * flight adds its pages).
+   */
   rssStartMb: number;
   rssEndMb: number;
   rssMaxMb: number;
@@ -49,7 +52,6 @@ export interface SoakReport {
   exitCode: number | null;
   storedVsTruth: { stored: number; truth: number };
 }
-
 
 /** Sample values of a Prometheus text exposition, by metric name (labels kept as text). */
 function samples(text: string): Map<string, Array<{ labels: string; value: number }>> {
@@ -71,9 +73,13 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-const sum = (list: ReadonlyArray<{ value: number }> | undefined): number => (list ?? []).reduce((n, s) => n + s.value, 0);
+const sum = (list: ReadonlyArray<{ value: number }> | undefined): number =>
+  (list ?? []).reduce((n, s) => n + s.value, 0);
 
-function byLabel(list: ReadonlyArray<{ labels: string; value: number }> | undefined, label: string): Record<string, number> {
+function byLabel(
+  list: ReadonlyArray<{ labels: string; value: number }> | undefined,
+  label: string,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of list ?? []) {
     const m = new RegExp(`${label}="([^"]*)"`).exec(s.labels);
@@ -101,7 +107,10 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-soak-'));
   const db = join(dir, 'ivsync.sqlite');
   const config = join(dir, 'ivsync.json');
-  writeFileSync(config, JSON.stringify({ crawl: { windowSeconds: 7 * 86_400, concurrency: 8, overlapSeconds: 3_600 }, logLevel: 'warn' }));
+  writeFileSync(
+    config,
+    JSON.stringify({ crawl: { windowSeconds: 7 * 86_400, concurrency: 8, overlapSeconds: 3_600 }, logLevel: 'warn' }),
+  );
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const cli = launch(['daemon', '--schedule', schedule, '--port', String(port), '--since', String(from)], {
     IVS_BASE_URL: sim.url,
@@ -156,7 +165,10 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
     const lag = Math.max(0, ...(last.get('ivsync_freshness_lag_seconds') ?? []).map((s) => s.value));
     if (firstTickDone) largestLag = Math.max(largestLag, lag);
     const elapsed = ((minutes * 60_000 - (endAt - Date.now())) / 60_000).toFixed(1);
-    log(`soak ${elapsed} min: runs ${runs}, requests ${sum(last.get('ivsync_requests_total'))}, lag ${lag.toFixed(1)} s, RSS ${rss.at(-1)?.toFixed(1) ?? '-'} MB`);
+    log(
+      `soak ${elapsed} min: runs ${runs}, requests ${sum(last.get('ivsync_requests_total'))}, lag ` +
+        `${lag.toFixed(1)} s, RSS ${rss.at(-1)?.toFixed(1) ?? '-'} MB`,
+    );
   }
   clearInterval(changer);
   const stopStarted = Date.now();
@@ -166,7 +178,9 @@ export async function soakRun(options: SoakOptions = {}): Promise<SoakReport> {
   if (exitCode !== 0) log(`daemon exited ${exitCode}:\n${stderrTail}`);
 
   const target = new Database(db, { readonly: true });
-  const stored = (target.prepare('SELECT COUNT(*) AS n FROM authentications WHERE missing_since IS NULL').get() as { n: number }).n;
+  const stored = (
+    target.prepare('SELECT COUNT(*) AS n FROM authentications WHERE missing_since IS NULL').get() as { n: number }
+  ).n;
   target.close();
   const report: SoakReport = {
     minutes,
@@ -198,12 +212,15 @@ export function renderSoak(r: SoakReport): string {
   return [
     `Soak: ${r.minutes} min, schedule '${r.schedule}', simulator with faults and a change every 0.5 s`,
     `runs: ${JSON.stringify(r.runs)}; ticks skipped: ${JSON.stringify(r.ticksSkipped)}`,
-    `requests: ${r.requests}; 429s seen by the client: ${r.status429} (bucket 429s at the simulator: ${r.simulator429}); faults injected: ${JSON.stringify(r.faultsInjected)}`,
-    `RSS (median of the first / last tenth of the samples after the first tick): ${r.rssStartMb.toFixed(1)} MB -> ${r.rssEndMb.toFixed(1)} MB; max ${r.rssMaxMb.toFixed(1)} MB`,
+    `requests: ${r.requests}; 429s seen by the client: ${r.status429} (bucket 429s at the simulator: ` +
+      `${r.simulator429}); faults injected: ${JSON.stringify(r.faultsInjected)}`,
+    `RSS (median of the first / last tenth of the samples after the first tick): ${r.rssStartMb.toFixed(1)} MB ` +
+      `-> ${r.rssEndMb.toFixed(1)} MB; max ${r.rssMaxMb.toFixed(1)} MB`,
     `heap used, same samples: ${r.heapStartMb.toFixed(1)} MB -> ${r.heapEndMb.toFixed(1)} MB`,
     `largest freshness lag seen: ${r.largestLagSeconds.toFixed(1)} s`,
     `SIGTERM to exit: ${r.stopSeconds.toFixed(2)} s (exit code ${r.exitCode})`,
-    `authentications stored ${r.storedVsTruth.stored} / truth ${r.storedVsTruth.truth} (changes after the last tick not yet synced); ${r.changes} changes made`,
+    `authentications stored ${r.storedVsTruth.stored} / truth ${r.storedVsTruth.truth} (changes after the last ` +
+      `tick not yet synced); ${r.changes} changes made`,
   ].join('\n');
 }
 

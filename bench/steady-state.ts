@@ -12,7 +12,10 @@ const DAY = 86_400;
 const RUN_SECONDS = 300;
 const REAL_RATE = 10;
 const RUNS_PER_HOUR = 3600 / RUN_SECONDS;
-/** The bucket is lifted so the bench is quick; the budget's share is scaled so that it buys what the default buys at the real limit. */
+/**
+ * The bucket is lifted so the bench is quick; the budget's share is scaled so that it buys what the default buys at the
+ * real limit.
+ */
 const BENCH_RATE = 100_000;
 const BUDGET_SHARE = (0.1 * REAL_RATE) / BENCH_RATE;
 
@@ -25,11 +28,16 @@ export interface SteadyStateRun {
   /** Largest share of the token's hourly budget any 12 consecutive runs used; null with fewer runs than an hour. */
   peakHourShare: number | null;
   meanHourShare: number;
-  /** Non-final sessions per tier after the last run, and the age of the oldest check of each (`status --json`), seconds. */
+  /**
+   * Non-final sessions per tier after the last run, and the age of the oldest check of each (`status --json`), seconds.
+   */
   tiers: Record<string, { sessions: number; oldestCheck: number | null }>;
   /** Runs that checked every non-final session (none deferred). */
   checkedAllRuns: number;
-  /** The oldest last observation of a non-final session after each run, seconds: the worst after any run, and after the last. */
+  /**
+   * The oldest last observation of a non-final session after each run, seconds: the worst after any run, and after the
+   * last.
+   */
   worstOldest: number;
   lastOldest: number;
   /** Young sessions changed at the service just before a run, and those whose row showed the change after it. */
@@ -58,12 +66,27 @@ export interface SteadyStateRun {
  */
 export async function steadyState(sessions: number, runs: number): Promise<SteadyStateRun> {
   const now = Math.floor(Date.now() / 1000);
-  const sim = await startSimulator({ sessions, seed: 7, rate: BENCH_RATE, burst: BENCH_RATE, nonFinalShare: 0.1, otherOwnerSessions: 0, from: now - 365 * DAY, to: now - 60 });
+  const sim = await startSimulator({
+    sessions,
+    seed: 7,
+    rate: BENCH_RATE,
+    burst: BENCH_RATE,
+    nonFinalShare: 0.1,
+    otherOwnerSessions: 0,
+    from: now - 365 * DAY,
+    to: now - 60,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-steady-'));
   const db = join(dir, 'ivsync.sqlite');
   try {
     writeFileSync(join(dir, 'ivsync.json'), JSON.stringify({ refresh: { budgetShare: BUDGET_SHARE } }));
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: join(dir, 'ivsync.json'), IVS_RATE: String(BENCH_RATE) };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: join(dir, 'ivsync.json'),
+      IVS_RATE: String(BENCH_RATE),
+    };
     let t = now * 1000;
     await cli(['sync', '--since', String(now - 366 * DAY)], env, () => t);
     const target = new Database(db, { readonly: true });
@@ -101,14 +124,20 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
         }
         // One young non-final session changed at the service (one stored by an earlier run).
         const young = target
-          .prepare("SELECT service_id FROM authentications WHERE result_final = 0 AND created_epoch > ? AND created_epoch < ? AND (flag IS NULL OR flag <> 'review') ORDER BY created_epoch LIMIT 1")
+          .prepare(
+            'SELECT service_id FROM authentications WHERE result_final = 0 AND created_epoch > ? AND ' +
+              "created_epoch < ? AND (flag IS NULL OR flag <> 'review') ORDER BY created_epoch LIMIT 1",
+          )
           .pluck()
           .get(t / 1000 - DAY, from - 60) as string | undefined;
         if (young) {
           sim.world.setFlag(young, 'review');
           changes++;
         }
-        const report = JSON.parse(await cli(['sync', '--json'], env, () => t)) as { requests: number; outcomes: Array<{ refreshDeferred: number }> };
+        const report = JSON.parse(await cli(['sync', '--json'], env, () => t)) as {
+          requests: number;
+          outcomes: Array<{ refreshDeferred: number }>;
+        };
         requests.push(report.requests);
         if (report.outcomes.every((o) => o.refreshDeferred === 0)) checkedAllRuns++;
         const oldest = oldestSeen.get() as string | null;
@@ -131,7 +160,8 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       if (r.oldestCheckAgeSeconds !== null) tier.oldestCheck = Math.max(tier.oldestCheck ?? 0, r.oldestCheckAgeSeconds);
     }
     const hourly: number[] = [];
-    for (let i = 0; i + RUNS_PER_HOUR <= requests.length; i++) hourly.push(requests.slice(i, i + RUNS_PER_HOUR).reduce((a, b) => a + b, 0) / (REAL_RATE * 3600));
+    for (let i = 0; i + RUNS_PER_HOUR <= requests.length; i++)
+      hourly.push(requests.slice(i, i + RUNS_PER_HOUR).reduce((a, b) => a + b, 0) / (REAL_RATE * 3600));
     const total = requests.reduce((a, b) => a + b, 0);
     return {
       sessions,
@@ -176,10 +206,25 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const sorted = (r: SteadyStateRun) => [...r.requests].sort((a, b) => a - b);
   return markdownTable(
-    ['sessions', 'non-final', 'runs (5 min)', 'new sessions', 'requests/run mean', 'requests/run median',
-      'requests/run max', 'budget share, mean', 'budget share, busiest hour', 'runs checking all',
-      'oldest check, worst run (s)', 'oldest check, last run (s)', 'per tier: sessions (oldest check, s)',
-      'changes seen next run', 'history rows', 'history bytes/row', 'history share of file'],
+    [
+      'sessions',
+      'non-final',
+      'runs (5 min)',
+      'new sessions',
+      'requests/run mean',
+      'requests/run median',
+      'requests/run max',
+      'budget share, mean',
+      'budget share, busiest hour',
+      'runs checking all',
+      'oldest check, worst run (s)',
+      'oldest check, last run (s)',
+      'per tier: sessions (oldest check, s)',
+      'changes seen next run',
+      'history rows',
+      'history bytes/row',
+      'history share of file',
+    ],
     rows.map((r) => [
       r.sessions,
       r.nonFinal,
@@ -193,7 +238,9 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       `${r.checkedAllRuns} of ${r.runs}`,
       r.worstOldest,
       r.lastOldest,
-      Object.entries(r.tiers).map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`).join(', '),
+      Object.entries(r.tiers)
+        .map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`)
+        .join(', '),
       `${r.changesSeenNextRun} of ${r.changes}`,
       r.historyRows,
       r.historyRows === 0 ? '-' : (r.historyBytes / r.historyRows).toFixed(1),

@@ -9,7 +9,6 @@ import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { launch } from './cli-launch.js';
 
-
 export type BackfillTarget = 'sqlite' | 'duckdb' | 'postgres';
 
 export interface TargetBackfillRun {
@@ -31,7 +30,14 @@ export async function targetBackfill(
   target: BackfillTarget,
   options: { sessions: number; rate: number; runs: number; postgresUrl?: string },
 ): Promise<TargetBackfillRun> {
-  const sim = await startSimulator({ sessions: options.sessions, seed: 42, rate: options.rate, burst: options.rate, latencyMs: 5, otherOwnerSessions: 0 });
+  const sim = await startSimulator({
+    sessions: options.sessions,
+    seed: 42,
+    rate: options.rate,
+    burst: options.rate,
+    latencyMs: 5,
+    otherOwnerSessions: 0,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
   const seconds: number[] = [];
   let items = 0;
@@ -50,13 +56,16 @@ export async function targetBackfill(
         const stderr: Buffer[] = [];
         const started = Date.now();
         const code = await new Promise<number>((resolve, reject) => {
-          const cli = launch(['backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'], {
-            IVS_BASE_URL: sim.url,
-            IVS_API_TOKEN: 'test-token',
-            IVS_DB: db,
-            IVS_CONFIG: config,
-            IVS_RATE: String(options.rate),
-          });
+          const cli = launch(
+            ['backfill', '--from', String(1_790_000_000 - 366 * 86_400), '--to', '1790000000', '--json'],
+            {
+              IVS_BASE_URL: sim.url,
+              IVS_API_TOKEN: 'test-token',
+              IVS_DB: db,
+              IVS_CONFIG: config,
+              IVS_RATE: String(options.rate),
+            },
+          );
           const child = spawn(cli.file, cli.args, { env: cli.env, stdio: ['ignore', 'ignore', 'pipe'] });
           // The run's log lines would interleave with the tables; they are shown only when it fails.
           child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -64,10 +73,15 @@ export async function targetBackfill(
           child.on('close', (c) => resolve(c ?? -1));
         });
         seconds.push((Date.now() - started) / 1000);
-        if (code !== 0) throw new Error(`backfill into ${target} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+        if (code !== 0)
+          throw new Error(
+            `backfill into ${target} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`,
+          );
         const sink = await openSink(db);
         try {
-          const [row] = await sink.query('SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n');
+          const [row] = await sink.query(
+            'SELECT (SELECT COUNT(*) FROM authentications) + (SELECT COUNT(*) FROM fingerprints) AS n',
+          );
           items = Number(row?.n ?? 0);
         } finally {
           await sink.close();

@@ -6,6 +6,13 @@ const target = process.env.IVS_BENCH_USAGE_FILE;
 if (target) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(target, JSON.stringify({ maxRssKb: usage.maxRSS, userMs: usage.userCPUTime / 1000, systemMs: usage.systemCPUTime / 1000 }));
+    writeFileSync(
+      target,
+      JSON.stringify({
+        maxRssKb: usage.maxRSS,
+        userMs: usage.userCPUTime / 1000,
+        systemMs: usage.systemCPUTime / 1000,
+      }),
+    );
   });
 }

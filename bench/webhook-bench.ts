@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { createClient } from '../src/api/client.js';
-import { RateLimiter } from '../src/api/rate-limiter.js';
 import { Secret } from '../src/config/secret.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { openSink } from '../src/store/open-sink.js';
@@ -66,7 +65,8 @@ function itemBody(i: number): string {
 }
 
 // The client runs in its own thread so that it does not share the receiver's event loop.
-const CLIENT = `
+const CLIENT =
+  `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
@@ -79,9 +79,11 @@ function send(i) {
   return new Promise((resolve) => {
     const start = performance.now();
     const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(bodies[i]), 'Service-Signature': signatures[i] } }, (res) => {
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(bodies[i]), ` +
+  `'Service-Signature': signatures[i] } }, (res) => {
       res.resume();
-      res.on('end', () => { if (res.statusCode !== 200) failed++; latencies[i] = performance.now() - start; resolve(); });
+      res.on('end', () => { if (res.statusCode !== 200) failed++; latencies[i] = performance.now() - start; ` +
+  `resolve(); });
     });
     req.on('error', () => { failed++; resolve(); });
     req.end(bodies[i]);
@@ -98,12 +100,20 @@ Promise.all(Array.from({ length: concurrency }, lane)).then(() => {
 
 async function throughput(dir: string, deliveries: number, concurrency: number) {
   const sink = await openSink(`sqlite:${join(dir, 'throughput.sqlite')}`);
-  const receiver = createWebhookReceiver({ sink, secrets: { byUuid: {}, defaultSecret: SECRET }, path: '/webhooks', maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes });
+  const receiver = createWebhookReceiver({
+    sink,
+    secrets: { byUuid: {}, defaultSecret: SECRET },
+    path: '/webhooks',
+    maxBodyBytes: DEFAULTS.webhooks.maxBodyBytes,
+  });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1' });
   const bodies = Array.from({ length: deliveries }, (_, i) => itemBody(i));
   const signatures = bodies.map((b) => `SHA256:${createHmac('sha256', SECRET.reveal()).update(b).digest('base64')}`);
   const result = await new Promise<{ ms: number; failed: number; latencies: number[] }>((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { url: `${server.url}/webhooks`, bodies, signatures, concurrency } });
+    const worker = new Worker(CLIENT, {
+      eval: true,
+      workerData: { url: `${server.url}/webhooks`, bodies, signatures, concurrency },
+    });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -112,7 +122,12 @@ async function throughput(dir: string, deliveries: number, concurrency: number) 
   await sink.close();
   if (result.failed > 0) throw new Error(`${result.failed} deliveries were not answered 200`);
   const sorted = result.latencies.sort((a, b) => a - b);
-  return { seconds: result.ms / 1000, committed: Number(row?.n ?? 0), p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  return {
+    seconds: result.ms / 1000,
+    committed: Number(row?.n ?? 0),
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+  };
 }
 
 async function mutationToRow(dir: string, mutations: number) {
@@ -136,8 +151,15 @@ async function mutationToRow(dir: string, mutations: number) {
   });
   const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1' });
   const client = createClient(benchClientOptions(sim.url, 'test-token', 1000));
-  await client.webhooks.create({ endpoint: `${server.url}/webhooks`, secretKey: SECRET, filters: [{ key: 'activity.name', values: ['authentication', 'fingerprint'] }] });
-  const ids = [...sim.world.serviceIds('alice', 'authentications'), ...sim.world.serviceIds('alice', 'fingerprints')].slice(0, mutations);
+  await client.webhooks.create({
+    endpoint: `${server.url}/webhooks`,
+    secretKey: SECRET,
+    filters: [{ key: 'activity.name', values: ['authentication', 'fingerprint'] }],
+  });
+  const ids = [
+    ...sim.world.serviceIds('alice', 'authentications'),
+    ...sim.world.serviceIds('alice', 'fingerprints'),
+  ].slice(0, mutations);
   // About 200 changes a second, paced by the timer rather than all at once.
   for (const [i, id] of ids.entries()) {
     mutatedAt.set(id, performance.now());
@@ -151,10 +173,19 @@ async function mutationToRow(dir: string, mutations: number) {
   await sim.close();
   await sink.close();
   const sorted = latencies.sort((a, b) => a - b);
-  return { mutations: ids.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? Number.NaN };
+  return {
+    mutations: ids.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
 }
 
-export async function runWebhookBench(deliveries = 20_000, concurrency = 32, mutations = 500): Promise<WebhookBenchResult> {
+export async function runWebhookBench(
+  deliveries = 20_000,
+  concurrency = 32,
+  mutations = 500,
+): Promise<WebhookBenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'ivsync-webhook-bench-'));
   try {
     const t = await throughput(dir, deliveries, concurrency);
@@ -181,7 +212,11 @@ export function webhookTable(r: WebhookBenchResult): string {
   const rows: Array<[string, string, string]> = [
     ['deliveries verified + committed', `${r.committed} of ${r.deliveries} in ${r.seconds.toFixed(2)} s`, ''],
     ['deliveries/s (single item, SQLite)', r.deliveriesPerSecond.toFixed(0), '>= 2000'],
-    [`request p50 / p99 at ${r.concurrency} in flight`, `${r.requestP50Ms.toFixed(1)} / ${r.requestP99Ms.toFixed(1)} ms`, ''],
+    [
+      `request p50 / p99 at ${r.concurrency} in flight`,
+      `${r.requestP50Ms.toFixed(1)} / ${r.requestP99Ms.toFixed(1)} ms`,
+      '',
+    ],
     [`mutation -> row committed, ${r.mutations} changes: p50`, `${r.visibleP50Ms.toFixed(1)} ms`, ''],
     ['mutation -> row committed: p99', `${r.visibleP99Ms.toFixed(1)} ms`, '<= 1000 ms'],
     ['mutation -> row committed: max', `${r.visibleMaxMs.toFixed(1)} ms`, ''],

@@ -19,9 +19,15 @@ export const steps: readonly MigrationStep[] = [
       duckdb: 'UPDATE sync_windows SET cursor = to_json(cursor)::VARCHAR WHERE cursor IS NOT NULL',
     },
     down: {
-      sqlite: "UPDATE sync_windows SET cursor = CASE WHEN json_type(cursor) = 'text' THEN json_extract(cursor, '$') END WHERE cursor IS NOT NULL",
-      postgres: "UPDATE sync_windows SET cursor = CASE WHEN json_typeof(cursor::json) = 'string' THEN cursor::json #>> '{}' END WHERE cursor IS NOT NULL",
-      duckdb: "UPDATE sync_windows SET cursor = CASE WHEN json_type(cursor::JSON) = 'VARCHAR' THEN cursor::JSON ->> '$' END WHERE cursor IS NOT NULL",
+      sqlite:
+        "UPDATE sync_windows SET cursor = CASE WHEN json_type(cursor) = 'text' THEN json_extract(cursor, '$') " +
+        'END WHERE cursor IS NOT NULL',
+      postgres:
+        "UPDATE sync_windows SET cursor = CASE WHEN json_typeof(cursor::json) = 'string' THEN cursor::json #>> " +
+        "'{}' END WHERE cursor IS NOT NULL",
+      duckdb:
+        "UPDATE sync_windows SET cursor = CASE WHEN json_type(cursor::JSON) = 'VARCHAR' THEN cursor::JSON ->> " +
+        "'$' END WHERE cursor IS NOT NULL",
     },
   },
 ];

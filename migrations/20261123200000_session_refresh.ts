@@ -9,10 +9,19 @@ import { TYPES } from './20261123000000_typed_time.js';
  */
 export const name = '20261123200000_session_refresh';
 
-const sessionRefresh = frozenTable('session_refresh', ['resource', 'service_id'], [
-  'resource text!', 'service_id text!', 'account text!', 'tier text!', 'checked_at timestamp!',
-  'interval_seconds integer!',
-], [['account', 'resource']]);
+const sessionRefresh = frozenTable(
+  'session_refresh',
+  ['resource', 'service_id'],
+  [
+    'resource text!',
+    'service_id text!',
+    'account text!',
+    'tier text!',
+    'checked_at timestamp!',
+    'interval_seconds integer!',
+  ],
+  [['account', 'resource']],
+);
 
 const NOW_EPOCH = {
   sqlite: "CAST(strftime('%s', 'now') AS REAL)",

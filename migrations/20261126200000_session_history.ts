@@ -11,11 +11,24 @@ import { TYPES } from './20261123000000_typed_time.js';
  */
 export const name = '20261126200000_session_history';
 
-const sessionHistory = frozenTable('session_history', ['service_id', 'resource', 'valid_from'], [
-  'service_id text!', 'resource text!', 'account text!', 'valid_from timestamp!', 'valid_to timestamp',
-  'result_id text', 'result_final boolean', 'flag text', 'missing_since timestamp', 'update_counter integer',
-  'source text!', 'api_version text!',
-]);
+const sessionHistory = frozenTable(
+  'session_history',
+  ['service_id', 'resource', 'valid_from'],
+  [
+    'service_id text!',
+    'resource text!',
+    'account text!',
+    'valid_from timestamp!',
+    'valid_to timestamp',
+    'result_id text',
+    'result_final boolean',
+    'flag text',
+    'missing_since timestamp',
+    'update_counter integer',
+    'source text!',
+    'api_version text!',
+  ],
+);
 
 const COLUMNS =
   'service_id, resource, account, valid_from, valid_to, result_id, result_final, flag, missing_since, ' +
@@ -39,8 +52,8 @@ const resultTurnaround: StepView = {
   fragments: {
     final_epoch: {
       sqlite: "(CAST(strftime('%s', h.valid_from) AS REAL) + CAST(substr(h.valid_from, 20, 7) AS REAL))",
-      postgres: "EXTRACT(EPOCH FROM h.valid_from)",
-      duckdb: "EXTRACT(EPOCH FROM h.valid_from)",
+      postgres: 'EXTRACT(EPOCH FROM h.valid_from)',
+      duckdb: 'EXTRACT(EPOCH FROM h.valid_from)',
     },
   },
   sql: `SELECT

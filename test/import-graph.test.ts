@@ -75,7 +75,14 @@ describe('the checks themselves', () => {
       ['g', ['d']],
     ]);
     expect(cycles(graph)).toEqual([['a', 'b', 'c'], ['f']]);
-    expect(cycles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('counts type-only imports, re-exports and import() types as imports', () => {

@@ -23,13 +23,22 @@ export function parseBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new UserError('INVALID_BASE_URL', `the base URL must be an absolute URL such as https://api.example.com, got ${JSON.stringify(raw)}`);
+    throw new UserError(
+      'INVALID_BASE_URL',
+      `the base URL must be an absolute URL such as https://api.example.com, got ${JSON.stringify(raw)}`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UserError('INVALID_BASE_URL', 'the base URL must not carry a user name or password; the token is given separately');
+    throw new UserError(
+      'INVALID_BASE_URL',
+      'the base URL must not carry a user name or password; the token is given separately',
+    );
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new UserError('INVALID_BASE_URL', `the base URL must not have a query or fragment, got ${url.origin}${url.pathname}${url.search}${url.hash}`);
+    throw new UserError(
+      'INVALID_BASE_URL',
+      `the base URL must not have a query or fragment, got ${url.origin}${url.pathname}${url.search}${url.hash}`,
+    );
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UserError(

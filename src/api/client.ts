@@ -81,7 +81,10 @@ export interface ClientOptions {
 export function createClient(options: ClientOptions): ServiceClient {
   const baseUrl = parseBaseUrl(options.baseUrl);
   if (options.apiVersion !== '1.4' && options.apiVersion !== '2') {
-    throw new UserError('INVALID_API_VERSION', `the API version must be 1.4 or 2, got ${JSON.stringify(options.apiVersion)}`);
+    throw new UserError(
+      'INVALID_API_VERSION',
+      `the API version must be 1.4 or 2, got ${JSON.stringify(options.apiVersion)}`,
+    );
   }
   const routes = options.apiVersion === '2' ? v2Routes(options.v2.paths) : V14_ROUTES;
   const transport = new Transport({
@@ -115,7 +118,8 @@ class HttpServiceClient implements ServiceClient {
     this.webhooks = {
       create: async (input: WebhookCreate) => (await this.#send(routes.webhookCreate(input))).body,
       list: () => this.#allItems((cursor) => routes.webhookSearch(cursor)),
-      get: async (uuid: string) => readObject((await this.#send(routes.webhookGet(uuid))).body, routes.webhookGet(uuid).route),
+      get: async (uuid: string) =>
+        readObject((await this.#send(routes.webhookGet(uuid))).body, routes.webhookGet(uuid).route),
       deactivate: async (uuid: string) => {
         await this.#send(routes.webhookDeactivate(uuid));
       },
@@ -140,7 +144,11 @@ class HttpServiceClient implements ServiceClient {
     if (this.#routes.apiVersion === '1.4') {
       const status = readObject(body, call.route).status;
       if (status !== 'ok') {
-        throw new ApiError(`the health check answered status ${JSON.stringify(status)} instead of "ok"`, { status: 200, route: `GET ${call.route}`, code: 'UNHEALTHY' });
+        throw new ApiError(`the health check answered status ${JSON.stringify(status)} instead of "ok"`, {
+          status: 200,
+          route: `GET ${call.route}`,
+          code: 'UNHEALTHY',
+        });
       }
     }
   }
@@ -161,32 +169,48 @@ class HttpServiceClient implements ServiceClient {
 
   pages(resource: Resource, request: SearchRequest, options: CallOptions = {}): AsyncIterable<SearchPage> {
     const call = this.#routes.search(resource, request);
-    return cursorPages((cursor) => this.searchPage(resource, { ...request, cursor }, options), request.cursor ?? null, `${call.method} ${call.route}`);
+    return cursorPages(
+      (cursor) => this.searchPage(resource, { ...request, cursor }, options),
+      request.cursor ?? null,
+      `${call.method} ${call.route}`,
+    );
   }
 
   async config(options: CallOptions = {}): Promise<AuthenticationConfig> {
     const call = this.#v2('config').config();
     const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
-    if (!isRecordWithArray(body.config, 'brands')) {
-      throw new ApiError(`GET ${call.route} answered without config.brands`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
+    if (!isAuthenticationConfig(body)) {
+      throw new ApiError(`GET ${call.route} answered without config.brands`, {
+        status: 200,
+        route: `GET ${call.route}`,
+        code: 'MALFORMED_RESPONSE',
+      });
     }
-    return body as unknown as AuthenticationConfig;
+    return body;
   }
 
   async catalog(options: CallOptions = {}): Promise<SupportedCatalog> {
     const call = this.#v2('catalog').catalog();
     const body = readObject((await this.#send({ ...call, ...callOptions(options) })).body, call.route);
-    if (!Array.isArray(body.categories)) {
-      throw new ApiError(`GET ${call.route} answered without categories`, { status: 200, route: `GET ${call.route}`, code: 'MALFORMED_RESPONSE' });
+    if (!isSupportedCatalog(body)) {
+      throw new ApiError(`GET ${call.route} answered without categories`, {
+        status: 200,
+        route: `GET ${call.route}`,
+        code: 'MALFORMED_RESPONSE',
+      });
     }
-    return body as unknown as SupportedCatalog;
+    return body;
   }
 
   async createVoucher(input: VoucherRequest): Promise<LoginVoucher> {
     const call = this.#v2('createVoucher').createVoucher(input);
     const body = readObject((await this.#send(call)).body, call.route);
     if (typeof body.username !== 'string' || typeof body.login_voucher !== 'string') {
-      throw new ApiError(`POST ${call.route} answered without username and login_voucher`, { status: 200, route: `POST ${call.route}`, code: 'MALFORMED_RESPONSE' });
+      throw new ApiError(`POST ${call.route} answered without username and login_voucher`, {
+        status: 200,
+        route: `POST ${call.route}`,
+        code: 'MALFORMED_RESPONSE',
+      });
     }
     return { username: body.username, loginVoucher: new Secret(body.login_voucher) };
   }
@@ -227,9 +251,21 @@ class HttpServiceClient implements ServiceClient {
 
 /** What a Call takes of the caller's options. */
 function callOptions(options: CallOptions): Pick<Call, 'priority' | 'tally'> {
-  return options.tally === undefined ? { priority: options.priority ?? 0 } : { priority: options.priority ?? 0, tally: options.tally };
+  return options.tally === undefined
+    ? { priority: options.priority ?? 0 }
+    : { priority: options.priority ?? 0, tally: options.tally };
 }
 
 function isRecordWithArray(value: unknown, key: string): boolean {
   return typeof value === 'object' && value !== null && Array.isArray((value as Record<string, unknown>)[key]);
+}
+
+/** The shape the client relies on (`config.brands`); the rest is the service's to describe. */
+function isAuthenticationConfig(body: Record<string, unknown>): body is Record<string, unknown> & AuthenticationConfig {
+  return isRecordWithArray(body.config, 'brands');
+}
+
+/** The shape the client relies on (`categories`); the rest is the service's to describe. */
+function isSupportedCatalog(body: Record<string, unknown>): body is Record<string, unknown> & SupportedCatalog {
+  return Array.isArray(body.categories);
 }

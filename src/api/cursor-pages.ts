@@ -17,7 +17,11 @@ export type PageFetcher = (cursor: Cursor | null) => Promise<SearchPage>;
  * values (canonical JSON), since an array or object cursor is a new object on
  * every page.
  */
-export async function* cursorPages(fetchPage: PageFetcher, start: Cursor | null, route: string): AsyncGenerator<SearchPage, void, undefined> {
+export async function* cursorPages(
+  fetchPage: PageFetcher,
+  start: Cursor | null,
+  route: string,
+): AsyncGenerator<SearchPage, void, undefined> {
   const seen = new Set<string>();
   let cursor = start;
   if (cursor !== null) seen.add(cursorKey(cursor));

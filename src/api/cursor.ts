@@ -28,7 +28,11 @@ export function cursorKey(cursor: Cursor): string {
   return JSON.stringify(cursor, (_key, value: unknown) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const record = value as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(record).sort().map((k) => [k, record[k]]));
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, record[k]]),
+    );
   });
 }
 

@@ -1,10 +1,9 @@
 /*
- * The text of each item of a response (the elements of a page's item array,
- * or the one item of a by-id answer), sliced from the body as received. It becomes the `raw` column: the item exactly as the service
- * sent it, and the normalizer does not serialize the parsed item again
- * (scanning is about a third of the cost of JSON.stringify). The body has
- * already parsed as JSON, so the scan only has to find boundaries; anything
- * it does not expect makes it give up, and the caller serializes instead.
+ * The text of each item of a response (the elements of a page's item array, or the one item of a by-id answer), sliced
+ * from the body as received. It becomes the `raw` column: the item exactly as the service sent it, and the normalizer
+ * does not serialize the parsed item again (scanning is about a third of the cost of JSON.stringify). The body has
+ * already parsed as JSON, so the scan only has to find boundaries; anything it does not expect makes it give up, and
+ * the caller serializes instead.
  */
 
 const QUOTE = 0x22;
@@ -27,7 +26,7 @@ function skipSpace(text: string, at: number): number {
 
 /** From an opening quote to just after its closing quote; -1 if none. */
 function skipString(text: string, at: number): number {
-  for (let from = at + 1; ; ) {
+  for (let from = at + 1; ;) {
     const quote = text.indexOf('"', from);
     if (quote < 0) return -1;
     let backslashes = 0;

@@ -103,7 +103,10 @@ export function baseUrlHint(baseUrl: string): string {
   const url = new URL(baseUrl);
   if (url.pathname !== '/' && url.pathname !== '') {
     const root = `--base-url ${url.origin}`;
-    return `the base URL ${baseUrl} has a path (${url.pathname}); the routes carry their own, so give the service's root: ${root}`;
+    return (
+      `the base URL ${baseUrl} has a path (${url.pathname}); the routes carry their own, so give the service's ` +
+      `root: ${root}`
+    );
   }
   return `is ${baseUrl} the service's root? (for v2, check the paths under v2.paths in the config)`;
 }

@@ -5,9 +5,14 @@ import type { FailureKind } from './retry-policy.js';
 const UNKNOWN_HOST = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA']);
 const NO_ROUTE = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
 
-/** OpenSSL and Node name TLS failures by the check that failed (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`, ...). */
+/**
+ * OpenSSL and Node name TLS failures by the check that failed (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`,
+ * ...).
+ */
 function isTlsCode(code: string): boolean {
-  return code === 'EPROTO' || /^ERR_(TLS|SSL)_/.test(code) || /CERT/.test(code) || /^UNABLE_TO_(VERIFY|GET)_/.test(code);
+  return (
+    code === 'EPROTO' || /^ERR_(TLS|SSL)_/.test(code) || /CERT/.test(code) || /^UNABLE_TO_(VERIFY|GET)_/.test(code)
+  );
 }
 
 /**
@@ -71,6 +76,7 @@ export function failFastVerdict(input: FailFastInput): FailFastVerdict {
   if (input.proven) return { kind: 'go-on' };
   const cause = unreachableCause(kind);
   if (cause === null) return { kind: 'go-on' };
-  if (input.strikes > 0 || input.attempt >= 2 || !isRetryable({ ...kind, idempotent: input.idempotent ?? true })) return { kind: 'unreachable', cause };
+  if (input.strikes > 0 || input.attempt >= 2 || !isRetryable({ ...kind, idempotent: input.idempotent ?? true }))
+    return { kind: 'unreachable', cause };
   return { kind: 'strike' };
 }

@@ -30,7 +30,10 @@ export interface ScheduleOptions {
    * @default 0
    */
   priority?: number;
-  /** Aborting it takes a task that is still waiting out of the queue, unstarted (its token not taken), rejecting with the reason. */
+  /**
+   * Aborting it takes a task that is still waiting out of the queue, unstarted (its token not taken), rejecting with
+   * the reason.
+   */
   signal?: AbortSignal;
 }
 
@@ -157,7 +160,8 @@ export class RateLimiter {
       this.#waiting.shift();
       head.detach();
       this.#stats.started += 1;
-      // Read again at the last moment: a start recorded earlier than it happened would let the next window's start come too soon.
+      // Read again at the last moment: a start recorded earlier than it happened would let the next window's start come
+      // too soon.
       this.#schedule.take(this.#now(), Math.max(head.since, this.#pausedUntil));
       head.run();
     }

@@ -14,7 +14,11 @@ export function serviceMessage(body: unknown): string {
 function pick(body: unknown): string | undefined {
   if (typeof body === 'string') return body;
   if (body === null || typeof body !== 'object') return body === undefined ? undefined : String(body);
-  if (Array.isArray(body)) return body.map((entry) => pick(entry) ?? '').filter((s) => s !== '').join('; ');
+  if (Array.isArray(body))
+    return body
+      .map((entry) => pick(entry) ?? '')
+      .filter((s) => s !== '')
+      .join('; ');
   const record = body as Record<string, unknown>;
   for (const key of ['message', 'detail', 'error_description', 'error', 'errors']) {
     const found = record[key];

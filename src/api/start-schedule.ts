@@ -41,7 +41,8 @@ export class StartSchedule {
   /** The earliest time the next start may happen (may be in the past: then it is free now). */
   get freeAt(): number {
     const spread = this.#lastStart + this.#spacingMs / 2;
-    const oldest = this.#recent.length === this.#perWindow ? (this.#recent[0] ?? -Infinity) + this.#windowMs : -Infinity;
+    const oldest =
+      this.#recent.length === this.#perWindow ? (this.#recent[0] ?? -Infinity) + this.#windowMs : -Infinity;
     return Math.max(this.#nextSlot, spread, oldest);
   }
 

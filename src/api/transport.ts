@@ -230,7 +230,10 @@ export class Transport {
     let status: number;
     let body: unknown;
     try {
-      const response = await Promise.race([this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions), tripped]);
+      const response = await Promise.race([
+        this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions),
+        tripped,
+      ]);
       status = response.statusCode;
       body = response.body;
     } catch (error) {
@@ -239,9 +242,20 @@ export class Transport {
     }
     this.#latch.prove();
     this.#count(String(status));
-    this.#emit({ method: call.method, route: call.route, status, error: null, durationMs: now() - state.startedAt, attempt: state.attempt, retryWaitMs: 0 });
+    this.#emit({
+      method: call.method,
+      route: call.route,
+      status,
+      error: null,
+      durationMs: now() - state.startedAt,
+      attempt: state.attempt,
+      retryWaitMs: 0,
+    });
     if (status < 200 || status > 299) {
-      throw new ApiError(`${call.method} ${this.#url(path)} answered an unexpected ${status}`, { status, route: `${call.method} ${call.route}` });
+      throw new ApiError(`${call.method} ${this.#url(path)} answered an unexpected ${status}`, {
+        status,
+        route: `${call.method} ${call.route}`,
+      });
     }
     const text = typeof body === 'object' && body !== null ? bodyTexts.get(body) : undefined;
     return text === undefined ? { status, body } : { status, body, text };
@@ -267,7 +281,13 @@ export class Transport {
       forbiddenRejectsToken: call.forbiddenRejectsToken === true,
       idempotent,
     });
-    const decision = retryDecision(retry.attemptCount, { ...kind, idempotent }, retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()), this.#options.retry, this.#options.random);
+    const decision = retryDecision(
+      retry.attemptCount,
+      { ...kind, idempotent },
+      retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()),
+      this.#options.retry,
+      this.#options.random,
+    );
     if (verdict.kind === 'strike') this.#latch.strike();
     const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
     countFailure(call.tally, status === 429, waitMs);
@@ -287,7 +307,8 @@ export class Transport {
       attempt: retry.attemptCount,
       retryWaitMs: waitMs,
     });
-    if (verdict.kind === 'unreachable' || verdict.kind === 'rejected') this.#latch.trip(this.#latchError(verdict, call));
+    if (verdict.kind === 'unreachable' || verdict.kind === 'rejected')
+      this.#latch.trip(this.#latchError(verdict, call));
     return waitMs;
   }
 
@@ -321,9 +342,19 @@ export class Transport {
       }
     }
     const status = kind.kind === 'status' ? kind.status : null;
-    const cause = kind.kind === 'other' ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(error.message, call)}` : describeFailure(kind, this.#options.timeoutMs);
+    const cause =
+      kind.kind === 'other'
+        ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(error.message, call)}`
+        : describeFailure(kind, this.#options.timeoutMs);
     if (isRetryable({ ...kind, idempotent: call.idempotent ?? true })) {
-      throw new RetriesExhaustedError({ method: call.method, path: this.#url(path), route, attempts: Math.max(1, state.attempt), status, lastCause: cause });
+      throw new RetriesExhaustedError({
+        method: call.method,
+        path: this.#url(path),
+        route,
+        attempts: Math.max(1, state.attempt),
+        status,
+        lastCause: cause,
+      });
     }
     const explanation = status === null ? '' : `: ${this.#scrub(serviceMessage(error.response?.body), call)}`;
     throw new ApiError(`${call.method} ${this.#url(path)} failed with ${cause}${explanation}`, { status, route });

@@ -2,7 +2,10 @@ import { PAGE_LIMIT, webhookCreateBody } from './route-book.js';
 import type { RouteBook } from './route-book.js';
 import type { Resource, SearchRequest } from './service-client.js';
 
-const ONE_ID = { authentications: '/v1/authentications/{service_id}', fingerprints: '/v1/fingerprints/{service_id}' } as const;
+const ONE_ID = {
+  authentications: '/v1/authentications/{service_id}',
+  fingerprints: '/v1/fingerprints/{service_id}',
+} as const;
 const SEARCH = { authentications: '/v1/search/authentications', fingerprints: '/v1/search/fingerprints' } as const;
 
 /** Members left out take the service's documented defaults. */

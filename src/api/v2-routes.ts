@@ -68,7 +68,7 @@ export function v2Routes(overrides: Partial<V2Paths> = {}): RouteBook {
       route: paths.searchAuthentications,
       body: searchBody({ limit: 1 }),
       forbiddenRejectsToken: true,
-    alwaysExists: true,
+      alwaysExists: true,
     }),
     get: (resource: Resource, serviceId: string) => ({
       method: 'GET',
@@ -89,7 +89,7 @@ export function v2Routes(overrides: Partial<V2Paths> = {}): RouteBook {
       route: search[resource],
       body: searchBody(request),
       forbiddenRejectsToken: true,
-    alwaysExists: true,
+      alwaysExists: true,
     }),
     webhookCreate: (input) => ({
       method: 'POST',
@@ -103,7 +103,7 @@ export function v2Routes(overrides: Partial<V2Paths> = {}): RouteBook {
       route: paths.searchWebhooks,
       body: { limit: PAGE_LIMIT, cursor },
       forbiddenRejectsToken: true,
-    alwaysExists: true,
+      alwaysExists: true,
     }),
     webhookGet: (uuid) => ({ method: 'GET', route: paths.getWebhook, params: { webhook_uuid: uuid } }),
     webhookDeactivate: (uuid) => ({
@@ -117,7 +117,7 @@ export function v2Routes(overrides: Partial<V2Paths> = {}): RouteBook {
       route: paths.searchDomains,
       body: { limit: PAGE_LIMIT, cursor },
       forbiddenRejectsToken: true,
-    alwaysExists: true,
+      alwaysExists: true,
     }),
     v2: {
       config: () => ({ method: 'GET', route: paths.authenticationConfig }),

@@ -23,10 +23,16 @@ export function bindAccounts(
 ): BoundAccount[] {
   return accounts.map((account) => {
     if (!account.baseUrl) {
-      throw new UserError('NO_BASE_URL', `no service URL for account '${account.name}': give --base-url or IVS_BASE_URL`);
+      throw new UserError(
+        'NO_BASE_URL',
+        `no service URL for account '${account.name}': give --base-url or IVS_BASE_URL`,
+      );
     }
     if (!account.token) {
-      throw new UserError('NO_TOKEN', `no API token for account '${account.name}': set ${account.tokenEnv} (or --token)`);
+      throw new UserError(
+        'NO_TOKEN',
+        `no API token for account '${account.name}': set ${account.tokenEnv} (or --token)`,
+      );
     }
     const limiter = new RateLimiter({ rate: account.rate });
     const client = createClient({

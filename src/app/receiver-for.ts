@@ -2,7 +2,12 @@ import type { Config } from '../config/config.js';
 import type { DeliveryStore } from '../store/sink.js';
 import type { ReceiverLogger } from '../webhooks/receiver-logger.js';
 import { webhookOwners } from '../webhooks/webhook-owners.js';
-import { createWebhookReceiver, type DeliveryEvent, type DeliverySink, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
+import {
+  createWebhookReceiver,
+  type DeliveryEvent,
+  type DeliverySink,
+  type WebhookReceiver,
+} from '../webhooks/webhook-receiver.js';
 import type { BoundAccount } from './bind-accounts.js';
 
 /**
@@ -28,7 +33,12 @@ export function receiverFor(
     sink: parts.sink,
     secrets: { byUuid: config.webhooks.secrets, defaultSecret: config.webhooks.defaultSecret },
     accounts: parts.accounts.map((a) => ({ name: a.name, client: a.bound?.client })),
-    owner: webhookOwners({ accounts: parts.accounts.map((a) => a.name), configured, sink: parts.sink, clock: parts.clock }),
+    owner: webhookOwners({
+      accounts: parts.accounts.map((a) => a.name),
+      configured,
+      sink: parts.sink,
+      clock: parts.clock,
+    }),
     path: config.webhooks.path,
     maxBodyBytes: config.webhooks.maxBodyBytes,
     clock: parts.clock,

@@ -13,7 +13,11 @@ export interface CredentialCheck {
  * `ivsync init` when it has a base URL and a token). Throws the client's one-line
  * error, e.g. `the service rejected the token (401)`, at the first account refused.
  */
-export async function checkCredentials(config: Config, accounts: readonly AccountConfig[], logger: Logger): Promise<CredentialCheck[]> {
+export async function checkCredentials(
+  config: Config,
+  accounts: readonly AccountConfig[],
+  logger: Logger,
+): Promise<CredentialCheck[]> {
   const bound = bindAccounts(config, accounts, logger);
   try {
     const results: CredentialCheck[] = [];

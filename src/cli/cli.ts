@@ -17,18 +17,44 @@ function globalOptions(y: Argv): Argv<GlobalArgs> {
   return y
     .option('base-url', { type: 'string', describe: 'service root, e.g. https://api.example.com [env IVS_BASE_URL]' })
     .option('token', { type: 'string', describe: 'API token; never printed or stored [env IVS_API_TOKEN]' })
-    .option('api-version', { type: 'string', choices: [...API_VERSIONS], describe: `service interface [env IVS_API_VERSION] (default ${DEFAULTS.apiVersion})` })
-    .option('db', { type: 'string', describe: `target: sqlite:PATH, duckdb:PATH or postgres://... [env IVS_DB] (default ${DEFAULTS.db})` })
-    .option('config', { type: 'string', describe: `config file, JSON or YAML [env IVS_CONFIG] (default the first of ${DEFAULT_CONFIG_FILES.join(', ')} that exists)` })
-    .option('rate', { type: 'number', describe: `requests per second for this token [env IVS_RATE] (default ${DEFAULTS.rate})` })
+    .option('api-version', {
+      type: 'string',
+      choices: [...API_VERSIONS],
+      describe: `service interface [env IVS_API_VERSION] (default ${DEFAULTS.apiVersion})`,
+    })
+    .option('db', {
+      type: 'string',
+      describe: `target: sqlite:PATH, duckdb:PATH or postgres://... [env IVS_DB] (default ${DEFAULTS.db})`,
+    })
+    .option('config', {
+      type: 'string',
+      describe:
+        `config file, JSON or YAML [env IVS_CONFIG] (default the first of ${DEFAULT_CONFIG_FILES.join(', ')} ` +
+        `that exists)`,
+    })
+    .option('rate', {
+      type: 'number',
+      describe: `requests per second for this token [env IVS_RATE] (default ${DEFAULTS.rate})`,
+    })
     .option('account', { type: 'string', describe: 'only this configured account (default: all)' })
     .option('json', { type: 'boolean', describe: 'machine-readable output, errors included' })
-    .option('log-level', { type: 'string', describe: `${LOG_LEVELS.join(', ')} [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})` })
-    .option('verbose', { type: 'boolean', describe: 'debug logs whatever --log-level or the config say, and stacks on errors' }) as unknown as Argv<GlobalArgs>;
+    .option('log-level', {
+      type: 'string',
+      describe: `${LOG_LEVELS.join(', ')} [env IVS_LOG_LEVEL] (default ${DEFAULTS.logLevel})`,
+    })
+    .option('verbose', {
+      type: 'boolean',
+      describe: 'debug logs whatever --log-level or the config say, and stacks on errors',
+    });
 }
 
 /** A command's help: its usage line with what it requires, only the global options it reads, its examples. */
-function withHelp(y: Argv<GlobalArgs>, c: CliCommand<Record<string, unknown>>, path: string, uses: readonly GlobalOption[]): Argv<GlobalArgs> {
+function withHelp(
+  y: Argv<GlobalArgs>,
+  c: CliCommand<Record<string, unknown>>,
+  path: string,
+  uses: readonly GlobalOption[],
+): Argv<GlobalArgs> {
   let built = y.usage(`$0 ${c.usage ?? path}${c.subcommands ? '' : ' [options]'}\n\n${c.describe}`);
   for (const option of GLOBAL_OPTIONS) if (!uses.includes(option)) built = built.hide(option);
   for (const [line, does] of c.examples ?? []) built = built.example(line, does);
@@ -41,7 +67,13 @@ interface Invocation {
   setExit: (code: number) => void;
 }
 
-function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, invocation: Invocation, parent?: { path: string; uses: readonly GlobalOption[] }): Argv<GlobalArgs> {
+function register(
+  y: Argv<GlobalArgs>,
+  command: CliCommand<never>,
+  io: CliIo,
+  invocation: Invocation,
+  parent?: { path: string; uses: readonly GlobalOption[] },
+): Argv<GlobalArgs> {
   const c = command as CliCommand<Record<string, unknown>>;
   const name = (Array.isArray(c.command) ? c.command[0] : c.command) as string;
   const path = parent ? `${parent.path} ${name}` : name;
@@ -59,11 +91,14 @@ function register(y: Argv<GlobalArgs>, command: CliCommand<never>, io: CliIo, in
       // The loader (zod, yaml) only for a command that runs.
       const { loadConfig } = await import('../config/load-config.js');
       let loaded: Config | undefined;
-      const config = () => (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
+      const config = () =>
+        (loaded ??= loadConfig({ flags: configFlags(args as GlobalArgs), env: io.env, clock: io.clock }));
       const { ids } = invocation;
       const runId = () => (ids.run ??= newRunId());
       const daemonId = () => (ids.daemon ??= newRunId());
-      invocation.setExit(await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config, runId, daemonId }));
+      invocation.setExit(
+        await c.run({ args: args as GlobalArgs & Record<string, unknown>, io, config, runId, daemonId }),
+      );
     },
   } as never);
 }
@@ -89,11 +124,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // yargs words some mistakes over several lines ("Invalid values:" then the argument): one line keeps them all.
       throw new InputError(USAGE, explainUsage(msg.replace(/\s*\n\s*/g, ' '), usageContext(usage, argv)));
     })
-    .epilogue('Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), 4 verify found drift.');
+    .epilogue(
+      'Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), ' +
+        '4 verify found drift.',
+    );
   const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
   for (const command of await commandsFor(argv)) parser = register(parser, command, io, invocation);
   // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
-  const record = () => (wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined);
+  const record = () =>
+    wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined;
   const onSignal = () => {
     const signal = io.signalName?.();
     if (signal !== undefined) io.stderr.write(renderSignalNotice(signal, record()));

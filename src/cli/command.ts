@@ -3,7 +3,9 @@ import type { Config } from '../config/config.js';
 import type { ConfigFlags } from '../config/load-config.js';
 import type { CliIo } from './runtime.js';
 
-/** Global options every command accepts (design.md "Command line"), and the command options the config loader resolves. */
+/**
+ * Global options every command accepts (design.md "Command line"), and the command options the config loader resolves.
+ */
 export interface GlobalArgs extends ConfigFlags {
   account?: string | undefined;
 }
@@ -20,7 +22,18 @@ export interface CommandContext<A> {
 }
 
 /** The global options (design.md "Command line"), as the parser names them. */
-export const GLOBAL_OPTIONS = ['base-url', 'token', 'api-version', 'db', 'config', 'rate', 'account', 'json', 'log-level', 'verbose'] as const;
+export const GLOBAL_OPTIONS = [
+  'base-url',
+  'token',
+  'api-version',
+  'db',
+  'config',
+  'rate',
+  'account',
+  'json',
+  'log-level',
+  'verbose',
+] as const;
 export type GlobalOption = (typeof GLOBAL_OPTIONS)[number];
 
 /**
@@ -40,11 +53,16 @@ export interface CliCommand<A = Record<string, unknown>> {
    * @default the parent command's, else all
    */
   uses?: readonly GlobalOption[];
-  /** The usage line of its --help, with the options it requires, e.g. `backfill --from T --to T`. @default the command */
+  /**
+   * The usage line of its --help, with the options it requires, e.g. `backfill --from T --to T`. @default the command
+   */
   usage?: string;
   /** One or two command lines with what they do, shown under "Examples" in its --help. */
   examples?: ReadonlyArray<readonly [command: string, does: string]>;
 }
 
-/** Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed; 4 `verify` found drift. */
+/**
+ * Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed; 4 `verify` found
+ * drift.
+ */
 export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 3, drift: 4 } as const;

@@ -59,7 +59,13 @@ export interface RecordContext {
  */
 export function renderError(report: ErrorReport, record: RecordContext | undefined): string {
   if (record) {
-    const error = { code: report.code, message: report.message, ...(report.source ? { source: report.source } : {}), ...(report.value !== undefined ? { value: report.value } : {}), ...(report.stack ? { stack: report.stack } : {}) };
+    const error = {
+      code: report.code,
+      message: report.message,
+      ...(report.source ? { source: report.source } : {}),
+      ...(report.value !== undefined ? { value: report.value } : {}),
+      ...(report.stack ? { stack: report.stack } : {}),
+    };
     return `${JSON.stringify({ level: 'error', ...record, msg: report.message, error })}\n`;
   }
   const text = report.stack ?? report.message;

@@ -31,7 +31,15 @@ const DETAILED = new Set(['trace', 'debug']);
 export function createLogger(options: LoggerOptions): Logger {
   const clock = options.clock ?? Date.now;
   const redact = {
-    paths: ['token', '*.token', 'secret', '*.secret', 'headers.authorization', '*.headers.authorization', 'authorization'],
+    paths: [
+      'token',
+      '*.token',
+      'secret',
+      '*.secret',
+      'headers.authorization',
+      '*.headers.authorization',
+      'authorization',
+    ],
     censor: '[redacted]',
   };
   if (options.destination.isTTY) {
@@ -43,8 +51,15 @@ export function createLogger(options: LoggerOptions): Logger {
       ignore: 'pid,hostname',
       singleLine: true,
       sync: true,
-      // The object hidden, the line is one anyway; pino-pretty 13 ends a line only when singleLine is off or an object follows.
-      ...(DETAILED.has(options.level) ? {} : { hideObject: true, singleLine: false, messageFormat: (record: Record<string, unknown>, key: string) => readableLine(record, key) }),
+      // The object hidden, the line is one anyway; pino-pretty 13 ends a line only when singleLine is off or an object
+      // follows.
+      ...(DETAILED.has(options.level)
+        ? {}
+        : {
+            hideObject: true,
+            singleLine: false,
+            messageFormat: (record: Record<string, unknown>, key: string) => readableLine(record, key),
+          }),
     });
     return pino({ level: options.level, base: { ...options.bindings }, redact }, pretty);
   }

@@ -22,10 +22,20 @@ export interface ProgressState {
 }
 
 /** What the plan leaves to do: the whole interval, and the part of it already paged by an earlier run. */
-export function planExtent(plans: readonly BackfillPlanSummary[]): { windows: number; todo: number; totalSeconds: number; doneSeconds: number } {
+export function planExtent(plans: readonly BackfillPlanSummary[]): {
+  windows: number;
+  todo: number;
+  totalSeconds: number;
+  doneSeconds: number;
+} {
   const sum = (pick: (p: BackfillPlanSummary) => number) => plans.reduce((n, p) => n + pick(p), 0);
   const totalSeconds = sum((p) => p.totalSeconds);
-  return { windows: sum((p) => p.windows), todo: sum((p) => p.todo), totalSeconds, doneSeconds: Math.max(0, totalSeconds - sum((p) => p.seconds)) };
+  return {
+    windows: sum((p) => p.windows),
+    todo: sum((p) => p.todo),
+    totalSeconds,
+    doneSeconds: Math.max(0, totalSeconds - sum((p) => p.seconds)),
+  };
 }
 
 /** Steps of the bar: a tenth of a percent. */
@@ -77,7 +87,10 @@ export class Progress {
     return { pct: String(pct), etaText: String(etaText) };
   }
 
-  /** Starts at `doneSeconds` of `totalSeconds` with `todo` windows to page; with nothing to do, says so instead of drawing an empty bar. */
+  /**
+   * Starts at `doneSeconds` of `totalSeconds` with `todo` windows to page; with nothing to do, says so instead of
+   * drawing an empty bar.
+   */
   start(totalSeconds: number, doneSeconds = 0, todo = 1): void {
     if (todo === 0 || totalSeconds - doneSeconds <= 0) {
       this.#phase = 'nothing';
@@ -155,7 +168,14 @@ export class Progress {
     const now = this.#options.clock();
     const elapsed = (now - this.#startedAt) / 1000;
     const rate = elapsed >= ETA_AFTER_SECONDS ? this.#pages / elapsed : 0;
-    this.#eta = this.#done ? 0 : smoothedEta(this.#eta, (now - this.#etaAt) / 1000, estimate === undefined ? undefined : estimate - this.#pages, rate);
+    this.#eta = this.#done
+      ? 0
+      : smoothedEta(
+          this.#eta,
+          (now - this.#etaAt) / 1000,
+          estimate === undefined ? undefined : estimate - this.#pages,
+          rate,
+        );
     this.#etaAt = now;
   }
 
@@ -167,7 +187,8 @@ export class Progress {
 
   #payload(): Record<string, string | number> {
     // Counted down to now, between pages too.
-    const eta = this.#eta === undefined ? undefined : Math.max(0, this.#eta - (this.#options.clock() - this.#etaAt) / 1000);
+    const eta =
+      this.#eta === undefined ? undefined : Math.max(0, this.#eta - (this.#options.clock() - this.#etaAt) / 1000);
     return {
       items: this.#items,
       pps: this.#rate().toFixed(1),

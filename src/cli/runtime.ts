@@ -22,7 +22,12 @@ export interface CliIo {
 
 /** The logger of a command: its lines carry the id of its run, or the daemon's id for the daemon's own records. */
 export function loggerFor(config: Config, io: CliIo, id: string | { daemon: string }): Logger {
-  return createLogger({ level: config.logLevel, destination: io.stderr, bindings: typeof id === 'string' ? { run: id } : id, clock: io.clock });
+  return createLogger({
+    level: config.logLevel,
+    destination: io.stderr,
+    bindings: typeof id === 'string' ? { run: id } : id,
+    clock: io.clock,
+  });
 }
 
 /** The accounts to work on: all, or the one `--account` names. */
@@ -30,10 +35,14 @@ export function selectAccounts(config: Config, only: string | undefined): Accoun
   if (only === undefined) return [...config.accounts];
   const found = config.accounts.filter((a) => a.name === only);
   if (found.length === 0) {
-    throw new InputError('UNKNOWN_ACCOUNT', `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`, {
-      source: { kind: 'flag', name: '--account' },
-      value: only,
-    });
+    throw new InputError(
+      'UNKNOWN_ACCOUNT',
+      `no account '${only}' in the configuration (known: ${config.accounts.map((a) => a.name).join(', ')})`,
+      {
+        source: { kind: 'flag', name: '--account' },
+        value: only,
+      },
+    );
   }
   return found;
 }

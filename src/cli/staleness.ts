@@ -12,7 +12,7 @@ export interface CheckAges {
 
 export type RefreshRow = RefreshTierState & { oldestCheckAgeSeconds: number | null; checkAgeSeconds: CheckAges };
 
-const TIERS = ['hot', 'backoff', 'unchecked'] as const;
+type Tier = 'hot' | 'backoff' | 'unchecked';
 
 const ageOf = (iso: string | null, nowEpoch: number): number | null =>
   iso === null ? null : Math.round(nowEpoch - Date.parse(iso) / 1000);
@@ -30,7 +30,7 @@ export function refreshRows(report: Pick<StatusReport, 'refresh'>, nowEpoch: num
 export interface StalenessLine {
   account: string;
   resource: string;
-  tiers: Record<(typeof TIERS)[number], { sessions: number; checkAgeSeconds: CheckAges } | null>;
+  tiers: Record<Tier, { sessions: number; checkAgeSeconds: CheckAges } | null>;
   /** Null: no dated change stored yet. */
   changeLag: LagSummary | null;
 }

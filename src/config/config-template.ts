@@ -25,7 +25,11 @@ function member(path: MemberPath, key: string, value: unknown, indent: string): 
   if (value === undefined) return [...comment(text, indent), `${indent}# ${key}: ${inline(doc.example ?? '')}`];
   // A list of mappings (the accounts) reads and edits better one member a line.
   const block = Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object');
-  const lines = block ? stringify({ [key]: value }).trimEnd().split('\n') : [`${key}: ${inline(value)}`];
+  const lines = block
+    ? stringify({ [key]: value })
+        .trimEnd()
+        .split('\n')
+    : [`${key}: ${inline(value)}`];
   return [...comment(text, indent), ...lines.map((line) => `${indent}${line}`)];
 }
 

@@ -29,7 +29,9 @@ export interface AccountConfig {
   readonly apiVersion: ApiVersion;
   /** Requests per second for this token. */
   readonly rate: number;
-  /** Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default [] */
+  /**
+   * Uuids of the webhooks this account owns: with several accounts, their deliveries are written under it. @default []
+   */
   readonly webhooks: readonly string[];
   /**
    * When the daemon syncs this account: its own `schedule` and `timezone`
@@ -69,7 +71,10 @@ export interface CrawlConfig {
   readonly resources: readonly ResourceName[];
   /** A stream may cut its current window in two (when the bucket has room) only after this many pages. */
   readonly splitAfterPages: number;
-  /** Most windows one interval may be split into, per account and resource; a larger plan is refused before anything is written. */
+  /**
+   * Most windows one interval may be split into, per account and resource; a larger plan is refused before anything is
+   * written.
+   */
   readonly maxWindows: number;
 }
 
@@ -117,7 +122,10 @@ export interface RefreshConfig {
   readonly maxIntervalSeconds: number;
   /** Share of the token one sync spends per account (rate × schedule gap); what its pass leaves goes to the refresh. */
   readonly budgetShare: number;
-  /** The refresh's own budget per sync and account in requests (its resources share it evenly); undefined: from `budgetShare`. */
+  /**
+   * The refresh's own budget per sync and account in requests (its resources share it evenly); undefined: from
+   * `budgetShare`.
+   */
   readonly maxRequestsPerRun: number | undefined;
 }
 
@@ -138,7 +146,9 @@ export interface AlertsConfig {
 export interface VerifyConfig {
   /** Most requests one verify spends (--budget, IVS_VERIFY_BUDGET or verify.budget). */
   readonly budget: number;
-  /** How often the daemon verifies each account; undefined: never (--verify-every, IVS_VERIFY_EVERY or verify.every). */
+  /**
+   * How often the daemon verifies each account; undefined: never (--verify-every, IVS_VERIFY_EVERY or verify.every).
+   */
   readonly every: Cadence | undefined;
 }
 

@@ -31,7 +31,9 @@ export const DEFAULTS = deepFreeze({
   db: 'sqlite:./data/ivsync.sqlite',
   /** Requests per second for each token (the service's limit is 10). Flag `--rate`, env `IVS_RATE`. @default 10 */
   rate: 10,
-  /** pino level; `--verbose` means `debug` whatever this says. Flag `--log-level`, env `IVS_LOG_LEVEL`. @default 'info' */
+  /**
+   * pino level; `--verbose` means `debug` whatever this says. Flag `--log-level`, env `IVS_LOG_LEVEL`. @default 'info'
+   */
   logLevel: 'info' as LogLevel,
   /**
    * The accounts, each with its own token and bucket. The first account's
@@ -39,7 +41,10 @@ export const DEFAULTS = deepFreeze({
    * `IVS_API_TOKEN_<NAME>`.
    * @default [{ name: 'default', tokenEnv: 'IVS_API_TOKEN' }]
    */
-  accounts: [{ name: 'default', tokenEnv: 'IVS_API_TOKEN' }] as ReadonlyArray<{ readonly name: string; readonly tokenEnv: string }>,
+  accounts: [{ name: 'default', tokenEnv: 'IVS_API_TOKEN' }] as ReadonlyArray<{
+    readonly name: string;
+    readonly tokenEnv: string;
+  }>,
   crawl: {
     /**
      * Size of the epoch windows the history is split into, in seconds. A
@@ -102,7 +107,10 @@ export const DEFAULTS = deepFreeze({
   webhooks: {
     /** Path the receiver takes deliveries at. @default '/webhooks' */
     path: '/webhooks',
-    /** Secret for every webhook without its own: text, or `{ env: NAME }`. `IVS_WEBHOOK_SECRET` wins over it. @default { env: 'IVS_WEBHOOK_SECRET' } */
+    /**
+     * Secret for every webhook without its own: text, or `{ env: NAME }`. `IVS_WEBHOOK_SECRET` wins over it. @default {
+     * env: 'IVS_WEBHOOK_SECRET' }
+     */
     secret: { env: 'IVS_WEBHOOK_SECRET' } as string | { readonly env: string },
     /** Secrets by webhook uuid: text, or `{ env: NAME }`. @default {} */
     secrets: {} as Readonly<Record<string, string | { readonly env: string }>>,
@@ -121,15 +129,24 @@ export const DEFAULTS = deepFreeze({
     healthySeconds: 900,
   },
   daemon: {
-    /** node-cron expression, 5 fields or 6 with seconds first. Flag `--schedule`, env `IVS_SCHEDULE`. @default '*\/5 * * * *' */
+    /**
+     * node-cron expression, 5 fields or 6 with seconds first. Flag `--schedule`, env `IVS_SCHEDULE`. @default '*\/5 * *
+     * * *'
+     */
     schedule: '*/5 * * * *',
     /** IANA time zone the schedule is read in. Flag `--timezone`, env `IVS_TIMEZONE`. @default 'UTC' */
     timezone: 'UTC',
   },
   refresh: {
-    /** Non-final sessions younger than this (seconds since their creation) are hot: re-checked first, on every sync. @default 86400 */
+    /**
+     * Non-final sessions younger than this (seconds since their creation) are hot: re-checked first, on every sync.
+     * @default 86400
+     */
     hotSeconds: 86_400,
-    /** Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up to this many seconds. @default 86400 */
+    /**
+     * Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up to this many
+     * seconds. @default 86400
+     */
     maxIntervalSeconds: 86_400,
     /**
      * Share of the token one sync spends per account: of rate × schedule gap
@@ -187,7 +204,10 @@ export const DEFAULTS = deepFreeze({
     staleCheckSeconds: undefined as number | undefined,
   },
   verify: {
-    /** Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`, env `IVS_VERIFY_BUDGET`. @default 100 */
+    /**
+     * Most requests one `ivsync verify` spends (the daemon's too): ten seconds of the service's limit. Flag `--budget`,
+     * env `IVS_VERIFY_BUDGET`. @default 100
+     */
     budget: 100,
     /**
      * How often the daemon verifies each account after its sync: a period
@@ -202,7 +222,9 @@ export const DEFAULTS = deepFreeze({
 export type Defaults = typeof DEFAULTS;
 
 /** The sections of the config file (its object members). */
-export type SectionName = { [K in keyof Defaults]: Defaults[K] extends readonly unknown[] ? never : Defaults[K] extends object ? K : never }[keyof Defaults];
+export type SectionName = {
+  [K in keyof Defaults]: Defaults[K] extends readonly unknown[] ? never : Defaults[K] extends object ? K : never;
+}[keyof Defaults];
 
 /** Every member of the config file as a dotted path: `db`, `crawl.windowSeconds`, ... */
 export type MemberPath = {

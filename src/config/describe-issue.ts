@@ -36,7 +36,14 @@ function expected(issue: z.core.$ZodIssue): string {
       return `expected ${ARTICLE[issue.expected] ?? issue.expected}`;
     case 'too_small':
     case 'too_big': {
-      const bound = issue.code === 'too_small' ? (issue.inclusive ? 'at least' : 'more than') : issue.inclusive ? 'at most' : 'less than';
+      const bound =
+        issue.code === 'too_small'
+          ? issue.inclusive
+            ? 'at least'
+            : 'more than'
+          : issue.inclusive
+            ? 'at most'
+            : 'less than';
       const limit = String(issue.code === 'too_small' ? issue.minimum : issue.maximum);
       if (issue.origin === 'array') return `expected ${bound} ${limit} entr${limit === '1' ? 'y' : 'ies'}`;
       if (issue.origin === 'string') return `expected ${bound} ${limit} character${limit === '1' ? '' : 's'}`;
@@ -50,7 +57,8 @@ function expected(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_format':
       if (issue.format === 'url') return 'expected a URL (https://...)';
-      if (issue.format === 'starts_with') return `expected a path starting with '${(issue as { prefix?: string }).prefix ?? '/'}'`;
+      if (issue.format === 'starts_with')
+        return `expected a path starting with '${(issue as { prefix?: string }).prefix ?? '/'}'`;
       return `expected ${issue.message}`;
     case 'invalid_union': {
       // What each alternative wanted: its type, or the member it missed.
@@ -58,7 +66,9 @@ function expected(issue: z.core.$ZodIssue): string {
         const first = branch[0];
         if (first === undefined) return 'something else';
         if (first.path.length > 0) return `a mapping with ${String(first.path[0])}`;
-        return first.code === 'invalid_type' ? (ARTICLE[first.expected] ?? first.expected) : expected(first).replace(/^expected /, '');
+        return first.code === 'invalid_type'
+          ? (ARTICLE[first.expected] ?? first.expected)
+          : expected(first).replace(/^expected /, '');
       });
       return `expected ${[...new Set(wanted)].join(' or ')}`;
     }
@@ -67,12 +77,24 @@ function expected(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** One zod issue as `key.path` and what was expected and got: the key path is the issue's own, the value read from the file. */
-export function describeIssue(issue: z.core.$ZodIssue, root: unknown): { key: string; problem: string; value: unknown } {
+/**
+ * One zod issue as `key.path` and what was expected and got: the key path is the issue's own, the value read from the
+ * file.
+ */
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  root: unknown,
+): { key: string; problem: string; value: unknown } {
   const key = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     const where = key === '' ? '' : `${key}.`;
-    return { key: `${where}${issue.keys[0]}`, problem: `unknown member${issue.keys.length > 1 ? ` (also ${issue.keys.slice(1).join(', ')})` : ''}: check its spelling and section`, value: undefined };
+    return {
+      key: `${where}${issue.keys[0]}`,
+      problem:
+        `unknown member${issue.keys.length > 1 ? ` (also ${issue.keys.slice(1).join(', ')})` : ''}: check its ` +
+        `spelling and section`,
+      value: undefined,
+    };
   }
   const value = valueAt(root, issue.path);
   const secret = SECRET_PATHS.some((re) => re.test(key));

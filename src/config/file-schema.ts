@@ -3,7 +3,10 @@ import { API_VERSIONS, RESOURCES } from './constants.js';
 import { LOG_LEVELS } from './config.js';
 
 /** YAML reads an unquoted 1.4 or 2 as a number: take it as the version it spells. */
-const apiVersion = z.preprocess((value) => (value === 1.4 || value === 2 ? String(value) : value), z.enum(API_VERSIONS));
+const apiVersion = z.preprocess(
+  (value) => (value === 1.4 || value === 2 ? String(value) : value),
+  z.enum(API_VERSIONS),
+);
 const positive = z.number().positive();
 
 const accountSchema = z.strictObject({

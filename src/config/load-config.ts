@@ -89,7 +89,12 @@ function budgetOf({ value, source }: Sourced<string | number>): number {
 
 function shareOf({ value, source }: Sourced<string | number>): number {
   const share = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(share) || share <= 0 || share > 1) throw new InputError('BAD_SHARE', `must be a share of the token above 0 and at most 1 (0.1 is a tenth), got '${value}'`, { source, value });
+  if (!Number.isFinite(share) || share <= 0 || share > 1)
+    throw new InputError(
+      'BAD_SHARE',
+      `must be a share of the token above 0 and at most 1 (0.1 is a tenth), got '${value}'`,
+      { source, value },
+    );
   return share;
 }
 
@@ -159,10 +164,17 @@ export function loadConfig(sources: ConfigSources): Config {
   const envFile = readEnvFile(path, sources);
   const env = layerEnv(sources.env, envFile.vars);
   // A bad value read from the env file names the file, so the user knows where to fix it.
-  const envName = (name: string) => (env[name] === sources.env[name] || envFile.path === undefined ? name : `${name} in ${envFile.path}`);
+  const envName = (name: string) =>
+    env[name] === sources.env[name] || envFile.path === undefined ? name : `${name} in ${envFile.path}`;
   const nowSeconds = sources.clock() / 1000;
-  const flag = <T>(name: string, value: T | undefined): Sourced<T | undefined> => ({ value, source: { kind: 'flag', name } });
-  const fromEnv = (name: string): Sourced<string | undefined> => ({ value: env[name], source: { kind: 'env', name: envName(name) } });
+  const flag = <T>(name: string, value: T | undefined): Sourced<T | undefined> => ({
+    value,
+    source: { kind: 'flag', name },
+  });
+  const fromEnv = (name: string): Sourced<string | undefined> => ({
+    value: env[name],
+    source: { kind: 'env', name: envName(name) },
+  });
   const inFile = <T>(key: string, value: T | undefined): Sourced<T | undefined> | undefined =>
     path === undefined ? undefined : { value, source: { kind: 'config', key, file: path } };
 
@@ -176,7 +188,9 @@ export function loadConfig(sources: ConfigSources): Config {
   const accountsInFile: ReadonlyArray<FileAccount> = file.accounts ?? DEFAULTS.accounts;
   const single = accountsInFile.length === 1;
   const accounts: AccountConfig[] = accountsInFile.map((a, index) => {
-    const tokenEnv = a.tokenEnv ?? (index === 0 ? 'IVS_API_TOKEN' : `IVS_API_TOKEN_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`);
+    const tokenEnv =
+      a.tokenEnv ??
+      (index === 0 ? 'IVS_API_TOKEN' : `IVS_API_TOKEN_${a.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`);
     // --token is for the one-account case; with several accounts each names its variable.
     const tokenText = (single ? flags.token : undefined) ?? env[tokenEnv];
     return Object.freeze({
@@ -194,20 +208,42 @@ export function loadConfig(sources: ConfigSources): Config {
   const names = new Set<string>();
   for (const [index, a] of accounts.entries()) {
     if (names.has(a.name)) {
-      throw new InputError('CONFIG_INVALID', `account '${a.name}' is listed twice`, { source: { kind: 'config', key: `accounts.${index}.name`, file: path ?? '' }, value: a.name });
+      throw new InputError('CONFIG_INVALID', `account '${a.name}' is listed twice`, {
+        source: { kind: 'config', key: `accounts.${index}.name`, file: path ?? '' },
+        value: a.name,
+      });
     }
     names.add(a.name);
   }
 
-  const since = firstOf<string | number>(flag('--since', flags.since), fromEnv('IVS_SINCE'), inFile('crawl.since', file.crawl?.since));
+  const since = firstOf<string | number>(
+    flag('--since', flags.since),
+    fromEnv('IVS_SINCE'),
+    inFile('crawl.since', file.crawl?.since),
+  );
   const resources = firstOf(flag('--resources', flags.resources), fromEnv('IVS_RESOURCES'));
-  const schedule = firstOf(flag('--schedule', flags.schedule), fromEnv('IVS_SCHEDULE'), inFile('daemon.schedule', file.daemon?.schedule));
-  const timezone = firstOf(flag('--timezone', flags.timezone), fromEnv('IVS_TIMEZONE'), inFile('daemon.timezone', file.daemon?.timezone));
+  const schedule = firstOf(
+    flag('--schedule', flags.schedule),
+    fromEnv('IVS_SCHEDULE'),
+    inFile('daemon.schedule', file.daemon?.schedule),
+  );
+  const timezone = firstOf(
+    flag('--timezone', flags.timezone),
+    fromEnv('IVS_TIMEZONE'),
+    inFile('daemon.timezone', file.daemon?.timezone),
+  );
   const logLevel = firstOf(flag('--log-level', flags.logLevel), fromEnv('IVS_LOG_LEVEL'));
   const budget = firstOf<string | number>(flag('--budget', flags.budget), fromEnv('IVS_VERIFY_BUDGET'));
-  const refreshBudget = firstOf<string | number>(flag('--refresh-budget', flags.refreshBudget), fromEnv('IVS_REFRESH_BUDGET'));
+  const refreshBudget = firstOf<string | number>(
+    flag('--refresh-budget', flags.refreshBudget),
+    fromEnv('IVS_REFRESH_BUDGET'),
+  );
   const budgetShare = firstOf<string | number>(fromEnv('IVS_REFRESH_BUDGET_SHARE'));
-  const verifyEvery = firstOf(flag('--verify-every', flags.verifyEvery), fromEnv('IVS_VERIFY_EVERY'), inFile('verify.every', file.verify?.every));
+  const verifyEvery = firstOf(
+    flag('--verify-every', flags.verifyEvery),
+    fromEnv('IVS_VERIFY_EVERY'),
+    inFile('verify.every', file.verify?.every),
+  );
 
   const daemonSchedule = {
     expression: schedule === undefined ? DEFAULTS.daemon.schedule : checkSchedule(schedule.value, schedule.source),
@@ -239,7 +275,9 @@ export function loadConfig(sources: ConfigSources): Config {
       overlapSeconds: file.crawl?.overlapSeconds ?? DEFAULTS.crawl.overlapSeconds,
       since: since === undefined ? undefined : parseTime(since.value, since.source, nowSeconds),
       resources: Object.freeze<ResourceName[]>(
-        resources === undefined ? [...(file.crawl?.resources ?? DEFAULTS.crawl.resources)] : parseResources(resources.value, resources.source),
+        resources === undefined
+          ? [...(file.crawl?.resources ?? DEFAULTS.crawl.resources)]
+          : parseResources(resources.value, resources.source),
       ),
       splitAfterPages: file.crawl?.splitAfterPages ?? DEFAULTS.crawl.splitAfterPages,
       maxWindows: file.crawl?.maxWindows ?? DEFAULTS.crawl.maxWindows,
@@ -270,8 +308,12 @@ export function loadConfig(sources: ConfigSources): Config {
     refresh: Object.freeze({
       hotSeconds: file.refresh?.hotSeconds ?? DEFAULTS.refresh.hotSeconds,
       maxIntervalSeconds: file.refresh?.maxIntervalSeconds ?? DEFAULTS.refresh.maxIntervalSeconds,
-      budgetShare: budgetShare === undefined ? (file.refresh?.budgetShare ?? DEFAULTS.refresh.budgetShare) : shareOf(budgetShare),
-      maxRequestsPerRun: refreshBudget === undefined ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun) : budgetOf(refreshBudget),
+      budgetShare:
+        budgetShare === undefined ? (file.refresh?.budgetShare ?? DEFAULTS.refresh.budgetShare) : shareOf(budgetShare),
+      maxRequestsPerRun:
+        refreshBudget === undefined
+          ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun)
+          : budgetOf(refreshBudget),
     }),
     store: Object.freeze({ retrySeconds: file.store?.retrySeconds ?? DEFAULTS.store.retrySeconds }),
     verify: Object.freeze({
@@ -285,6 +327,10 @@ export function loadConfig(sources: ConfigSources): Config {
       staleCheckSeconds: file.alerts?.staleCheckSeconds ?? DEFAULTS.alerts.staleCheckSeconds,
     }),
     // --verbose asks for debug logs, whatever a file written for quiet cron runs says.
-    logLevel: flags.verbose ? 'debug' : logLevel !== undefined ? logLevelOf(logLevel) : (file.logLevel ?? DEFAULTS.logLevel),
+    logLevel: flags.verbose
+      ? 'debug'
+      : logLevel !== undefined
+        ? logLevelOf(logLevel)
+        : (file.logLevel ?? DEFAULTS.logLevel),
   });
 }

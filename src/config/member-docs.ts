@@ -27,9 +27,21 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     flag: '--base-url',
     env: 'IVS_BASE_URL',
   },
-  apiVersion: { text: "Interface version: '1.4' or '2' (quoted: YAML reads 1.4 as a number).", flag: '--api-version', env: 'IVS_API_VERSION' },
-  db: { text: 'Target: sqlite:PATH, duckdb:PATH or postgres://user@host/db[?schema=NAME].', flag: '--db', env: 'IVS_DB' },
-  rate: { text: 'Requests per second for each token; one bucket per token holds every request to it.', flag: '--rate', env: 'IVS_RATE' },
+  apiVersion: {
+    text: "Interface version: '1.4' or '2' (quoted: YAML reads 1.4 as a number).",
+    flag: '--api-version',
+    env: 'IVS_API_VERSION',
+  },
+  db: {
+    text: 'Target: sqlite:PATH, duckdb:PATH or postgres://user@host/db[?schema=NAME].',
+    flag: '--db',
+    env: 'IVS_DB',
+  },
+  rate: {
+    text: 'Requests per second for each token; one bucket per token holds every request to it.',
+    flag: '--rate',
+    env: 'IVS_RATE',
+  },
   logLevel: {
     text: 'Log level: trace, debug, info, warn, error, fatal or silent; --verbose means debug whatever this says.',
     flag: '--log-level',
@@ -52,7 +64,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'dense windows are split while paging.',
   },
   'crawl.concurrency': {
-    text: 'Most request streams at once per account. Streams are added only while the bucket has room: the bucket,\nnot this, holds the request rate.',
+    text:
+      'Most request streams at once per account. Streams are added only while the bucket has room: the ' +
+      'bucket,\nnot this, holds the request rate.',
   },
   'crawl.processConcurrency': {
     text:
@@ -61,7 +75,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'A stream holds up to one page until it is committed, so this bounds the memory of many accounts.',
   },
   'crawl.overlapSeconds': {
-    text: 'How far behind the high-water mark sync starts again, in seconds: devices that were offline\nupload sessions late with their original times. Raise it if devices stay offline longer than a day.',
+    text:
+      'How far behind the high-water mark sync starts again, in seconds: devices that were offline\nupload ' +
+      'sessions late with their original times. Raise it if devices stay offline longer than a day.',
   },
   'crawl.since': {
     text: 'Where the first sync of an empty target starts: ISO 8601 or epoch seconds.',
@@ -76,9 +92,13 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     flagCommands: 'backfill, sync, daemon',
     env: 'IVS_RESOURCES',
   },
-  'crawl.splitAfterPages': { text: "Pages a stream fetches before its current window may be split for another stream." },
+  'crawl.splitAfterPages': {
+    text: 'Pages a stream fetches before its current window may be split for another stream.',
+  },
   'crawl.maxWindows': {
-    text: 'Most windows one interval may be split into, per account and resource: each costs a request\nand a row, so a larger plan is refused as a likely mistake. Prefer a larger windowSeconds.',
+    text:
+      'Most windows one interval may be split into, per account and resource: each costs a request\nand a row, ' +
+      'so a larger plan is refused as a likely mistake. Prefer a larger windowSeconds.',
   },
   'http.timeoutMs': { text: 'Per-request time-out in milliseconds.' },
   'http.acceptLanguage': { text: "Language of the service's display strings: en or ja." },
@@ -92,19 +112,31 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     text: 'Secret of webhooks without their own, 20 characters or more: text, or { env: NAME }.',
     env: 'IVS_WEBHOOK_SECRET',
   },
-  'webhooks.secrets': { text: 'Secrets by webhook uuid, 20 characters or more each: { <uuid>: text } or { <uuid>: { env: NAME } }.' },
+  'webhooks.secrets': {
+    text: 'Secrets by webhook uuid, 20 characters or more each: { <uuid>: text } or { <uuid>: { env: NAME } }.',
+  },
   'webhooks.maxBodyBytes': { text: 'Largest delivery body accepted, in bytes.' },
-  'webhooks.requestTimeoutMs': { text: 'A request not fully arrived by then is answered 408 and its connection closed (milliseconds).' },
+  'webhooks.requestTimeoutMs': {
+    text: 'A request not fully arrived by then is answered 408 and its connection closed (milliseconds).',
+  },
   'webhooks.maxConnections': { text: 'Open connections at most; beyond it the oldest idle or slow one is closed.' },
   'webhooks.healthySeconds': {
-    text: 'The webhook stream is healthy while a delivery was accepted this recently (seconds): sync then leaves\nsessions a delivery updated to their back-off. When it goes quiet, sync polls them again.',
+    text:
+      'The webhook stream is healthy while a delivery was accepted this recently (seconds): sync then ' +
+      'leaves\nsessions a delivery updated to their back-off. When it goes quiet, sync polls them again.',
   },
-  'refresh.hotSeconds': { text: 'Non-final sessions younger than this (seconds since creation) are hot: re-checked first, on every sync.' },
+  'refresh.hotSeconds': {
+    text: 'Non-final sessions younger than this (seconds since creation) are hot: re-checked first, on every sync.',
+  },
   'refresh.maxIntervalSeconds': {
-    text: 'Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up to\nthis (seconds); every other non-final session is checked as the budget allows.',
+    text:
+      'Sessions a healthy webhook stream keeps up to date are polled on a back-off doubling from one run up ' +
+      'to\nthis (seconds); every other non-final session is checked as the budget allows.',
   },
   'refresh.budgetShare': {
-    text: 'Share of the token one sync spends per account (of rate x schedule gap requests): what its pass leaves\nre-checks non-final sessions, all of them when that fits, else hot ones and then the stalest.',
+    text:
+      'Share of the token one sync spends per account (of rate x schedule gap requests): what its pass ' +
+      'leaves\nre-checks non-final sessions, all of them when that fits, else hot ones and then the stalest.',
     env: 'IVS_REFRESH_BUDGET_SHARE',
   },
   'refresh.maxRequestsPerRun': {
@@ -120,7 +152,12 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     flagCommands: 'daemon',
     env: 'IVS_SCHEDULE',
   },
-  'daemon.timezone': { text: 'IANA time zone the schedule is read in.', flag: '--timezone', flagCommands: 'daemon', env: 'IVS_TIMEZONE' },
+  'daemon.timezone': {
+    text: 'IANA time zone the schedule is read in.',
+    flag: '--timezone',
+    flagCommands: 'daemon',
+    env: 'IVS_TIMEZONE',
+  },
   'alerts.url': {
     text:
       'Where the daemon POSTs a JSON alert (text plus fields) when a run fails or recovers, it backs off, a lease\n' +
@@ -137,8 +174,8 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'alerts.timeoutMs': { text: 'Time-out of one alert attempt, in milliseconds.' },
   'alerts.staleCheckSeconds': {
     text:
-      'The staleness bound: the daemon alerts when the oldest check of an account\'s non-final sessions is older\n' +
-      'than this (the refresh budget defers checks past it). Default: three of the account\'s schedule gaps, plus\n' +
+      "The staleness bound: the daemon alerts when the oldest check of an account's non-final sessions is older\n" +
+      "than this (the refresh budget defers checks past it). Default: three of the account's schedule gaps, plus\n" +
       'refresh.maxIntervalSeconds while the webhook stream is healthy (docs/alerts.md).',
   },
   'store.retrySeconds': {
@@ -153,7 +190,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
     env: 'IVS_VERIFY_BUDGET',
   },
   'verify.every': {
-    text: "How often the daemon verifies each account, right after its sync: a period since the last verify\n(6h, 1d, 2w) or a cron expression ('0 3 * * *'). Off when unset.",
+    text:
+      'How often the daemon verifies each account, right after its sync: a period since the last verify\n(6h, ' +
+      "1d, 2w) or a cron expression ('0 3 * * *'). Off when unset.",
     example: '1d',
     flag: '--verify-every',
     flagCommands: 'daemon',
@@ -174,9 +213,12 @@ export const SECTION_DOCS: Readonly<Record<SectionName, string>> = Object.freeze
   alerts: 'ivsync daemon: messages to people when its state changes (docs/alerts.md).',
 });
 
-/** "Flag --since (sync, daemon), env IVS_SINCE.": what sets a member besides the file, or undefined when nothing does. */
+/**
+ * "Flag --since (sync, daemon), env IVS_SINCE.": what sets a member besides the file, or undefined when nothing does.
+ */
 export function sourcesLine(doc: MemberDoc): string | undefined {
-  const flag = doc.flag === undefined ? undefined : `flag ${doc.flag}${doc.flagCommands ? ` (${doc.flagCommands})` : ''}`;
+  const flag =
+    doc.flag === undefined ? undefined : `flag ${doc.flag}${doc.flagCommands ? ` (${doc.flagCommands})` : ''}`;
   const env = doc.env === undefined ? undefined : `env ${doc.env}`;
   const parts = [flag, env].filter((part) => part !== undefined);
   if (parts.length === 0) return undefined;

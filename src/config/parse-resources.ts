@@ -13,7 +13,11 @@ export function parseResources(text: string, source: InputSource): ResourceName[
   }
   for (const name of names) {
     if (!isResourceName(name)) {
-      throw new InputError('BAD_RESOURCE', `unknown resource ${quotedValue(name)} (expected ${RESOURCES.join(' or ')})`, { source, value: shownValue(text) });
+      throw new InputError(
+        'BAD_RESOURCE',
+        `unknown resource ${quotedValue(name)} (expected ${RESOURCES.join(' or ')})`,
+        { source, value: shownValue(text) },
+      );
     }
   }
   return [...new Set(names as ResourceName[])];

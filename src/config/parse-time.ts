@@ -25,21 +25,30 @@ export function isoForMessage(epoch: number): string {
   return new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-
 function bad(problem: string, source: InputSource, value: string | number): InputError {
   return new InputError('BAD_TIME', problem, { source, value: shownValue(value) });
 }
 
-/** Epoch seconds of an ISO 8601 date or date-time (UTC without an offset), or undefined for anything else, 2024-02-30 included. */
+/**
+ * Epoch seconds of an ISO 8601 date or date-time (UTC without an offset), or undefined for anything else, 2024-02-30
+ * included.
+ */
 function parseIso(text: string): number | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
   const [, year, month, day, time, zone] = m;
-  const ms = Date.parse(time === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}T${time}${zone ?? 'Z'}`);
+  const ms = Date.parse(
+    time === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}T${time}${zone ?? 'Z'}`,
+  );
   if (!Number.isFinite(ms)) return undefined;
   // Date.parse rolls 2024-02-30 over to March 1st; a date that does not exist is a typo.
   const check = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (check.getUTCFullYear() !== Number(year) || check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day)) return undefined;
+  if (
+    check.getUTCFullYear() !== Number(year) ||
+    check.getUTCMonth() !== Number(month) - 1 ||
+    check.getUTCDate() !== Number(day)
+  )
+    return undefined;
   return ms / 1000;
 }
 
@@ -48,7 +57,10 @@ function tooLateNumber(text: string, epoch: number, digits: number, nowSeconds: 
   for (const unit of UNITS) {
     const seconds = epoch / unit.perSecond;
     if (digits === unit.digits && seconds >= EARLIEST_TIME && seconds <= nowSeconds + MAX_SECONDS_AHEAD) {
-      return `${text} looks like epoch ${unit.name} (${isoForMessage(seconds)}); give epoch seconds: ${Math.floor(seconds)}`;
+      return (
+        `${text} looks like epoch ${unit.name} (${isoForMessage(seconds)}); give epoch seconds: ` +
+        `${Math.floor(seconds)}`
+      );
     }
   }
   if (digits > 11) return `${text} has ${digits} digits, but epoch seconds have 10 (until the year 2286)`;
@@ -69,11 +81,21 @@ export function parseTime(value: string | number, source: InputSource, nowSecond
   const epoch = numeric ? Number(text) : parseIso(text);
   if (epoch === undefined || !Number.isFinite(epoch)) {
     const what = shownValue(value) === undefined ? `the value (${quotedValue(value)})` : quotedValue(value);
-    throw bad(`${what} is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds`, source, value);
+    throw bad(
+      `${what} is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds`,
+      source,
+      value,
+    );
   }
   const digits = numeric ? text.split('.')[0]!.replace(/^0+(?=\d)/, '').length : 0;
   if (epoch > nowSeconds + MAX_SECONDS_AHEAD) {
-    throw bad(numeric ? tooLateNumber(text, epoch, digits, nowSeconds) : `${text} is more than a day after now (${isoForMessage(Math.floor(nowSeconds))})`, source, value);
+    throw bad(
+      numeric
+        ? tooLateNumber(text, epoch, digits, nowSeconds)
+        : `${text} is more than a day after now (${isoForMessage(Math.floor(nowSeconds))})`,
+      source,
+      value,
+    );
   }
   if (epoch < EARLIEST_TIME) {
     const hint = numeric && digits < 10 ? `; epoch seconds of this century have 10 digits, this has ${digits}` : '';

@@ -44,14 +44,20 @@ function jsonProblem(text: string, error: unknown): string {
   return `is not valid JSON (line ${line}, column ${column}: ${at[1]!.charAt(0).toLowerCase()}${at[1]!.slice(1)})`;
 }
 
-/** The YAML parser's first line ("... at line 3, column 11"), without the excerpt after it; and the cron hint YAML users need. */
+/**
+ * The YAML parser's first line ("... at line 3, column 11"), without the excerpt after it; and the cron hint YAML users
+ * need.
+ */
 function yamlProblem(error: unknown): string {
   const first = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/:$/, '');
   const hint = /alias/i.test(first) ? "; quote values that start with * (a cron schedule: '*/5 * * * *')" : '';
   return `is not valid YAML: ${first}${hint}`;
 }
 
-function parseText(text: string, format: Format | undefined): { ok: true; value: unknown } | { ok: false; problem: string } {
+function parseText(
+  text: string,
+  format: Format | undefined,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (format !== 'yaml') {
     try {
       return { ok: true, value: JSON.parse(text) };
@@ -63,7 +69,13 @@ function parseText(text: string, format: Format | undefined): { ok: true; value:
     // An empty file, or one of comments only, is an empty config.
     return { ok: true, value: parseYaml(text, { uniqueKeys: true }) ?? {} };
   } catch (error) {
-    return { ok: false, problem: format === 'yaml' ? yamlProblem(error) : `is neither JSON nor YAML: ${yamlProblem(error).replace(/^is not valid YAML: /, '')}` };
+    return {
+      ok: false,
+      problem:
+        format === 'yaml'
+          ? yamlProblem(error)
+          : `is neither JSON nor YAML: ${yamlProblem(error).replace(/^is not valid YAML: /, '')}`,
+    };
   }
 }
 
@@ -84,7 +96,11 @@ export function locateConfigFile(
  * `.yaml`, `.yml`; any other is tried as JSON, then YAML). Every error names
  * the file, the member's key path, what was expected and what was found.
  */
-export function readConfigFile(flag: string | undefined, env: string | undefined, access: ConfigFileAccess = {}): ConfigFile {
+export function readConfigFile(
+  flag: string | undefined,
+  env: string | undefined,
+  access: ConfigFileAccess = {},
+): ConfigFile {
   const located = locateConfigFile(flag, env, access.fileExists ?? existsSync);
   if (located === undefined) return { path: undefined, file: {} };
   const { path } = located;
@@ -93,7 +109,10 @@ export function readConfigFile(flag: string | undefined, env: string | undefined
     text = (access.readFile ?? ((p: string) => readFileSync(p, 'utf8')))(path);
   } catch (error) {
     const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new InputError('CONFIG_UNREADABLE', `cannot read config file ${path} (${reason})`, { source: located.source, value: path });
+    throw new InputError('CONFIG_UNREADABLE', `cannot read config file ${path} (${reason})`, {
+      source: located.source,
+      value: path,
+    });
   }
   const whole: InputSource = { kind: 'config', key: '', file: path };
   const parsed = parseText(text, formatOf(path));
@@ -102,7 +121,9 @@ export function readConfigFile(flag: string | undefined, env: string | undefined
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     if (issue.path.length === 0 && issue.code === 'invalid_type') {
-      throw new InputError('CONFIG_INVALID', 'must be a mapping of members (baseUrl, db, crawl, ...)', { source: whole });
+      throw new InputError('CONFIG_INVALID', 'must be a mapping of members (baseUrl, db, crawl, ...)', {
+        source: whole,
+      });
     }
     const { key, problem, value } = describeIssue(issue, parsed.value);
     throw new InputError('CONFIG_INVALID', problem, { source: { kind: 'config', key, file: path }, value });

@@ -14,8 +14,10 @@ export class TooManyWindowsError extends InputError {
   constructor(facts: { from: number; to: number; windows: number; maxWindows: number; windowSeconds: number }) {
     super(
       'TOO_MANY_WINDOWS',
-      `${iso(facts.from)} to ${iso(facts.to)} is ${facts.windows.toLocaleString('en')} windows of ${facts.windowSeconds} s, more than crawl.maxWindows (${facts.maxWindows.toLocaleString('en')}): ` +
-        'set a larger crawl.windowSeconds (dense windows are split while paging anyway), a shorter interval, or a larger crawl.maxWindows',
+      `${iso(facts.from)} to ${iso(facts.to)} is ${facts.windows.toLocaleString('en')} windows of ` +
+        `${facts.windowSeconds} s, more than crawl.maxWindows (${facts.maxWindows.toLocaleString('en')}): ` +
+        'set a larger crawl.windowSeconds (dense windows are split while paging anyway), a shorter interval, ' +
+        'or a larger crawl.maxWindows',
     );
     this.windows = facts.windows;
     this.maxWindows = facts.maxWindows;

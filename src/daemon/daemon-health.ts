@@ -8,7 +8,10 @@ export interface HealthFacts {
   backoffUntil: string | null;
   /** The daemon is stopping (a signal came). */
   stopping: boolean;
-  /** What the webhook stream means for the refresh (healthy, or quiet and why sync polls), as of the last tick; null before it. */
+  /**
+   * What the webhook stream means for the refresh (healthy, or quiet and why sync polls), as of the last tick; null
+   * before it.
+   */
   webhooks?: string | null;
 }
 
@@ -23,17 +26,27 @@ export type Health =
 export function healthOf(facts: HealthFacts): Health {
   const health = runHealth(facts);
   // A quiet webhook stream is not a failure (sync polls instead), but the reader should know why requests went up.
-  return facts.webhooks ? ({ status: health.status, body: { ...health.body, webhooks: facts.webhooks } } as Health) : health;
+  return facts.webhooks
+    ? ({ status: health.status, body: { ...health.body, webhooks: facts.webhooks } } as Health)
+    : health;
 }
 
 function runHealth(facts: HealthFacts): Health {
   if (facts.stopping) return { status: 503, body: { status: 'failing', reason: 'stopping' } };
   if (facts.backoffUntil !== null) {
     const last = facts.lastTick && !facts.lastTick.ok ? `: ${facts.lastTick.error}` : '';
-    return { status: 503, body: { status: 'failing', reason: `crash loop: backing off until ${facts.backoffUntil}${last}` } };
+    return {
+      status: 503,
+      body: { status: 'failing', reason: `crash loop: backing off until ${facts.backoffUntil}${last}` },
+    };
   }
   if (facts.running) return { status: 200, body: { status: 'ok', detail: 'a run is in progress' } };
-  if (facts.lastTick === null) return { status: 200, body: { status: 'ok', detail: 'waiting for the first scheduled run' } };
-  if (facts.lastTick.ok) return { status: 200, body: { status: 'ok', detail: `last run succeeded at ${facts.lastTick.finishedAt}` } };
-  return { status: 503, body: { status: 'failing', reason: `last run failed at ${facts.lastTick.finishedAt}: ${facts.lastTick.error}` } };
+  if (facts.lastTick === null)
+    return { status: 200, body: { status: 'ok', detail: 'waiting for the first scheduled run' } };
+  if (facts.lastTick.ok)
+    return { status: 200, body: { status: 'ok', detail: `last run succeeded at ${facts.lastTick.finishedAt}` } };
+  return {
+    status: 503,
+    body: { status: 'failing', reason: `last run failed at ${facts.lastTick.finishedAt}: ${facts.lastTick.error}` },
+  };
 }

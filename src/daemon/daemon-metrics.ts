@@ -79,15 +79,60 @@ export class DaemonMetrics {
       collectDefaultMetrics({ register: this.registry, prefix: 'ivsync_' });
       for (const name of GAUGES_NAMED_TOTAL) this.registry.removeSingleMetric(`ivsync_${name}`);
     }
-    this.#requests = new Counter({ name: 'ivsync_requests_total', help: 'Requests sent to the service (attempts), by account, route and HTTP status or error code.', labelNames: ['account', 'route', 'status'], registers });
-    this.#rateLimited = new Counter({ name: 'ivsync_rate_limited_total', help: 'Answers 429 (too many requests) from the service.', labelNames: ['account'], registers });
-    this.#retries = new Counter({ name: 'ivsync_retries_total', help: 'Attempts that were retried after a passing fault.', labelNames: ['account'], registers });
-    this.#retryWait = new Counter({ name: 'ivsync_retry_wait_seconds_total', help: 'Seconds waited before retries (Retry-After or backoff).', labelNames: ['account'], registers });
-    this.#itemsWritten = new Counter({ name: 'ivsync_items_written_total', help: 'Sessions inserted or replaced by a newer version.', labelNames: ['account', 'resource'], registers });
-    this.#itemsRejected = new Counter({ name: 'ivsync_items_rejected_total', help: 'Items that could not be normalized (kept in rejected_items).', labelNames: ['account', 'resource'], registers });
-    this.#itemsStale = new Counter({ name: 'ivsync_items_stale_total', help: 'Items not applied because the stored row was newer.', labelNames: ['account', 'resource'], registers });
-    this.#runs = new Counter({ name: 'ivsync_runs_total', help: 'Runs finished, by command and outcome.', labelNames: ['command', 'status'], registers });
-    this.#ticksSkipped = new Counter({ name: 'ivsync_ticks_skipped_total', help: 'Scheduled ticks not run: overlap (the previous still ran), backoff (crash loop), stopping.', labelNames: ['reason'], registers });
+    this.#requests = new Counter({
+      name: 'ivsync_requests_total',
+      help: 'Requests sent to the service (attempts), by account, route and HTTP status or error code.',
+      labelNames: ['account', 'route', 'status'],
+      registers,
+    });
+    this.#rateLimited = new Counter({
+      name: 'ivsync_rate_limited_total',
+      help: 'Answers 429 (too many requests) from the service.',
+      labelNames: ['account'],
+      registers,
+    });
+    this.#retries = new Counter({
+      name: 'ivsync_retries_total',
+      help: 'Attempts that were retried after a passing fault.',
+      labelNames: ['account'],
+      registers,
+    });
+    this.#retryWait = new Counter({
+      name: 'ivsync_retry_wait_seconds_total',
+      help: 'Seconds waited before retries (Retry-After or backoff).',
+      labelNames: ['account'],
+      registers,
+    });
+    this.#itemsWritten = new Counter({
+      name: 'ivsync_items_written_total',
+      help: 'Sessions inserted or replaced by a newer version.',
+      labelNames: ['account', 'resource'],
+      registers,
+    });
+    this.#itemsRejected = new Counter({
+      name: 'ivsync_items_rejected_total',
+      help: 'Items that could not be normalized (kept in rejected_items).',
+      labelNames: ['account', 'resource'],
+      registers,
+    });
+    this.#itemsStale = new Counter({
+      name: 'ivsync_items_stale_total',
+      help: 'Items not applied because the stored row was newer.',
+      labelNames: ['account', 'resource'],
+      registers,
+    });
+    this.#runs = new Counter({
+      name: 'ivsync_runs_total',
+      help: 'Runs finished, by command and outcome.',
+      labelNames: ['command', 'status'],
+      registers,
+    });
+    this.#ticksSkipped = new Counter({
+      name: 'ivsync_ticks_skipped_total',
+      help: 'Scheduled ticks not run: overlap (the previous still ran), backoff (crash loop), stopping.',
+      labelNames: ['reason'],
+      registers,
+    });
     this.#windows = new Gauge({
       name: 'ivsync_windows',
       help: 'Windows of the history by status (pending, running, failed, done, sealed, ...), as of the last run.',
@@ -109,7 +154,9 @@ export class DaemonMetrics {
     });
     this.#verifyFindings = new Counter({
       name: 'ivsync_verify_findings_total',
-      help: 'Drift the daemon\'s verify runs found between the service and the target, by kind: missing_locally, not_returned, changed (one per differing column).',
+      help:
+        "Drift the daemon's verify runs found between the service and the target, by kind: missing_locally, " +
+        'not_returned, changed (one per differing column).',
       labelNames: ['account', 'resource', 'kind'],
       registers,
     });
@@ -131,8 +178,17 @@ export class DaemonMetrics {
       registers,
     });
     this.#startedAt = toIsoMicros(options.clock() / 1000);
-    const deliveries = new Counter({ name: 'ivsync_webhook_deliveries_total', help: 'Webhook deliveries by outcome: accepted, refused (with reason).', labelNames: ['outcome', 'reason'], registers });
-    const staleItems = new Counter({ name: 'ivsync_webhook_items_stale_total', help: 'Webhook items not applied because the stored row was newer.', registers });
+    const deliveries = new Counter({
+      name: 'ivsync_webhook_deliveries_total',
+      help: 'Webhook deliveries by outcome: accepted, refused (with reason).',
+      labelNames: ['outcome', 'reason'],
+      registers,
+    });
+    const staleItems = new Counter({
+      name: 'ivsync_webhook_items_stale_total',
+      help: 'Webhook items not applied because the stored row was newer.',
+      registers,
+    });
     this.webhooks = {
       accepted: () => deliveries.inc({ outcome: 'accepted', reason: '' }),
       refused: (reason) => deliveries.inc({ outcome: 'refused', reason }),
@@ -148,13 +204,16 @@ export class DaemonMetrics {
       registers,
       collect() {
         const now = options.clock() / 1000;
-        for (const m of marks.values()) this.set({ account: m.account, resource: m.resource }, Math.max(0, now - m.syncedTo));
+        for (const m of marks.values())
+          this.set({ account: m.account, resource: m.resource }, Math.max(0, now - m.syncedTo));
       },
     });
     const tiers = () => this.#refresh;
     new Gauge({
       name: 'ivsync_refresh_sessions',
-      help: 'Non-final sessions by refresh tier as of their last check: hot (every run), backoff (doubling back-off), unchecked (never re-checked yet); as of the last run.',
+      help:
+        'Non-final sessions by refresh tier as of their last check: hot (every run), backoff (doubling ' +
+        'back-off), unchecked (never re-checked yet); as of the last run.',
       labelNames: ['account', 'resource', 'tier'],
       registers,
       collect() {
@@ -170,7 +229,12 @@ export class DaemonMetrics {
       collect() {
         this.reset();
         const now = options.clock() / 1000;
-        for (const t of tiers()) if (t.oldestCheckAt !== null) this.set({ account: t.account, resource: t.resource, tier: t.tier }, Math.max(0, now - Date.parse(t.oldestCheckAt) / 1000));
+        for (const t of tiers())
+          if (t.oldestCheckAt !== null)
+            this.set(
+              { account: t.account, resource: t.resource, tier: t.tier },
+              Math.max(0, now - Date.parse(t.oldestCheckAt) / 1000),
+            );
       },
     });
     new Gauge({
@@ -187,7 +251,11 @@ export class DaemonMetrics {
         const age = (iso: string) => Math.max(0, now - Date.parse(iso) / 1000);
         for (const t of tiers()) {
           const labels = { account: t.account, resource: t.resource, tier: t.tier };
-          const figures = [['50', t.p50CheckAt], ['95', t.p95CheckAt], ['100', t.oldestCheckAt]] as const;
+          const figures = [
+            ['50', t.p50CheckAt],
+            ['95', t.p95CheckAt],
+            ['100', t.oldestCheckAt],
+          ] as const;
           for (const [percentile, at] of figures) if (at !== null) this.set({ ...labels, percentile }, age(at));
         }
       },
@@ -259,7 +327,11 @@ export class DaemonMetrics {
   }
 
   readonly onRequest = (account: string, event: RequestEvent): void => {
-    this.#requests.inc({ account, route: `${event.method} ${event.route}`, status: event.status === null ? (event.error ?? 'error') : String(event.status) });
+    this.#requests.inc({
+      account,
+      route: `${event.method} ${event.route}`,
+      status: event.status === null ? (event.error ?? 'error') : String(event.status),
+    });
     if (event.status === 429) this.#rateLimited.inc({ account });
     if (event.retryWaitMs > 0) {
       this.#retries.inc({ account });
@@ -277,7 +349,9 @@ export class DaemonMetrics {
 
   /** Starts the verify series at zero, so an alert on their increase has a series before the first finding. */
   declareVerify(accounts: readonly string[], resources: readonly string[]): void {
-    for (const account of accounts) for (const resource of resources) for (const kind of VERIFY_KINDS) this.#verifyFindings.inc({ account, resource, kind }, 0);
+    for (const account of accounts)
+      for (const resource of resources)
+        for (const kind of VERIFY_KINDS) this.#verifyFindings.inc({ account, resource, kind }, 0);
   }
 
   /** The findings of one verify run (the run itself is counted in ivsync_runs_total{command="verify"}). */
@@ -329,7 +403,8 @@ export class DaemonMetrics {
       const key = `${h.account}\u0000${h.resource}`;
       const known = this.#marks.get(key);
       // Two interfaces of one account: the freshest mark is the account's freshness.
-      if (!known || known.syncedTo < h.syncedTo) this.#marks.set(key, { account: h.account, resource: h.resource, syncedTo: h.syncedTo });
+      if (!known || known.syncedTo < h.syncedTo)
+        this.#marks.set(key, { account: h.account, resource: h.resource, syncedTo: h.syncedTo });
     }
   }
 

@@ -45,7 +45,10 @@ export interface DaemonOptions {
    * @default none
    */
   accountSchedules?: ReadonlyMap<string, { expression: string; timezone: string }> | undefined;
-  /** One account's incremental sync, under the account's lease; rejects when it could not start (lease held, target down). */
+  /**
+   * One account's incremental sync, under the account's lease; rejects when it could not start (lease held, target
+   * down).
+   */
   runSync: (account: string) => Promise<RunEnding>;
   /** The background backfill, if asked for; runs concurrently with the ticks. */
   runBackfill?: (() => Promise<RunEnding>) | undefined;
@@ -215,7 +218,11 @@ export class Daemon {
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadline))),
     ]);
     clearTimeout(timer);
-    if (!settled) logger.warn({ deadlineMs: deadline }, 'runs still in flight at the stop deadline; their uncommitted pages are fetched again on the next start');
+    if (!settled)
+      logger.warn(
+        { deadlineMs: deadline },
+        'runs still in flight at the stop deadline; their uncommitted pages are fetched again on the next start',
+      );
     await this.#releaseRegistration?.();
     logger.info({}, 'daemon stopped');
   }
@@ -229,7 +236,10 @@ export class Daemon {
     const until = this.#facts.backoffUntil;
     if (until !== null && Date.parse(until) > clock()) {
       observer.tickSkipped('backoff');
-      logger.info({ scheduledAt: scheduledAt.toISOString(), backoffUntil: until }, 'tick skipped: backing off after repeated failures');
+      logger.info(
+        { scheduledAt: scheduledAt.toISOString(), backoffUntil: until },
+        'tick skipped: backing off after repeated failures',
+      );
       return;
     }
     this.#running++;
@@ -315,7 +325,10 @@ export class Daemon {
     try {
       if (!(await verify.due(account))) return;
     } catch (error) {
-      this.#o.logger.warn({ account, err: (error as Error).message }, 'could not tell whether a verify is due; trying again next tick');
+      this.#o.logger.warn(
+        { account, err: (error as Error).message },
+        'could not tell whether a verify is due; trying again next tick',
+      );
       return;
     }
     this.#finished('verify', await settle(verify.run(account)), account);
@@ -357,9 +370,12 @@ export class Daemon {
   #record(outcomes: ReadonlyMap<string, RunOutcome>): string | null {
     const { logger, clock } = this.#o;
     const finishedAt = toIsoMicros(clock() / 1000);
-    const failed = [...outcomes].filter((e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed');
+    const failed = [...outcomes].filter(
+      (e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed',
+    );
     for (const [account, outcome] of outcomes) {
-      if (outcome.status === 'held') logger.info({ account, holder: outcome.holder }, 'account left to the process that holds its lease this tick');
+      if (outcome.status === 'held')
+        logger.info({ account, holder: outcome.holder }, 'account left to the process that holds its lease this tick');
     }
     if (failed.length > 0) {
       this.#failuresInARow++;
@@ -370,10 +386,22 @@ export class Daemon {
         const until = toIsoMicros((clock() + wait) / 1000);
         this.#facts = { ...this.#facts, backoffUntil: until };
         const runs = failed.flatMap(([, o]) => (o.runId !== undefined ? [o.runId] : []));
-        logger.error({ failuresInARow: this.#failuresInARow, runs, backoffSeconds: wait / 1000, until, lastError: error }, `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`);
+        logger.error(
+          { failuresInARow: this.#failuresInARow, runs, backoffSeconds: wait / 1000, until, lastError: error },
+          `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`,
+        );
       } else {
         // One record per run, under the run's own id (the one `sync_runs` holds); a run that never started has none.
-        for (const [account, o] of failed) logger.error({ account, ...(o.runId !== undefined ? { run: o.runId } : {}), failuresInARow: this.#failuresInARow, lastError: o.error }, 'run failed');
+        for (const [account, o] of failed)
+          logger.error(
+            {
+              account,
+              ...(o.runId !== undefined ? { run: o.runId } : {}),
+              failuresInARow: this.#failuresInARow,
+              lastError: o.error,
+            },
+            'run failed',
+          );
       }
       return error;
     }

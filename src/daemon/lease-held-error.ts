@@ -11,7 +11,8 @@ export class LeaseHeldError extends FatalError {
   constructor(lease: LeaseState) {
     super(
       'LEASE_HELD',
-      `${lease.name} is held by ${lease.holder} since ${lease.acquiredAt} (heartbeat ${lease.heartbeatAt}); it is syncing this account into the same target: wait for it, or run again with --wait`,
+      `${lease.name} is held by ${lease.holder} since ${lease.acquiredAt} (heartbeat ${lease.heartbeatAt}); it ` +
+        `is syncing this account into the same target: wait for it, or run again with --wait`,
     );
     this.lease = lease;
   }

@@ -60,7 +60,9 @@ export class LeaseKeeper {
   readonly #losses = new Map<string, AbortController>();
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> = Promise.resolve();
-  /** The keeper's lease writes, one at a time in call order, so a renewal never lands after the release of its lease. */
+  /**
+   * The keeper's lease writes, one at a time in call order, so a renewal never lands after the release of its lease.
+   */
   readonly #writes = new PQueue({ concurrency: 1 });
 
   constructor(options: LeaseKeeperOptions) {
@@ -109,14 +111,19 @@ export class LeaseKeeper {
           continue;
         }
         let state = await this.#acquire(name);
-        if (state.tookOverFrom !== undefined) await this.#abandon(state.tookOverFrom, `its lease ${name} went without a heartbeat for ${this.ttlSeconds} s`);
+        if (state.tookOverFrom !== undefined)
+          await this.#abandon(
+            state.tookOverFrom,
+            `its lease ${name} went without a heartbeat for ${this.ttlSeconds} s`,
+          );
         if (!state.held && this.#options.holderIsDead?.(state.holder) === true) {
           const dead = state.holder;
           this.#options.logger.warn({ lease: name, holder: dead }, 'taking over the lease of a process that is gone');
           // Deletes the row only while the dead holder still has it; a live process that took it meanwhile keeps it.
           await this.#writes.add(() => this.#options.sink.releaseLease(name, dead));
           state = await this.#acquire(name);
-          if (state.held) await this.#abandon(dead, `its process is gone from this host (found when taking over ${name})`);
+          if (state.held)
+            await this.#abandon(dead, `its process is gone from this host (found when taking over ${name})`);
         }
         if (!state.held) {
           refused = state;
@@ -139,7 +146,10 @@ export class LeaseKeeper {
       if (!options.wait) throw new LeaseHeldError(refused);
       if (announced !== refused.holder) {
         announced = refused.holder;
-        this.#options.logger.info({ lease: refused.name, holder: refused.holder, since: refused.acquiredAt }, 'waiting for the lease');
+        this.#options.logger.info(
+          { lease: refused.name, holder: refused.holder, since: refused.acquiredAt },
+          'waiting for the lease',
+        );
       }
       // An abort ends the wait at once (its only rejection); the loop's first check turns it into InterruptedError.
       await delay(this.#pollMs(), undefined, { signal: options.signal }).catch(() => undefined);
@@ -156,7 +166,10 @@ export class LeaseKeeper {
     for (const name of names) await this.#releaseOne(name);
   }
 
-  /** The runs of a holder whose lease this process took over died with it: shown as abandoned, never as running for ever. */
+  /**
+   * The runs of a holder whose lease this process took over died with it: shown as abandoned, never as running for
+   * ever.
+   */
   async #abandon(holder: string, how: string): Promise<void> {
     const at = toIsoMicros(this.#options.clock() / 1000);
     const runs = await this.#options.sink.abandonRuns(holder, at, `${how}; taken over by ${this.holder} at ${at}`);
@@ -172,7 +185,12 @@ export class LeaseKeeper {
   }
 
   #acquireNow(name: string): Promise<LeaseState> {
-    return this.#options.sink.acquireLease(name, this.holder, this.ttlSeconds, toIsoMicros(this.#options.clock() / 1000));
+    return this.#options.sink.acquireLease(
+      name,
+      this.holder,
+      this.ttlSeconds,
+      toIsoMicros(this.#options.clock() / 1000),
+    );
   }
 
   async #release(names: readonly string[]): Promise<void> {
@@ -200,9 +218,12 @@ export class LeaseKeeper {
 
   #startHeartbeat(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      this.#beating = this.#beat();
-    }, (this.ttlSeconds * 1000) / 3);
+    this.#timer = setInterval(
+      () => {
+        this.#beating = this.#beat();
+      },
+      (this.ttlSeconds * 1000) / 3,
+    );
     // The runs keep the process alive; the heartbeat alone must not.
     this.#timer.unref();
   }
@@ -219,11 +240,17 @@ export class LeaseKeeper {
         const state = await this.#writes.add(async () => (this.holds(name) ? this.#acquireNow(name) : undefined));
         const loss = this.#losses.get(name);
         if (state !== undefined && !state.held && loss !== undefined && !loss.signal.aborted) {
-          this.#options.logger.error({ lease: name, holder: state.holder }, 'lease lost: this process missed its heartbeats and another took the lease over');
+          this.#options.logger.error(
+            { lease: name, holder: state.holder },
+            'lease lost: this process missed its heartbeats and another took the lease over',
+          );
           loss.abort(new LeaseLostError(name, state.holder));
         }
       } catch (error) {
-        this.#options.logger.warn({ lease: name, err: (error as Error).message }, 'lease heartbeat failed; retrying at the next beat');
+        this.#options.logger.warn(
+          { lease: name, err: (error as Error).message },
+          'lease heartbeat failed; retrying at the next beat',
+        );
       }
     }
   }

@@ -14,7 +14,9 @@ export class LeaseLostError extends FatalError {
   constructor(lease: string, holder: string) {
     super(
       'LEASE_LOST',
-      `${lease} was taken over by ${holder}: this process missed its heartbeats for longer than the lease ttl (stopped, starved or cut off from the target); it stopped after committing its pages in flight and leaves the account to that process`,
+      `${lease} was taken over by ${holder}: this process missed its heartbeats for longer than the lease ttl ` +
+        `(stopped, starved or cut off from the target); it stopped after committing its pages in flight and ` +
+        `leaves the account to that process`,
     );
     this.lease = lease;
     this.holder = holder;

@@ -71,12 +71,15 @@ export class Schedule {
       logger: {
         info: (message) => log.debug({}, message),
         warn: (message) => log.debug({}, message),
-        error: (message) => log.error({ err: message instanceof Error ? message.message : message }, 'scheduled run failed'),
+        error: (message) =>
+          log.error({ err: message instanceof Error ? message.message : message }, 'scheduled run failed'),
         debug: (message) => log.debug({}, message instanceof Error ? message.message : message),
       },
     });
     this.#task.on('execution:overlap', (ctx) => options.onSkipped(ctx.date));
-    this.#task.on('execution:missed', (ctx) => log.warn({ scheduledAt: ctx.date.toISOString() }, 'tick missed: the event loop was blocked'));
+    this.#task.on('execution:missed', (ctx) =>
+      log.warn({ scheduledAt: ctx.date.toISOString() }, 'tick missed: the event loop was blocked'),
+    );
   }
 
   start(): void {

@@ -7,7 +7,12 @@ import type { Cadence } from '../config/parse-cadence.js';
  * started. Times in milliseconds; the last start is read from verify_runs, so
  * it holds across restarts and for every daemon sharing the target.
  */
-export function verifyDue(cadence: Cadence, lastStartMs: number | null, nowMs: number, lastFireMs: number | null): boolean {
+export function verifyDue(
+  cadence: Cadence,
+  lastStartMs: number | null,
+  nowMs: number,
+  lastFireMs: number | null,
+): boolean {
   if (cadence.kind === 'every') return lastStartMs === null || nowMs - lastStartMs >= cadence.seconds * 1000;
   return lastFireMs !== null && (lastStartMs === null || lastStartMs < lastFireMs);
 }
@@ -39,9 +44,13 @@ export class VerifyCadence {
 
   start(): void {
     if (this.#o.cadence.kind !== 'cron' || this.#task !== undefined) return;
-    this.#task = cron.createTask(this.#o.cadence.expression, (ctx) => {
-      this.#lastFire = ctx.date.getTime();
-    }, { timezone: this.#o.timezone, name: 'ivsync-verify' });
+    this.#task = cron.createTask(
+      this.#o.cadence.expression,
+      (ctx) => {
+        this.#lastFire = ctx.date.getTime();
+      },
+      { timezone: this.#o.timezone, name: 'ivsync-verify' },
+    );
     void this.#task.start();
   }
 

@@ -26,16 +26,32 @@ export function normalizeAuthConfig(response: unknown, account: string, now: str
     const path = `config.brands[${i}]`;
     const brandId = idOf(entry, 'brand_id', path, problems);
     if (brandId === null || !isJsonObject(entry)) return;
-    brands.set(brandId, { account, brand_id: brandId, name: displayName(entry), raw: JSON.stringify(entry), last_synced_at: now });
+    brands.set(brandId, {
+      account,
+      brand_id: brandId,
+      name: displayName(entry),
+      raw: JSON.stringify(entry),
+      last_synced_at: now,
+    });
     eachEntry(entry, 'materials', path, problems, (material, materialPath) => {
       const materialId = idOf(material, 'material_id', materialPath, problems);
       if (materialId === null) return;
-      materials.set(`${brandId}\u0000${materialId}`, { account, brand_id: brandId, material_id: materialId, name: displayName(material) });
+      materials.set(`${brandId}\u0000${materialId}`, {
+        account,
+        brand_id: brandId,
+        material_id: materialId,
+        name: displayName(material),
+      });
     });
     eachEntry(entry, 'details', path, problems, (detail, detailPath) => {
       const alias = idOf(detail, 'field_alias', detailPath, problems);
       if (alias === null) return;
-      details.set(`${brandId}\u0000${alias}`, { account, brand_id: brandId, field_alias: alias, name: displayName(detail) });
+      details.set(`${brandId}\u0000${alias}`, {
+        account,
+        brand_id: brandId,
+        field_alias: alias,
+        name: displayName(detail),
+      });
     });
   });
   return {

@@ -15,6 +15,7 @@ export function readCreateTimestamp(obj: JsonObject): { created_at: string | nul
   const display = stringOrNull(timestamp, 'display');
   const micros = display === null ? null : microsFromIso(display);
   const fromDisplay = micros === null ? null : isoFromMicros(micros);
-  if (micros === null || fromDisplay === null || !isStorableIso(fromDisplay)) return { created_at: null, created_epoch: null };
+  if (micros === null || fromDisplay === null || !isStorableIso(fromDisplay))
+    return { created_at: null, created_epoch: null };
   return { created_at: fromDisplay, created_epoch: micros / 1_000_000 };
 }

@@ -2,7 +2,14 @@ import { isJsonObject } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { ItemShapeError, jsonTypeOf } from './item-shape-error.js';
 import { rawText, rejectedRow } from './rejected-row.js';
-import type { ApiVersion, NormalizedBatch, NormalizedSession, ObservationContext, RejectedRow, Resource } from './rows.js';
+import type {
+  ApiVersion,
+  NormalizedBatch,
+  NormalizedSession,
+  ObservationContext,
+  RejectedRow,
+  Resource,
+} from './rows.js';
 import { storableSession } from './storable-session.js';
 import { isStorableText } from './storable-text.js';
 import { nestsDeeperThan, oversizedKey, oversizedKeyOf, TOO_DEEP } from './stored-bounds.js';
@@ -24,7 +31,12 @@ export const REQUIRED_FIELDS: Readonly<Record<ApiVersion, readonly string[]>> = 
 /** The reason an item is kept aside when its id holds a character no target can store (see storable-text.ts). */
 export const UNSTORABLE_ID = 'service_id: holds U+0000 or a lone surrogate, which no target can store in a key';
 
-type SessionNormalizer = (item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext) => NormalizedSession;
+type SessionNormalizer = (
+  item: JsonObject,
+  serviceId: string,
+  raw: string,
+  ctx: ObservationContext,
+) => NormalizedSession;
 
 const NORMALIZERS: Readonly<Record<ApiVersion, Readonly<Record<Resource, SessionNormalizer>>>> = {
   '1.4': { authentications: v14Authentication, fingerprints: v14Fingerprint },
@@ -47,12 +59,26 @@ export function normalizeItem(
 ): NormalizedSession | RejectedRow {
   const raw = text ?? rawText(item);
   if (!isJsonObject(item)) {
-    return rejectedRow(resource, `(item): expected an object, got ${jsonTypeOf(item)}`, raw, null, ctx.account, ctx.observedAt);
+    return rejectedRow(
+      resource,
+      `(item): expected an object, got ${jsonTypeOf(item)}`,
+      raw,
+      null,
+      ctx.account,
+      ctx.observedAt,
+    );
   }
   const serviceId = item['service_id'];
   if (typeof serviceId !== 'string' || serviceId === '') {
     const got = serviceId === '' ? 'an empty string' : jsonTypeOf(serviceId);
-    return rejectedRow(resource, `service_id: expected a non-empty string, got ${got}`, raw, null, ctx.account, ctx.observedAt);
+    return rejectedRow(
+      resource,
+      `service_id: expected a non-empty string, got ${got}`,
+      raw,
+      null,
+      ctx.account,
+      ctx.observedAt,
+    );
   }
   if (!isStorableText(serviceId)) {
     // A replaced character would make an id that names no session at the service (a refresh would mark it missing).
@@ -117,9 +143,16 @@ export function normalizeMixedItems(
     const resource = resourceOfItem(item);
     if (resource !== null) return normalizeItem(resource, apiVersion, item, ctx, text);
     const reason = isJsonObject(item)
-      ? ItemShapeError.wrongValue('activity.name', '"authentication" or "fingerprint"', isJsonObject(item['activity']) ? item['activity']['name'] : undefined).message
+      ? ItemShapeError.wrongValue(
+          'activity.name',
+          '"authentication" or "fingerprint"',
+          isJsonObject(item['activity']) ? item['activity']['name'] : undefined,
+        ).message
       : `(item): expected an object, got ${jsonTypeOf(item)}`;
-    const serviceId = isJsonObject(item) && typeof item['service_id'] === 'string' && item['service_id'] !== '' ? item['service_id'] : null;
+    const serviceId =
+      isJsonObject(item) && typeof item['service_id'] === 'string' && item['service_id'] !== ''
+        ? item['service_id']
+        : null;
     return rejectedRow('sessions', reason, text ?? rawText(item), serviceId, ctx.account, ctx.observedAt);
   });
 }
@@ -130,7 +163,8 @@ function eachItem(
   texts: readonly string[] | undefined,
   one: (item: unknown, text: string | undefined) => NormalizedSession | RejectedRow,
 ): NormalizedBatch {
-  if (texts !== undefined && texts.length !== items.length) throw new Error(`${texts.length} item texts for ${items.length} items`);
+  if (texts !== undefined && texts.length !== items.length)
+    throw new Error(`${texts.length} item texts for ${items.length} items`);
   const batch: NormalizedBatch = { sessions: [], rejected: [] };
   for (let i = 0; i < items.length; i++) addTo(batch, one(items[i], texts?.[i]));
   return batch;

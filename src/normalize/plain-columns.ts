@@ -46,16 +46,26 @@ const CACHE = new Map<string, { names: readonly string[]; plain: readonly PlainC
  * columns the caller reads by hand (shapes a path cannot say, the
  * observation's own columns). A column the interface does not have stays null.
  */
-export function sessionRow<R>(resource: Resource, apiVersion: ApiVersion, item: JsonObject, irregular: Record<string, unknown>): R {
+export function sessionRow<R>(
+  resource: Resource,
+  apiVersion: ApiVersion,
+  item: JsonObject,
+  irregular: Record<string, unknown>,
+): R {
   const id = `${resource}/${apiVersion}`;
   let known = CACHE.get(id);
-  if (known === undefined) CACHE.set(id, (known = { names: table(resource).columns.map((c) => c.name), plain: plainColumns(resource, apiVersion) }));
+  if (known === undefined)
+    CACHE.set(
+      id,
+      (known = { names: table(resource).columns.map((c) => c.name), plain: plainColumns(resource, apiVersion) }),
+    );
   const out: Record<string, unknown> = {};
   for (const name of known.names) out[name] = null;
   for (const column of known.plain) {
     let parent: JsonObject | null = item;
     const last = column.keys.length - 1;
-    for (let i = 0; i < last && parent !== null; i++) parent = readObject(parent, column.keys[i]!, column.keys.slice(0, i + 1).join('.'));
+    for (let i = 0; i < last && parent !== null; i++)
+      parent = readObject(parent, column.keys[i]!, column.keys.slice(0, i + 1).join('.'));
     out[column.name] = column.read(parent, column.keys[last]!, column.path);
   }
   return Object.assign(out, irregular) as R;

@@ -62,28 +62,28 @@ export interface FingerprintRow extends SessionRowBase {
   parent_accessible: boolean | null;
 }
 
-export interface TextFieldRow {
+export type TextFieldRow = {
   service_id: string;
   key: string;
   value: string | null;
-}
+};
 
-export interface ImageRow {
+export type ImageRow = {
   service_id: string;
   name: string;
   url: string | null;
   /** JSON text, or null. */
   metadata: string | null;
-}
+};
 
-export interface WarningRow {
+export type WarningRow = {
   service_id: string;
   code: string;
   message: string | null;
   seen_at: string;
-}
+};
 
-export interface RejectedRow {
+export type RejectedRow = {
   id: string;
   resource: string;
   service_id: string | null;
@@ -91,7 +91,7 @@ export interface RejectedRow {
   raw: string;
   seen_at: string;
   account: string | null;
-}
+};
 
 interface NormalizedSessionBase {
   textFields: TextFieldRow[];

@@ -4,7 +4,7 @@ import { ItemShapeError } from './item-shape-error.js';
 import type { ApiVersion, ImageRow, NormalizedSession, ObservationContext } from './rows.js';
 import { textFieldRows, textFieldText } from './text-field-rows.js';
 import { warningRows } from './warning-rows.js';
-import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch, toIsoMicros } from './time.js';
+import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIsoFromEpoch } from './time.js';
 
 /*
  * Readers of the parts that v1.4 and v2 sessions, authentications and
@@ -12,7 +12,12 @@ import { isCanonicalIso, isoFromMicros, isStorableIso, microsFromIso, storableIs
  */
 
 /** The columns that a fingerprint observation without `fingerprint_parent` cannot know. */
-export const PARENT_COLUMNS = ['parent_service_id', 'parent_customer_item_id', 'parent_relationship_type', 'parent_accessible'] as const;
+export const PARENT_COLUMNS = [
+  'parent_service_id',
+  'parent_customer_item_id',
+  'parent_relationship_type',
+  'parent_accessible',
+] as const;
 
 export interface CreatedTime {
   created_at: string;
@@ -131,7 +136,13 @@ export function readParent(item: JsonObject, apiVersion: ApiVersion): ParentFiel
 }
 
 /** The columns every session row takes from the observation rather than from the item's fields. */
-export function observationColumns(item: JsonObject, created: CreatedTime, lastUpdatedAt: string | null, raw: string, ctx: ObservationContext) {
+export function observationColumns(
+  item: JsonObject,
+  created: CreatedTime,
+  lastUpdatedAt: string | null,
+  raw: string,
+  ctx: ObservationContext,
+) {
   return {
     created_at: created.created_at,
     created_epoch: created.created_epoch,

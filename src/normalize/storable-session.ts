@@ -16,23 +16,30 @@ export function storableSession(session: NormalizedSession): NormalizedSession {
   const raw = session.row.raw;
   // Such characters reach a parsed item only through escapes; the text says whether there are any.
   if (raw.indexOf('\\u') === -1 && isStorableText(raw) && !warningsNeedIt(session.warnings)) return session;
-  const row: Record<string, unknown> = { ...session.row };
-  for (const [column, value] of Object.entries(row)) {
-    if (typeof value !== 'string') continue;
-    row[column] = JSON_TEXT.has(column) ? storableRaw(value) : storableText(value);
-  }
   return {
     ...session,
-    row: row as unknown as typeof session.row,
+    row: storableRow(session.row),
     textFields: lastByKey(session.textFields.map(storableTextField), (r) => r.key),
     images: lastByKey(session.images.map(storableImage), (r) => r.name),
     warnings: lastByKey(session.warnings.map(storableWarning), (r) => r.code),
   } as NormalizedSession;
 }
 
+/** A copy of the row with every string column storable; a string column stays a string. */
+function storableRow<R extends object>(source: R): R {
+  const row = { ...source };
+  for (const column of Object.keys(row) as Array<keyof R>) {
+    const value = row[column];
+    if (typeof value !== 'string') continue;
+    row[column] = (JSON_TEXT.has(String(column)) ? storableRaw(value) : storableText(value)) as typeof value;
+  }
+  return row;
+}
+
 /** Response warnings come from outside the item's text. */
 function warningsNeedIt(warnings: readonly WarningRow[]): boolean {
-  for (const w of warnings) if (!isStorableText(w.code) || (w.message !== null && !isStorableText(w.message))) return true;
+  for (const w of warnings)
+    if (!isStorableText(w.code) || (w.message !== null && !isStorableText(w.message))) return true;
   return false;
 }
 
@@ -46,11 +53,21 @@ function storableTextField(r: TextFieldRow): TextFieldRow {
 
 /** `metadata` is JSON text made by JSON.stringify, which escapes both characters. */
 function storableImage(r: ImageRow): ImageRow {
-  return { service_id: storableText(r.service_id), name: storableText(r.name), url: orNull(r.url), metadata: r.metadata };
+  return {
+    service_id: storableText(r.service_id),
+    name: storableText(r.name),
+    url: orNull(r.url),
+    metadata: r.metadata,
+  };
 }
 
 function storableWarning(r: WarningRow): WarningRow {
-  return { service_id: storableText(r.service_id), code: storableText(r.code), message: orNull(r.message), seen_at: r.seen_at };
+  return {
+    service_id: storableText(r.service_id),
+    code: storableText(r.code),
+    message: orNull(r.message),
+    seen_at: r.seen_at,
+  };
 }
 
 function lastByKey<T>(rows: T[], key: (row: T) => string): T[] {

@@ -54,7 +54,12 @@ export function normalizeIso(iso: string): string | null {
  * so the normalizer can keep the text instead of rendering it again.
  */
 export function isCanonicalIso(iso: string): boolean {
-  return iso.length === 27 && iso.charCodeAt(10) === 84 /* T */ && iso.charCodeAt(19) === 46 /* . */ && iso.charCodeAt(26) === 90 /* Z */;
+  return (
+    iso.length === 27 &&
+    iso.charCodeAt(10) === 84 /* T */ &&
+    iso.charCodeAt(19) === 46 /* . */ &&
+    iso.charCodeAt(26) === 90
+  ); /* Z */
 }
 
 /** Integer microseconds since the epoch of an ISO 8601 date-time, or null. */
@@ -128,12 +133,16 @@ export function isoFromMicros(micros: number): string {
   const hour = Math.floor(secondOfDay / 3600);
   const minute = Math.floor((secondOfDay - hour * 3600) / 60);
   const second = secondOfDay - hour * 3600 - minute * 60;
-  return `${String(year).padStart(4, '0')}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}.${String(fraction).padStart(6, '0')}Z`;
+  return (
+    `${String(year).padStart(4, '0')}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hour]}:` +
+    `${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}.${String(fraction).padStart(6, '0')}Z`
+  );
 }
 
 /** The stored form read back by character codes, without the regular expression; null when a field is out of range. */
 function canonicalMicros(iso: string): number | null {
-  if (iso.charCodeAt(4) !== 45 || iso.charCodeAt(7) !== 45 || iso.charCodeAt(13) !== 58 || iso.charCodeAt(16) !== 58) return null;
+  if (iso.charCodeAt(4) !== 45 || iso.charCodeAt(7) !== 45 || iso.charCodeAt(13) !== 58 || iso.charCodeAt(16) !== 58)
+    return null;
   const year = digits(iso, 0, 4);
   const month = digits(iso, 5, 2);
   const day = digits(iso, 8, 2);

@@ -1,8 +1,17 @@
-import { readArray, readIdAndName, readObject } from './field-readers.js';
+import { readArray, readObject } from './field-readers.js';
 import type { JsonObject } from './field-readers.js';
 import { v14ImageRows } from './image-rows.js';
 import type { NormalizedAuthentication, NormalizedFingerprint, ObservationContext } from './rows.js';
-import { PARENT_COLUMNS, expectActivityName, brandColumns, headColumns, normalizedSession, readCreatedV14, readParent, observationColumns } from './session-fields.js';
+import {
+  PARENT_COLUMNS,
+  expectActivityName,
+  brandColumns,
+  headColumns,
+  normalizedSession,
+  readCreatedV14,
+  readParent,
+  observationColumns,
+} from './session-fields.js';
 import { sessionRow } from './plain-columns.js';
 
 /*
@@ -13,7 +22,12 @@ import { sessionRow } from './plain-columns.js';
  * the wrong type.
  */
 
-export function v14Authentication(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedAuthentication {
+export function v14Authentication(
+  item: JsonObject,
+  serviceId: string,
+  raw: string,
+  ctx: ObservationContext,
+): NormalizedAuthentication {
   expectActivityName(readObject(item, 'activity', 'activity'), 'authentication');
   const properties = readObject(item, 'properties', 'properties');
   const textFields = readObject(item, 'text_fields', 'text_fields');
@@ -23,10 +37,20 @@ export function v14Authentication(item: JsonObject, serviceId: string, raw: stri
     ...brandColumns(properties, 'display'),
     ...observationColumns(item, readCreatedV14(item), null, raw, ctx),
   });
-  return normalizedSession<NormalizedAuthentication>('authentications', row, item, ctx, { textFields, images: v14ImageRows(serviceId, readArray(images, 'photos', 'images.photos')), parentHidden: false, preserve: [] });
+  return normalizedSession<NormalizedAuthentication>('authentications', row, item, ctx, {
+    textFields,
+    images: v14ImageRows(serviceId, readArray(images, 'photos', 'images.photos')),
+    parentHidden: false,
+    preserve: [],
+  });
 }
 
-export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string, ctx: ObservationContext): NormalizedFingerprint {
+export function v14Fingerprint(
+  item: JsonObject,
+  serviceId: string,
+  raw: string,
+  ctx: ObservationContext,
+): NormalizedFingerprint {
   expectActivityName(readObject(item, 'activity', 'activity'), 'fingerprint');
   const textFields = readObject(item, 'text_fields', 'text_fields');
   const parent = readParent(item, '1.4');
@@ -38,5 +62,10 @@ export function v14Fingerprint(item: JsonObject, serviceId: string, raw: string,
     parent_accessible: parent.parent_accessible,
     ...observationColumns(item, readCreatedV14(item), null, raw, ctx),
   });
-  return normalizedSession<NormalizedFingerprint>('fingerprints', row, item, ctx, { textFields, images: [], parentHidden: parent.hidden, preserve: parent.unknown ? PARENT_COLUMNS : [] });
+  return normalizedSession<NormalizedFingerprint>('fingerprints', row, item, ctx, {
+    textFields,
+    images: [],
+    parentHidden: parent.hidden,
+    preserve: parent.unknown ? PARENT_COLUMNS : [],
+  });
 }

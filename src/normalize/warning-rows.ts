@@ -50,7 +50,12 @@ function add(rows: WarningRow[], serviceId: string, warning: unknown, seenAt: st
   const code = warning['code'];
   if (typeof code !== 'string' || code === '') return;
   const message = warning['message'];
-  const row: WarningRow = { service_id: serviceId, code, message: typeof message === 'string' ? message : null, seen_at: seenAt };
+  const row: WarningRow = {
+    service_id: serviceId,
+    code,
+    message: typeof message === 'string' ? message : null,
+    seen_at: seenAt,
+  };
   const existing = rows.findIndex((r) => r.code === code);
   if (existing === -1) rows.push(row);
   else rows[existing] = row;

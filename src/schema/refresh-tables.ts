@@ -1,6 +1,11 @@
 import type { ColumnDef, ColumnType, TableDef } from './table-def.js';
 
-const col = (name: string, type: ColumnType, description: string, nullable = true): ColumnDef => ({ name, type, description, nullable });
+const col = (name: string, type: ColumnType, description: string, nullable = true): ColumnDef => ({
+  name,
+  type,
+  description,
+  nullable,
+});
 
 /**
  * The refresh state of non-final sessions. Part of TABLES (schema.ts);
@@ -11,16 +16,32 @@ export const REFRESH_TABLES: readonly TableDef[] = [
   {
     name: 'session_refresh',
     description:
-      'When `sync` last re-checked each non-final session (a GET, or its window paged again). A run checks every non-final session when that fits its refresh budget (`refresh.budgetShare`), else those younger than `refresh.hotSeconds` and then the stalest; a session a healthy webhook stream keeps up to date waits for a back-off that doubles per unchanged check up to `refresh.maxIntervalSeconds`. A session never re-checked has no row.',
+      'When `sync` last re-checked each non-final session (a GET, or its window paged again). A run checks ' +
+      'every non-final session when that fits its refresh budget (`refresh.budgetShare`), else those younger ' +
+      'than `refresh.hotSeconds` and then the stalest; a session a healthy webhook stream keeps up to date ' +
+      'waits for a back-off that doubles per unchanged check up to `refresh.maxIntervalSeconds`. A session ' +
+      'never re-checked has no row.',
     primaryKey: ['resource', 'service_id'],
     indexes: [{ columns: ['account', 'resource'] }],
     columns: [
       col('resource', 'text', 'authentications or fingerprints.', false),
       col('service_id', 'text', 'The session (its row in the resource table).', false),
       col('account', 'text', 'Account whose refresh checked it.', false),
-      col('tier', 'text', "'hot' (younger than refresh.hotSeconds and not delivered by a healthy webhook stream: checked every run) or 'backoff', as of its last check.", false),
+      col(
+        'tier',
+        'text',
+        "'hot' (younger than refresh.hotSeconds and not delivered by a healthy webhook stream: checked every " +
+          "run) or 'backoff', as of its last check.",
+        false,
+      ),
       col('checked_at', 'timestamp', 'When the refresh last checked it.', false),
-      col('interval_seconds', 'integer', 'Back-off after that check; it paces only a session a healthy webhook stream covers, due this long after checked_at.', false),
+      col(
+        'interval_seconds',
+        'integer',
+        'Back-off after that check; it paces only a session a healthy webhook stream covers, due this long ' +
+          'after checked_at.',
+        false,
+      ),
     ],
   },
   {

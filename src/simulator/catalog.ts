@@ -23,15 +23,39 @@ export interface Brand {
 
 const material = (id: string, en: string, ja: string): Material => ({ id, display: { en, ja } });
 
-const brand = (id: string, en: string, ja: string, productGroup: Brand['productGroup'], materials: readonly Material[]): Brand => ({ id, display: { en, ja }, productGroup, materials });
+const brand = (
+  id: string,
+  en: string,
+  ja: string,
+  productGroup: Brand['productGroup'],
+  materials: readonly Material[],
+): Brand => ({ id, display: { en, ja }, productGroup, materials });
 
 export const BRANDS: readonly Brand[] = [
-  brand('louis_vuitton', 'Louis Vuitton', 'ルイ・ヴィトン', 'bags', [material('monogram_canvas', 'Monogram Canvas', 'モノグラム・キャンバス'), material('damier_ebene', 'Damier Ebene', 'ダミエ・エベヌ')]),
-  brand('chanel', 'Chanel', 'シャネル', 'bags', [material('lambskin', 'Lambskin', 'ラムスキン'), material('caviar_leather', 'Caviar Leather', 'キャビアスキン')]),
-  brand('gucci', 'Gucci', 'グッチ', 'bags', [material('gg_supreme', 'GG Supreme', 'GGスプリーム'), material('calfskin', 'Calfskin', 'カーフスキン')]),
-  brand('hermes', 'Hermès', 'エルメス', 'bags', [material('togo_leather', 'Togo Leather', 'トゴ'), material('epsom_leather', 'Epsom Leather', 'エプソン')]),
-  brand('cartier', 'Cartier', 'カルティエ', 'rings', [material('yellow_gold', 'Yellow Gold', 'イエローゴールド'), material('white_gold', 'White Gold', 'ホワイトゴールド')]),
-  brand('tiffany', 'Tiffany & Co.', 'ティファニー', 'rings', [material('platinum', 'Platinum', 'プラチナ'), material('sterling_silver', 'Sterling Silver', 'スターリングシルバー')]),
+  brand('louis_vuitton', 'Louis Vuitton', 'ルイ・ヴィトン', 'bags', [
+    material('monogram_canvas', 'Monogram Canvas', 'モノグラム・キャンバス'),
+    material('damier_ebene', 'Damier Ebene', 'ダミエ・エベヌ'),
+  ]),
+  brand('chanel', 'Chanel', 'シャネル', 'bags', [
+    material('lambskin', 'Lambskin', 'ラムスキン'),
+    material('caviar_leather', 'Caviar Leather', 'キャビアスキン'),
+  ]),
+  brand('gucci', 'Gucci', 'グッチ', 'bags', [
+    material('gg_supreme', 'GG Supreme', 'GGスプリーム'),
+    material('calfskin', 'Calfskin', 'カーフスキン'),
+  ]),
+  brand('hermes', 'Hermès', 'エルメス', 'bags', [
+    material('togo_leather', 'Togo Leather', 'トゴ'),
+    material('epsom_leather', 'Epsom Leather', 'エプソン'),
+  ]),
+  brand('cartier', 'Cartier', 'カルティエ', 'rings', [
+    material('yellow_gold', 'Yellow Gold', 'イエローゴールド'),
+    material('white_gold', 'White Gold', 'ホワイトゴールド'),
+  ]),
+  brand('tiffany', 'Tiffany & Co.', 'ティファニー', 'rings', [
+    material('platinum', 'Platinum', 'プラチナ'),
+    material('sterling_silver', 'Sterling Silver', 'スターリングシルバー'),
+  ]),
 ];
 
 const RESULT_DISPLAY: Readonly<Record<string, Display>> = {

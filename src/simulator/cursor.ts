@@ -6,7 +6,9 @@ export interface KeysetPosition {
   readonly serviceId: string;
 }
 
-/** A short fingerprint of everything that defines a result set, so a cursor cannot be replayed against another query. */
+/**
+ * A short fingerprint of everything that defines a result set, so a cursor cannot be replayed against another query.
+ */
 export function queryHash(query: unknown): string {
   return createHash('sha256').update(JSON.stringify(query)).digest('base64url').slice(0, 16);
 }
@@ -40,7 +42,11 @@ export function endOfPages(hash: string, style: CursorStyle = 'string'): [] | nu
 }
 
 /** A page's `next_cursor`: a cursor after `after` while more sessions follow (`after` not null), else the end. */
-export function pageCursor(after: KeysetPosition | null, hash: string, style: CursorStyle = 'string'): SimCursor | null {
+export function pageCursor(
+  after: KeysetPosition | null,
+  hash: string,
+  style: CursorStyle = 'string',
+): SimCursor | null {
   return after === null ? endOfPages(hash, style) : encodeCursor(after, hash, style);
 }
 
@@ -54,7 +60,10 @@ export function decodeCursor(cursor: unknown, hash: string, style: CursorStyle =
   if (style === 'array') {
     if (!Array.isArray(cursor) || !(cursor as unknown[]).every((p) => typeof p === 'string')) return null;
     const [micros, serviceId, cursorHash] = cursor as string[];
-    parts = cursor.length === 3 && micros !== undefined && /^\d+$/.test(micros) ? [Number(micros), serviceId, cursorHash] : null;
+    parts =
+      cursor.length === 3 && micros !== undefined && /^\d+$/.test(micros)
+        ? [Number(micros), serviceId, cursorHash]
+        : null;
   } else {
     if (typeof cursor !== 'string') return null;
     try {
@@ -65,7 +74,13 @@ export function decodeCursor(cursor: unknown, hash: string, style: CursorStyle =
   }
   if (!Array.isArray(parts) || parts.length !== 3) return null;
   const [micros, serviceId, cursorHash] = parts as unknown[];
-  if (typeof micros !== 'number' || !Number.isSafeInteger(micros) || typeof serviceId !== 'string' || cursorHash !== hash) return null;
+  if (
+    typeof micros !== 'number' ||
+    !Number.isSafeInteger(micros) ||
+    typeof serviceId !== 'string' ||
+    cursorHash !== hash
+  )
+    return null;
   return { micros, serviceId };
 }
 
@@ -77,7 +92,13 @@ export function encodeOffsetCursor(offset: number, list: string): string {
 export function decodeOffsetCursor(cursor: string, list: string): number | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && Number.isInteger(parsed[0]) && (parsed[0] as number) >= 0 && parsed[1] === list) {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      Number.isInteger(parsed[0]) &&
+      (parsed[0] as number) >= 0 &&
+      parsed[1] === list
+    ) {
       return parsed[0] as number;
     }
   } catch {

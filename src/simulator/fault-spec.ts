@@ -22,7 +22,8 @@ export interface FaultSpec {
 
 export type FaultDecision = { kind: 'none' } | { kind: Exclude<FaultKind, 'slow'> } | { kind: 'slow'; ms: number };
 
-const probabilityOf = (spec: FaultSpec, kind: FaultKind): number => (kind === 'slow' ? (spec.slow?.probability ?? 0) : (spec[kind] ?? 0));
+const probabilityOf = (spec: FaultSpec, kind: FaultKind): number =>
+  kind === 'slow' ? (spec.slow?.probability ?? 0) : (spec[kind] ?? 0);
 
 /**
  * Parses "500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.02".
@@ -30,10 +31,14 @@ const probabilityOf = (spec: FaultSpec, kind: FaultKind): number => (kind === 's
  */
 export function parseFaultSpec(text: string): FaultSpec {
   const spec: FaultSpec = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const match = /^([a-z0-9]+)=([0-9.]+)(?::([0-9]+))?$/.exec(part);
     if (match === null) throw new Error(`bad fault "${part}": expected kind=probability (slow=probability:ms)`);
-    const [, kind, probabilityText, msText] = match as unknown as [string, string, string, string | undefined];
+    // The pattern matched, so the first two groups are there.
+    const [, kind = '', probabilityText = '', msText] = match;
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
       throw new Error(`bad fault "${part}": unknown kind "${kind}", expected one of ${FAULT_KINDS.join(', ')}`);
     }
@@ -57,11 +62,13 @@ export function validateFaultSpec(spec: FaultSpec): void {
   let total = 0;
   for (const kind of FAULT_KINDS) {
     const p = probabilityOf(spec, kind);
-    if (!Number.isFinite(p) || p < 0 || p > 1) throw new Error(`fault ${kind}: probability must be between 0 and 1, got ${p}`);
+    if (!Number.isFinite(p) || p < 0 || p > 1)
+      throw new Error(`fault ${kind}: probability must be between 0 and 1, got ${p}`);
     total += p;
   }
   if (total > 1 + 1e-9) throw new Error(`faults: probabilities add up to ${total}, more than 1`);
-  if (spec.slow !== undefined && (!Number.isFinite(spec.slow.ms) || spec.slow.ms < 0)) throw new Error('fault slow: ms must be >= 0');
+  if (spec.slow !== undefined && (!Number.isFinite(spec.slow.ms) || spec.slow.ms < 0))
+    throw new Error('fault slow: ms must be >= 0');
 }
 
 /** Draws the fault of one request (one draw per request, so a seed replays the same faults). */

@@ -16,7 +16,11 @@ const TEXT_KEYS = new Set([
 ]);
 
 /** The value of a filter key in a session, or null when the session has none. */
-export function fieldValue(record: SessionRecord, key: string, resolve: (id: string) => SessionRecord | undefined): string | null {
+export function fieldValue(
+  record: SessionRecord,
+  key: string,
+  resolve: (id: string) => SessionRecord | undefined,
+): string | null {
   switch (key) {
     case 'activity.name':
       return record.resource === 'authentications' ? 'authentication' : 'fingerprint';
@@ -53,7 +57,11 @@ export function fieldValue(record: SessionRecord, key: string, resolve: (id: str
   }
 }
 
-export function matchesFilter(record: SessionRecord, filter: SearchFilter, resolve: (id: string) => SessionRecord | undefined): boolean {
+export function matchesFilter(
+  record: SessionRecord,
+  filter: SearchFilter,
+  resolve: (id: string) => SessionRecord | undefined,
+): boolean {
   const actual = fieldValue(record, filter.key, resolve);
   let hit = false;
   if (actual !== null) {
@@ -67,7 +75,11 @@ export function matchesFilter(record: SessionRecord, filter: SearchFilter, resol
   return filter.exclude ? !hit : hit;
 }
 
-export function matchesAll(record: SessionRecord, filters: readonly SearchFilter[], resolve: (id: string) => SessionRecord | undefined): boolean {
+export function matchesAll(
+  record: SessionRecord,
+  filters: readonly SearchFilter[],
+  resolve: (id: string) => SessionRecord | undefined,
+): boolean {
   for (const filter of filters) if (!matchesFilter(record, filter, resolve)) return false;
   return true;
 }

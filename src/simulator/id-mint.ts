@@ -28,6 +28,9 @@ export class IdMint {
     let hex = '';
     for (let i = 0; i < 32; i++) hex += Math.floor(this.#random.next() * 16).toString(16);
     const variant = ((parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    return (
+      `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-` +
+      `${hex.slice(20, 32)}`
+    );
   }
 }

@@ -1,4 +1,6 @@
-/** Integer microseconds since the epoch -> ISO 8601 UTC with exactly six fraction digits, as the service shows times. */
+/**
+ * Integer microseconds since the epoch -> ISO 8601 UTC with exactly six fraction digits, as the service shows times.
+ */
 export function isoFromMicros(micros: number): string {
   const millis = Math.floor(micros / 1000);
   const rest = micros - millis * 1000;

@@ -9,7 +9,10 @@ import type { World } from './world.js';
 
 type ApiVersion = '1.4' | '2';
 
-const timestamp = (micros: number): Record<string, unknown> => ({ display: isoFromMicros(micros), epoch: epochFromMicros(micros) });
+const timestamp = (micros: number): Record<string, unknown> => ({
+  display: isoFromMicros(micros),
+  epoch: epochFromMicros(micros),
+});
 
 function ownerObject(owner: string, apiVersion: ApiVersion): Record<string, unknown> {
   const account = accountOf(owner);
@@ -39,7 +42,11 @@ function domainObject(domain: DomainRecord, apiVersion: ApiVersion): Record<stri
 }
 
 /** Body {limit, cursor} of the webhook and domain searches; offset cursors (these lists are short). */
-function pageOf<T>(all: readonly T[], list: string, body: unknown): { ok: true; page: T[]; next: string | null } | { ok: false; reply: Reply } {
+function pageOf<T>(
+  all: readonly T[],
+  list: string,
+  body: unknown,
+): { ok: true; page: T[]; next: string | null } | { ok: false; reply: Reply } {
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
     return { ok: false, reply: errorReply(400, 'invalid_request', 'the request body must be a JSON object') };
@@ -47,14 +54,18 @@ function pageOf<T>(all: readonly T[], list: string, body: unknown): { ok: true; 
   let limit = MAX_LIMIT;
   if (b.limit !== undefined && b.limit !== null) {
     if (typeof b.limit !== 'number' || !Number.isInteger(b.limit) || b.limit < 1 || b.limit > MAX_LIMIT) {
-      return { ok: false, reply: errorReply(400, 'invalid_request', `limit: must be an integer between 1 and ${MAX_LIMIT}`) };
+      return {
+        ok: false,
+        reply: errorReply(400, 'invalid_request', `limit: must be an integer between 1 and ${MAX_LIMIT}`),
+      };
     }
     limit = b.limit;
   }
   let offset = 0;
   if (b.cursor !== undefined && b.cursor !== null) {
     const decoded = typeof b.cursor === 'string' ? decodeOffsetCursor(b.cursor, list) : null;
-    if (decoded === null) return { ok: false, reply: errorReply(400, 'invalid_request', 'cursor: not a cursor of this list') };
+    if (decoded === null)
+      return { ok: false, reply: errorReply(400, 'invalid_request', 'cursor: not a cursor of this list') };
     offset = decoded;
   }
   const page = all.slice(offset, offset + limit);
@@ -73,7 +84,13 @@ function createWebhook(world: World, apiVersion: ApiVersion, allowHttp: boolean,
     const code = parsed.status === 400 ? 'invalid_request' : parsed.status === 403 ? 'forbidden' : 'conflict';
     return errorReply(parsed.status, code, parsed.message);
   }
-  const webhook = world.webhooks.create(request.owner, parsed.value, apiVersion, request.language, Math.round(request.nowMs * 1000));
+  const webhook = world.webhooks.create(
+    request.owner,
+    parsed.value,
+    apiVersion,
+    request.language,
+    Math.round(request.nowMs * 1000),
+  );
   return ok(webhookObject(webhook, apiVersion));
 }
 
@@ -85,7 +102,9 @@ function ownWebhook(world: World, request: RouteRequest): WebhookRecord | undefi
 }
 
 const webhookMissing = (apiVersion: ApiVersion): Reply =>
-  apiVersion === '1.4' ? errorReply(403, 'forbidden', 'unknown webhook or not yours') : errorReply(404, 'not_found', 'unknown webhook');
+  apiVersion === '1.4'
+    ? errorReply(403, 'forbidden', 'unknown webhook or not yours')
+    : errorReply(404, 'not_found', 'unknown webhook');
 
 /** Webhooks and registered domains, for both interfaces. */
 export function managementRoutes(world: World, allowHttpWebhookEndpoints: boolean): Route[] {
@@ -117,12 +136,20 @@ export function managementRoutes(world: World, allowHttpWebhookEndpoints: boolea
       route('POST', `${prefix}/search/webhooks`, version, (r) => {
         const paged = pageOf(world.webhooks.activeOf(r.owner), 'webhooks', r.body);
         if (!paged.ok) return paged.reply;
-        return ok({ item_count: paged.page.length, items: paged.page.map((w) => webhookObject(w, apiVersion)), next_cursor: paged.next });
+        return ok({
+          item_count: paged.page.length,
+          items: paged.page.map((w) => webhookObject(w, apiVersion)),
+          next_cursor: paged.next,
+        });
       }),
       route('POST', `${prefix}/search/domains`, version, (r) => {
         const paged = pageOf(world.webhooks.domainsOf(r.owner), 'domains', r.body);
         if (!paged.ok) return paged.reply;
-        return ok({ item_count: paged.page.length, items: paged.page.map((d) => domainObject(d, apiVersion)), next_cursor: paged.next });
+        return ok({
+          item_count: paged.page.length,
+          items: paged.page.map((d) => domainObject(d, apiVersion)),
+          next_cursor: paged.next,
+        });
       }),
     );
   }

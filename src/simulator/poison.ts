@@ -47,7 +47,8 @@ export function plantPoison(item: Json): void {
   const brand = properties?.['brand'];
   poisonKey(brand, 'display', LONE_LOW);
   poisonKey(brand, 'name', LONE_LOW);
-  if (typeof textFields === 'object' && textFields !== null) (textFields as Json)[POISON_FIELD_KEY] = POISON_FIELD_VALUE;
+  if (typeof textFields === 'object' && textFields !== null)
+    (textFields as Json)[POISON_FIELD_KEY] = POISON_FIELD_VALUE;
 }
 
 /** Length of the service_id a `huge_id` item is served with: more than any index entry of PostgreSQL. */

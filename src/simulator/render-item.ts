@@ -37,7 +37,9 @@ const PHOTO_LIFETIME_SECONDS = 3600;
 
 function photos(record: SessionRecord, nowMs: number): string[] {
   const expires = Math.floor(nowMs / 1000) + PHOTO_LIFETIME_SECONDS;
-  return ['front', 'back', 'logo'].map((name) => `https://photos.example.com/${record.serviceId}/${name}.jpg?expires=${expires}`);
+  return ['front', 'back', 'logo'].map(
+    (name) => `https://photos.example.com/${record.serviceId}/${name}.jpg?expires=${expires}`,
+  );
 }
 
 function v14Owner(owner: string): Json {
@@ -45,7 +47,14 @@ function v14Owner(owner: string): Json {
 }
 
 function v14Status(record: SessionRecord, language: Language): Json {
-  return { flag: record.flag, result: { id: record.resultId, display: resultDisplay(record.resultId, record.final, language), final: record.final } };
+  return {
+    flag: record.flag,
+    result: {
+      id: record.resultId,
+      display: resultDisplay(record.resultId, record.final, language),
+      final: record.final,
+    },
+  };
 }
 
 function v14Timestamp(record: SessionRecord): Json {
@@ -152,7 +161,9 @@ function v14Fingerprint(record: SessionRecord, ctx: RenderContext): Rendered {
 /** A session as the v1.4 interface shows it. */
 export function renderV14(record: SessionRecord, ctx: RenderContext): Rendered {
   const rendered: Rendered =
-    record.resource === 'authentications' ? { item: v14Authentication(record, ctx), warning: null } : v14Fingerprint(record, ctx);
+    record.resource === 'authentications'
+      ? { item: v14Authentication(record, ctx), warning: null }
+      : v14Fingerprint(record, ctx);
   addExtraKeys(record, rendered.item);
   if (ctx.webhook === true) rendered.item.update_counter = record.updateCounter;
   corrupt(record, rendered.item);
@@ -195,7 +206,12 @@ export function renderV2(record: SessionRecord, ctx: RenderContext & { images?: 
       mode: record.mode,
     },
     properties: authentication
-      ? { customer_item_id: record.customerItemId, brand: record.brandId, material: record.materialId, device_id: record.deviceId }
+      ? {
+          customer_item_id: record.customerItemId,
+          brand: record.brandId,
+          material: record.materialId,
+          device_id: record.deviceId,
+        }
       : {
           customer_item_id: record.customerItemId,
           brand: { id: record.brandId, name: brand?.display[ctx.language] ?? record.brandId },
@@ -205,7 +221,10 @@ export function renderV2(record: SessionRecord, ctx: RenderContext & { images?: 
     owner: { organization_id: account.organizationId, user_id: account.userId },
     certificate:
       authentication && record.final
-        ? { certificate_id: `cert_${record.serviceId}`, preview: `https://certificates.example.com/preview/${record.serviceId}.png` }
+        ? {
+            certificate_id: `cert_${record.serviceId}`,
+            preview: `https://certificates.example.com/preview/${record.serviceId}.png`,
+          }
         : null,
     text_fields: authentication
       ? { identifier: record.identifier, style_code: record.styleCode, us_size: record.usSize }
@@ -213,13 +232,21 @@ export function renderV2(record: SessionRecord, ctx: RenderContext & { images?: 
     images:
       ctx.images === true
         ? {
-            front: { url: `https://photos.example.com/${record.serviceId}/front.jpg`, metadata: { width: '2048', height: '1536' } },
-            logo: { url: `https://photos.example.com/${record.serviceId}/logo.jpg`, metadata: { width: '1024', height: '1024' } },
+            front: {
+              url: `https://photos.example.com/${record.serviceId}/front.jpg`,
+              metadata: { width: '2048', height: '1536' },
+            },
+            logo: {
+              url: `https://photos.example.com/${record.serviceId}/logo.jpg`,
+              metadata: { width: '1024', height: '1024' },
+            },
           }
         : null,
     catalog: null,
     fingerprint_parent:
-      record.parentId !== null && ctx.webhook !== true ? { service_id: record.parentId, relationship_type: 'compared_to' } : null,
+      record.parentId !== null && ctx.webhook !== true
+        ? { service_id: record.parentId, relationship_type: 'compared_to' }
+        : null,
   };
   if (ctx.webhook === true) {
     delete item.fingerprint_parent;

@@ -70,19 +70,26 @@ function parseFilter(raw: unknown, index: number, allowed: readonly string[]): P
     }
     list = values as string[];
   }
-  if (exclude !== undefined && exclude !== null && typeof exclude !== 'boolean') return fail(`${at}.exclude: expected a boolean`);
+  if (exclude !== undefined && exclude !== null && typeof exclude !== 'boolean')
+    return fail(`${at}.exclude: expected a boolean`);
   if (textFields !== undefined && textFields !== null && textFields !== 'canonical' && textFields !== 'verbatim') {
     return fail(`${at}.text_fields: expected "canonical" or "verbatim"`);
   }
   return {
     ok: true,
-    value: { key, values: list, exclude: exclude === true, textMode: textFields === 'verbatim' ? 'verbatim' : 'canonical' },
+    value: {
+      key,
+      values: list,
+      exclude: exclude === true,
+      textMode: textFields === 'verbatim' ? 'verbatim' : 'canonical',
+    },
   };
 }
 
 function parseBound(raw: unknown, name: string): Parsed<number | null> {
   if (raw === undefined || raw === null) return { ok: true, value: null };
-  if (typeof raw !== 'number' || !Number.isInteger(raw)) return fail(`range.${name}: expected an integer epoch or null`);
+  if (typeof raw !== 'number' || !Number.isInteger(raw))
+    return fail(`range.${name}: expected an integer epoch or null`);
   return { ok: true, value: raw };
 }
 
@@ -105,20 +112,25 @@ export function parseSearchRequest(body: unknown, resource: SimResource, default
       filters.push(parsed.value);
     }
   }
-  if (filters.some((f) => f.key === 'text_fields.identifier') && !filters.some((f) => f.key === 'properties.brand.id')) {
+  if (
+    filters.some((f) => f.key === 'text_fields.identifier') &&
+    !filters.some((f) => f.key === 'properties.brand.id')
+  ) {
     return fail('a filter on text_fields.identifier must be accompanied by a filter on properties.brand.id');
   }
 
   let limit = defaultLimit;
   if (body.limit !== undefined && body.limit !== null) {
     if (typeof body.limit !== 'number' || !Number.isInteger(body.limit)) return fail('limit: expected an integer');
-    if (body.limit < 1 || body.limit > MAX_LIMIT) return fail(`limit: must be between 1 and ${MAX_LIMIT}, got ${body.limit}`);
+    if (body.limit < 1 || body.limit > MAX_LIMIT)
+      return fail(`limit: must be between 1 and ${MAX_LIMIT}, got ${body.limit}`);
     limit = body.limit;
   }
 
   let returnIds = false;
   if (body.return !== undefined && body.return !== null) {
-    if (body.return !== 'items' && body.return !== 'service_ids') return fail('return: expected "items" or "service_ids"');
+    if (body.return !== 'items' && body.return !== 'service_ids')
+      return fail('return: expected "items" or "service_ids"');
     returnIds = body.return === 'service_ids';
   }
 
@@ -146,7 +158,8 @@ export function parseSearchRequest(body: unknown, resource: SimResource, default
   if (formatOptions !== undefined && formatOptions !== null) {
     if (!isObject(formatOptions)) return fail('format_options: expected an object');
     const flag = formatOptions.return_item_photos;
-    if (flag !== undefined && flag !== null && typeof flag !== 'boolean') return fail('format_options.return_item_photos: expected a boolean');
+    if (flag !== undefined && flag !== null && typeof flag !== 'boolean')
+      return fail('format_options.return_item_photos: expected a boolean');
     photos = flag === true;
   }
 

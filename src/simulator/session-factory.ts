@@ -60,7 +60,9 @@ export function newAuthentication(random: Random, ids: IdMint, seed: SessionSeed
     productGroup: brand.productGroup,
     brandId: brand.id,
     materialId: material.id,
-    identifier: `${brand.id.slice(0, 2).toUpperCase()}${random.int(10, 99)} ${String.fromCharCode(65 + random.int(0, 25))}${pad(random.int(0, 9999), 4)}`,
+    identifier:
+      `${brand.id.slice(0, 2).toUpperCase()}${random.int(10, 99)} ` +
+      `${String.fromCharCode(65 + random.int(0, 25))}${pad(random.int(0, 9999), 4)}`,
     styleCode: `M${pad(random.int(0, 99_999), 5)}`,
     usSize: rings ? String(random.int(8, 20) / 2) : 'OS',
     retakeRequired: resultId === 'unidentified' && random.chance(0.3),

@@ -69,7 +69,9 @@ function itemReply(world: World, record: SessionRecord, apiVersion: ApiVersion, 
     ...(photos && apiVersion === '1.4' ? { photosAtMs: request.nowMs } : {}),
     images: request.query.get('include_images') === 'true',
   });
-  return ok(rendered.warning === null ? { item: rendered.item } : { item: rendered.item, warnings: [rendered.warning] });
+  return ok(
+    rendered.warning === null ? { item: rendered.item } : { item: rendered.item, warnings: [rendered.warning] },
+  );
 }
 
 /** Retrieval, lookup and search of sessions, for both interfaces. */

@@ -18,7 +18,10 @@ export interface SimulatorOptions {
   from?: number;
   /** @default 1_790_000_000 (fixed, so a seed gives the same world whatever the wall clock says) */
   to?: number;
-  /** token -> owner username; every owner is an account with its own data and its own rate bucket. @default { 'test-token': 'alice' } */
+  /**
+   * token -> owner username; every owner is an account with its own data and its own rate bucket. @default {
+   * 'test-token': 'alice' }
+   */
   tokens?: Record<string, string>;
   /** Owner of the other-owner sessions, and where removeAccess moves sessions. @default 'mallory' */
   otherOwner?: string;
@@ -85,7 +88,10 @@ function check(condition: boolean, message: string): void {
 
 export function normalizeLatency(latency: number | [number, number]): [number, number] {
   const [min, max] = typeof latency === 'number' ? [latency, latency] : latency;
-  check(Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min, `latencyMs must be >= 0 (and min <= max), got ${JSON.stringify(latency)}`);
+  check(
+    Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min,
+    `latencyMs must be >= 0 (and min <= max), got ${JSON.stringify(latency)}`,
+  );
   return [min, max];
 }
 
@@ -131,17 +137,32 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     v2ApiVersion: options.v2ApiVersion ?? '2.0.0',
     cursorStyle: options.cursorStyle ?? 'string',
   };
-  check(Number.isInteger(resolved.sessions) && resolved.sessions >= 0, `sessions must be a whole number >= 0, got ${resolved.sessions}`);
-  check(Number.isInteger(resolved.otherOwnerSessions) && resolved.otherOwnerSessions >= 0, 'otherOwnerSessions must be a whole number >= 0');
-  check(Number.isInteger(from) && Number.isInteger(to) && from < to, `from and to must be whole epoch seconds with from < to, got ${from}..${to}`);
+  check(
+    Number.isInteger(resolved.sessions) && resolved.sessions >= 0,
+    `sessions must be a whole number >= 0, got ${resolved.sessions}`,
+  );
+  check(
+    Number.isInteger(resolved.otherOwnerSessions) && resolved.otherOwnerSessions >= 0,
+    'otherOwnerSessions must be a whole number >= 0',
+  );
+  check(
+    Number.isInteger(from) && Number.isInteger(to) && from < to,
+    `from and to must be whole epoch seconds with from < to, got ${from}..${to}`,
+  );
   check(Object.keys(resolved.tokens).length > 0, 'tokens must name at least one token');
   check(rate > 0 && resolved.burst >= 1, `rate must be > 0 and burst >= 1, got rate ${rate}, burst ${resolved.burst}`);
-  check(Number.isInteger(resolved.retryAfterSeconds) && resolved.retryAfterSeconds >= 0, 'retryAfterSeconds must be a whole number >= 0');
+  check(
+    Number.isInteger(resolved.retryAfterSeconds) && resolved.retryAfterSeconds >= 0,
+    'retryAfterSeconds must be a whole number >= 0',
+  );
   normalizeLatency(resolved.latencyMs);
   for (const share of ['integerEpochShare', 'nonFinalShare', 'poisonShare', 'catalogUnavailableShare'] as const) {
     check(resolved[share] >= 0 && resolved[share] <= 1, `${share} must be between 0 and 1, got ${resolved[share]}`);
   }
   check(resolved.webhookMaxAttempts >= 1, 'webhookMaxAttempts must be >= 1');
-  check(resolved.cursorStyle === 'string' || resolved.cursorStyle === 'array', `cursorStyle must be 'string' or 'array', got ${JSON.stringify(resolved.cursorStyle)}`);
+  check(
+    resolved.cursorStyle === 'string' || resolved.cursorStyle === 'array',
+    `cursorStyle must be 'string' or 'array', got ${JSON.stringify(resolved.cursorStyle)}`,
+  );
   return resolved;
 }

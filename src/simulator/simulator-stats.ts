@@ -41,13 +41,24 @@ export const SEARCHES_KEPT = 10_000;
 
 /** Records a search body, keeping the log bounded for long-running simulators. */
 export function recordSearch(stats: SimulatorStats, route: string, body: unknown): void {
-  const { range, cursor } = typeof body === 'object' && body !== null ? (body as { range?: unknown; cursor?: unknown }) : {};
+  const { range, cursor } =
+    typeof body === 'object' && body !== null ? (body as { range?: unknown; cursor?: unknown }) : {};
   stats.searches.push({ route, range: range ?? null, cursor: cursor ?? null });
   if (stats.searches.length > SEARCHES_KEPT) stats.searches.splice(0, stats.searches.length - SEARCHES_KEPT);
 }
 
 export function newStats(deliveries: DeliveryStats): SimulatorStats {
-  return { requests: 0, firstRequestAt: null, lastRequestAt: null, byRoute: {}, count429: 0, faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 }, deliveries, searches: [], byOwner: {} };
+  return {
+    requests: 0,
+    firstRequestAt: null,
+    lastRequestAt: null,
+    byRoute: {},
+    count429: 0,
+    faultsInjected: { '500': 0, reset: 0, truncate: 0, slow: 0, '429': 0 },
+    deliveries,
+    searches: [],
+    byOwner: {},
+  };
 }
 
 /** Counts a request of `owner` that its bucket let through: how much of its own limit each account kept busy. */

@@ -8,7 +8,12 @@ import { errorReply, type Reply, type Route, type VersionRule } from './route.js
 import { withDeepNesting } from './poison.js';
 import { ServedPages, type ServedPage } from './served-pages.js';
 import { sessionRoutes } from './session-routes.js';
-import { normalizeLatency, resolveFaults, resolveSimulatorOptions, type SimulatorOptions } from './simulator-options.js';
+import {
+  normalizeLatency,
+  resolveFaults,
+  resolveSimulatorOptions,
+  type SimulatorOptions,
+} from './simulator-options.js';
 import { countOwnerRequest, countResponse, newStats, recordSearch, type SimulatorStats } from './simulator-stats.js';
 import { TokenBucket } from './token-bucket.js';
 import { v2CatalogRoutes } from './v2-catalog-routes.js';
@@ -102,7 +107,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   world.onChange((session: SessionRecord) => {
     for (const webhook of world.webhooks.matching(session)) {
-      const { item } = world.render(session, { viewer: null, apiVersion: webhook.apiVersion, language: webhook.language, webhook: true });
+      const { item } = world.render(session, {
+        viewer: null,
+        apiVersion: webhook.apiVersion,
+        language: webhook.language,
+        webhook: true,
+      });
       const delivery = { channel: webhook.channel, webhook_uuid: webhook.uuid, item_count: 1, items: [item] };
       const body = withDeepNesting(JSON.stringify(delivery));
       deliveries.enqueue({ webhookUuid: webhook.uuid, url: webhook.endpoint, secret: webhook.secret, body });
@@ -137,7 +147,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const none: FaultDecision = { kind: 'none' };
     if (found === undefined) {
-      const reply = pathMatched ? errorReply(405, 'method_not_allowed', 'method not allowed') : errorReply(404, 'not_found', 'no such route');
+      const reply = pathMatched
+        ? errorReply(405, 'method_not_allowed', 'method not allowed')
+        : errorReply(404, 'not_found', 'no such route');
       return { kind: 'reply', route: 'unmatched', reply, fault: none };
     }
     const name = found.name;
@@ -149,7 +161,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const authorization = /^Token\s+(\S+)\s*$/.exec(req.headers.authorization ?? '');
     const token = authorization?.[1];
     const owner = token === undefined ? undefined : world.ownerOfToken(token);
-    if (token === undefined || owner === undefined) return reply(errorReply(401, 'unauthorized', 'the token is missing or invalid'));
+    if (token === undefined || owner === undefined)
+      return reply(errorReply(401, 'unauthorized', 'the token is missing or invalid'));
     if (!bucketOf(token).take()) {
       stats.count429 += 1;
       return { ...reply(errorReply(429, 'rate_limited', 'too many requests')), retryAfter: resolved.retryAfterSeconds };
@@ -160,7 +173,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (fault.kind !== 'none') stats.faultsInjected[fault.kind] += 1;
     if (fault.kind === 'reset') return { kind: 'reset', route: name };
     if (fault.kind === '500') return reply(errorReply(500, 'internal_error', 'internal server error'));
-    if (fault.kind === '429') return { ...reply(errorReply(429, 'rate_limited', 'too many requests')), retryAfter: resolved.retryAfterSeconds };
+    if (fault.kind === '429')
+      return { ...reply(errorReply(429, 'rate_limited', 'too many requests')), retryAfter: resolved.retryAfterSeconds };
 
     let body: unknown;
     if (found.jsonBody && bodyText !== null && bodyText.trim() !== '') {
@@ -240,7 +254,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     headers['Content-Length'] = String(Buffer.byteLength(text));
     res.writeHead(reply.status, headers);
     res.end(text);
-    if (resolved.recordServedPages && reply.status === 200 && outcome.route.includes('/search/')) served.record(outcome.route, requestNumber, bodyText, reply.body);
+    if (resolved.recordServedPages && reply.status === 200 && outcome.route.includes('/search/'))
+      served.record(outcome.route, requestNumber, bodyText, reply.body);
   };
 
   const server: Server = createServer((req, res) => {

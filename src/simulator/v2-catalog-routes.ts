@@ -36,13 +36,19 @@ function supportedCatalog(request: RouteRequest): Reply {
       {
         product_category: 'luxury',
         customer_product_group: 'handbags',
-        display: { product_category: ja ? 'ラグジュアリー' : 'Luxury', customer_product_group: ja ? 'バッグ' : 'Handbags' },
+        display: {
+          product_category: ja ? 'ラグジュアリー' : 'Luxury',
+          customer_product_group: ja ? 'バッグ' : 'Handbags',
+        },
         brands: brandsFor('bags', request.language),
       },
       {
         product_category: 'luxury',
         customer_product_group: 'jewelry',
-        display: { product_category: ja ? 'ラグジュアリー' : 'Luxury', customer_product_group: ja ? 'ジュエリー' : 'Jewelry' },
+        display: {
+          product_category: ja ? 'ラグジュアリー' : 'Luxury',
+          customer_product_group: ja ? 'ジュエリー' : 'Jewelry',
+        },
         brands: brandsFor('rings', request.language),
       },
     ],
@@ -63,11 +69,15 @@ export function v2CatalogRoutes(random: Random, catalogUnavailableShare: number,
     ),
     route('POST', '/v2/login-vouchers', 'v2', (r) => {
       const body = r.body as Record<string, unknown> | null | undefined;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return errorReply(400, 'invalid_request', 'the request body must be a JSON object');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        return errorReply(400, 'invalid_request', 'the request body must be a JSON object');
       const { unique_user_id: userId, email, first_name: firstName, last_name: lastName } = body;
-      if (typeof userId !== 'string' || userId === '') return errorReply(400, 'invalid_request', 'unique_user_id: a non-empty string is required');
-      if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email)) return errorReply(400, 'invalid_request', 'email: an email address is required');
-      if (!isOptionalName(firstName) || !isOptionalName(lastName)) return errorReply(400, 'invalid_request', 'first_name and last_name: string or null');
+      if (typeof userId !== 'string' || userId === '')
+        return errorReply(400, 'invalid_request', 'unique_user_id: a non-empty string is required');
+      if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email))
+        return errorReply(400, 'invalid_request', 'email: an email address is required');
+      if (!isOptionalName(firstName) || !isOptionalName(lastName))
+        return errorReply(400, 'invalid_request', 'first_name and last_name: string or null');
       const account = accountOf(r.owner);
       const key = `${account.organizationId}\u0000${userId}`;
       if (vouchers.has(key)) return errorReply(409, 'conflict', 'this user already has a login voucher');

@@ -48,7 +48,14 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * in reverse or shuffled order, or jittered.
  */
 export class WebhookDeliveries {
-  readonly stats: DeliveryStats = { attempted: 0, succeeded: 0, failed: 0, gaveUp: 0, skipped: 0, failuresByStatus: {} };
+  readonly stats: DeliveryStats = {
+    attempted: 0,
+    succeeded: 0,
+    failed: 0,
+    gaveUp: 0,
+    skipped: 0,
+    failuresByStatus: {},
+  };
   readonly #options: WebhookDeliveriesOptions;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #abort = new AbortController();
@@ -136,7 +143,10 @@ export class WebhookDeliveries {
     try {
       const response = await fetch(delivery.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Service-Signature': signDelivery(delivery.secret, delivery.body) },
+        headers: {
+          'Content-Type': 'application/json',
+          'Service-Signature': signDelivery(delivery.secret, delivery.body),
+        },
         body: delivery.body,
         signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#options.timeoutMs)]),
       });

@@ -59,7 +59,13 @@ export class WebhookRegistry {
     return list;
   }
 
-  create(owner: string, input: WebhookCreateInput, apiVersion: '1.4' | '2', language: Language, nowMicros: number): WebhookRecord {
+  create(
+    owner: string,
+    input: WebhookCreateInput,
+    apiVersion: '1.4' | '2',
+    language: Language,
+    nowMicros: number,
+  ): WebhookRecord {
     const record: WebhookRecord = {
       uuid: this.#ids.uuid(),
       owner,
@@ -87,7 +93,10 @@ export class WebhookRegistry {
     return this.#webhooks.find((w) => w.uuid === uuid);
   }
 
-  /** Active webhooks that must hear about a change of this session: same organization as its owner, every filter matching. */
+  /**
+   * Active webhooks that must hear about a change of this session: same organization as its owner, every filter
+   * matching.
+   */
   matching(session: SessionRecord): WebhookRecord[] {
     return this.activeOf(session.owner).filter((w) =>
       w.filters.every((f) => {

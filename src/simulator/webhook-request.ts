@@ -22,7 +22,8 @@ export interface WebhookCreateContext {
   readonly activeCount: number;
 }
 
-export type WebhookCreateResult = { ok: true; value: WebhookCreateInput } | { ok: false; status: 400 | 403 | 409; message: string };
+export type WebhookCreateResult =
+  { ok: true; value: WebhookCreateInput } | { ok: false; status: 400 | 403 | 409; message: string };
 
 export const MAX_ACTIVE_WEBHOOKS = 10;
 export const MIN_SECRET_LENGTH = 20;
@@ -33,7 +34,10 @@ const FORM_FACTORS = new Set(['lightbox', 'microscopic', 'free_camera']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (message: string): WebhookCreateResult => ({ ok: false, status: 400, message });
 
-/** Validates a webhook creation body with the statuses of the spec (400 malformed, 403 not for this token, 409 too many). */
+/**
+ * Validates a webhook creation body with the statuses of the spec (400 malformed, 403 not for this token, 409 too
+ * many).
+ */
 export function parseWebhookCreate(body: unknown, ctx: WebhookCreateContext): WebhookCreateResult {
   if (!isObject(body)) return bad('the request body must be a JSON object');
   const { endpoint, secret_key: secret, channel, filters } = body;
@@ -53,7 +57,8 @@ export function parseWebhookCreate(body: unknown, ctx: WebhookCreateContext): We
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) {
     return bad(`secret_key: at least ${MIN_SECRET_LENGTH} characters are required`);
   }
-  if (channel !== undefined && channel !== null && (typeof channel !== 'string' || channel === '')) return bad('channel: expected a string');
+  if (channel !== undefined && channel !== null && (typeof channel !== 'string' || channel === ''))
+    return bad('channel: expected a string');
 
   if (filters !== undefined && filters !== null && !Array.isArray(filters)) return bad('filters: expected an array');
   const rawFilters = (filters ?? []) as unknown[];
@@ -70,7 +75,8 @@ export function parseWebhookCreate(body: unknown, ctx: WebhookCreateContext): We
     }
     const strings = values as string[];
     if (raw.key === 'activity.name') {
-      if (!strings.every((v) => ACTIVITY_NAMES.has(v))) return bad(`filters[${i}]: activity.name must be authentication or fingerprint`);
+      if (!strings.every((v) => ACTIVITY_NAMES.has(v)))
+        return bad(`filters[${i}]: activity.name must be authentication or fingerprint`);
     } else if (raw.key === 'activity.form_factor') {
       if (!strings.every((v) => FORM_FACTORS.has(v))) return bad(`filters[${i}]: unknown form factor`);
     } else if (raw.key === 'owner.user.username') {
@@ -86,13 +92,23 @@ export function parseWebhookCreate(body: unknown, ctx: WebhookCreateContext): We
   }
   if (!parsed.some((f) => f.key === 'activity.name')) return bad('filters: a filter on activity.name is required');
   if (!ctx.registeredDomains.includes(url.hostname)) {
-    return { ok: false, status: 403, message: `endpoint.value: the domain ${url.hostname} is not registered to your organization` };
+    return {
+      ok: false,
+      status: 403,
+      message: `endpoint.value: the domain ${url.hostname} is not registered to your organization`,
+    };
   }
   if (ctx.activeCount >= MAX_ACTIVE_WEBHOOKS) {
     return { ok: false, status: 409, message: `at most ${MAX_ACTIVE_WEBHOOKS} active webhooks are allowed` };
   }
   return {
     ok: true,
-    value: { endpoint: endpoint.value, secret, channel: typeof channel === 'string' ? channel : 'default', rawFilters: rawKept, filters: parsed },
+    value: {
+      endpoint: endpoint.value,
+      secret,
+      channel: typeof channel === 'string' ? channel : 'default',
+      rawFilters: rawKept,
+      filters: parsed,
+    },
   };
 }

@@ -56,7 +56,8 @@ export interface NewSession {
   poison?: boolean;
 }
 
-export type SearchOutcome = { ok: true; records: SessionRecord[]; nextCursor: SimCursor | null } | { ok: false; message: string };
+export type SearchOutcome =
+  { ok: true; records: SessionRecord[]; nextCursor: SimCursor | null } | { ok: false; message: string };
 
 /** Which authentication a lookup picks among those with the customer item id. */
 export type LookupRule = 'first-final' | 'latest';
@@ -106,12 +107,19 @@ export class World {
       nonFinalShare: options.nonFinalShare,
       poisonShare: options.poisonShare ?? 0,
     };
-    const other = generateSessions(random.fork(), this.ids, { ...plan, owner: options.otherOwner, count: options.otherOwnerSessions, foreignRegisters: [] });
+    const other = generateSessions(random.fork(), this.ids, {
+      ...plan,
+      owner: options.otherOwner,
+      count: options.otherOwnerSessions,
+      foreignRegisters: [],
+    });
     const foreignRegisters = other.filter((r) => r.mode === 'register');
     const all: SessionRecord[][] = [other];
     for (const owner of new Set(Object.values(options.tokens))) {
       if (owner === options.otherOwner) continue;
-      all.push(generateSessions(random.fork(), this.ids, { ...plan, owner, count: options.sessions, foreignRegisters }));
+      all.push(
+        generateSessions(random.fork(), this.ids, { ...plan, owner, count: options.sessions, foreignRegisters }),
+      );
     }
     const grouped = new Map<string, SessionRecord[]>();
     for (const record of all.flat()) {
@@ -166,7 +174,11 @@ export class World {
    * the service returns malformed are left out: they cannot be stored; a
    * session served twice on its page is in, as its newer copy).
    */
-  truth(token = 'test-token', resource: SimResource = 'authentications', apiVersion: '1.4' | '2' = '1.4'): Record<string, unknown>[] {
+  truth(
+    token = 'test-token',
+    resource: SimResource = 'authentications',
+    apiVersion: '1.4' | '2' = '1.4',
+  ): Record<string, unknown>[] {
     const owner = this.ownerOfToken(token);
     if (owner === undefined) throw new Error('unknown token');
     const out: Record<string, unknown>[] = [];
@@ -183,7 +195,14 @@ export class World {
 
   render(
     record: SessionRecord,
-    how: { viewer: string | null; apiVersion: '1.4' | '2'; language?: Language; photosAtMs?: number; images?: boolean; webhook?: boolean },
+    how: {
+      viewer: string | null;
+      apiVersion: '1.4' | '2';
+      language?: Language;
+      photosAtMs?: number;
+      images?: boolean;
+      webhook?: boolean;
+    },
   ): Rendered {
     const ctx = {
       language: how.language ?? 'en',
@@ -194,7 +213,9 @@ export class World {
       ...(how.photosAtMs !== undefined ? { photosAtMs: how.photosAtMs } : {}),
       ...(how.webhook === true ? { webhook: true } : {}),
     };
-    return how.apiVersion === '1.4' ? renderV14(record, ctx) : renderV2(record, { ...ctx, images: how.images === true });
+    return how.apiVersion === '1.4'
+      ? renderV14(record, ctx)
+      : renderV2(record, { ...ctx, images: how.images === true });
   }
 
   /** The session if `owner` may read it as `resource`; undefined for missing and not-owned alike. */
@@ -212,7 +233,8 @@ export class World {
   search(owner: string, resource: SimResource, request: SearchRequest, apiVersion: '1.4' | '2'): SearchOutcome {
     const hash = queryHash([owner, resource, apiVersion, request.filters, request.range, request.returnIds]);
     const list = this.#list(owner, resource);
-    let [lo, hi] = list.indexRange(request.range, this.rangeSemantics);
+    const [lo, end] = list.indexRange(request.range, this.rangeSemantics);
+    let hi = end;
     if (request.cursor !== null) {
       const position = decodeCursor(request.cursor, hash, this.cursorStyle);
       if (position === null) return { ok: false, message: 'cursor: not a cursor of this query' };
@@ -258,7 +280,8 @@ export class World {
   /** Makes the result final; `resultId` defaults to authentic / registered / match. */
   finalize(serviceId: string, resultId?: string): Readonly<SessionRecord> {
     const record = this.#require(serviceId);
-    const fallback = record.resource === 'authentications' ? 'authentic' : record.mode === 'register' ? 'registered' : 'match';
+    const fallback =
+      record.resource === 'authentications' ? 'authentic' : record.mode === 'register' ? 'registered' : 'match';
     return this.setResult(serviceId, resultId ?? fallback, true);
   }
 
@@ -319,7 +342,10 @@ export class World {
     return { ...record };
   }
 
-  /** A session uploaded now by an offline device: its created time is `ageSeconds` in the past, behind a crawler's high-water mark. */
+  /**
+   * A session uploaded now by an offline device: its created time is `ageSeconds` in the past, behind a crawler's
+   * high-water mark.
+   */
   addLateUpload(spec: { ageSeconds: number } & Omit<NewSession, 'epoch'>): Readonly<SessionRecord> {
     const { ageSeconds, ...rest } = spec;
     const nowMicros = this.#nowMicros();
@@ -328,7 +354,9 @@ export class World {
     return { ...record };
   }
 
-  /** Ownership moves to `toOwner`: the session is no longer returned to its old owner (403 by id, absent from searches). */
+  /**
+   * Ownership moves to `toOwner`: the session is no longer returned to its old owner (403 by id, absent from searches).
+   */
   removeAccess(serviceId: string, toOwner: string = this.otherOwner): Readonly<SessionRecord> {
     const record = this.#require(serviceId);
     if (record.owner === toOwner) return { ...record };
@@ -339,7 +367,11 @@ export class World {
   }
 
   /** A stored session that the service returns malformed (see BadItemKind). */
-  injectBadItem(resource: SimResource, kind: BadItemKind, spec: Omit<NewSession, 'resource'> = {}): Readonly<SessionRecord> {
+  injectBadItem(
+    resource: SimResource,
+    kind: BadItemKind,
+    spec: Omit<NewSession, 'resource'> = {},
+  ): Readonly<SessionRecord> {
     const record = this.#require(this.addSession({ ...spec, resource }).serviceId);
     record.bad = kind;
     if (kind === 'duplicate_on_page') {

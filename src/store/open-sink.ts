@@ -108,14 +108,22 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     case 'duckdb': {
       const { DuckdbDriver } = await import('./drivers/duckdb/duckdb-driver.js');
       const signal = options.waitWhileLocked;
-      const onWait = (holder: string): void => options.logger?.info({ target: `duckdb:${parsed.path}`, holder }, 'waiting for another process to close the DuckDB file');
+      const onWait = (holder: string): void =>
+        options.logger?.info(
+          { target: `duckdb:${parsed.path}`, holder },
+          'waiting for another process to close the DuckDB file',
+        );
       driver = await DuckdbDriver.open(parsed.path, clock, signal === undefined ? {} : { wait: { signal, onWait } });
       label = `duckdb:${parsed.path}`;
       break;
     }
     case 'postgres': {
       const { PostgresDriver } = await import('./drivers/postgres/postgres-driver.js');
-      driver = PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema, knexLog: knexLog(options.logger) });
+      driver = PostgresDriver.open({
+        connectionString: parsed.connectionString,
+        schema: parsed.schema,
+        knexLog: knexLog(options.logger),
+      });
       label = parsed.redacted;
       break;
     }
@@ -162,8 +170,16 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new ForeignTargetError(label);
   }
-  if (kind === 'export') return createSqlSink(readOnlyDriver(driver, () => new ExportTargetError(label)), { clock, migrations, retry });
-  if (readOnly) return createSqlSink(readOnlyDriver(driver, () => new ReadOnlyTargetError(label)), { clock, migrations, retry });
+  if (kind === 'export')
+    return createSqlSink(
+      readOnlyDriver(driver, () => new ExportTargetError(label)),
+      { clock, migrations, retry },
+    );
+  if (readOnly)
+    return createSqlSink(
+      readOnlyDriver(driver, () => new ReadOnlyTargetError(label)),
+      { clock, migrations, retry },
+    );
   const reserve = parsed.kind === 'postgres' || parsed.path === ':memory:' ? undefined : DiskReserve.hold(parsed.path);
   return createSqlSink(driver, { clock, migrations, retry, reserve });
 }

@@ -8,7 +8,8 @@ import type { ApiVersion, NormalizedBatch, NormalizedSession, Resource } from '.
  */
 
 /** The tables that mirror the service's own objects, one set per account. */
-export type MirrorTable = 'webhooks' | 'domains' | 'catalog_brands' | 'catalog_materials' | 'catalog_detail_fields' | 'catalog_categories';
+export type MirrorTable =
+  'webhooks' | 'domains' | 'catalog_brands' | 'catalog_materials' | 'catalog_detail_fields' | 'catalog_categories';
 
 export type WindowStatus = 'pending' | 'running' | 'done' | 'sealed' | 'failed';
 
@@ -162,8 +163,18 @@ export interface RefreshSpend {
 
 export interface StatusReport {
   tables: Record<string, number>;
-  /** Windows per status; `items` sums what their latest passes committed (a refresh that pages part of a window counts only that part), not the sessions stored: see `tables` for those. */
-  windows: Array<{ account: string; resource: Resource; apiVersion: ApiVersion; status: WindowStatus; count: number; items: number }>;
+  /**
+   * Windows per status; `items` sums what their latest passes committed (a refresh that pages part of a window counts
+   * only that part), not the sessions stored: see `tables` for those.
+   */
+  windows: Array<{
+    account: string;
+    resource: Resource;
+    apiVersion: ApiVersion;
+    status: WindowStatus;
+    count: number;
+    items: number;
+  }>;
   highWaterMarks: Array<{ account: string; resource: Resource; apiVersion: ApiVersion; syncedTo: number | null }>;
   nonFinal: Record<Resource, number>;
   missing: Record<Resource, number>;

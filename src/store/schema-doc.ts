@@ -17,17 +17,15 @@ export const SCHEMA_DOC_COMMAND = 'npm run build && node dist/src/store/write-sc
  * and every view. Generated, so the page cannot drift from the tables the
  * migrations create. Deterministic: the same schema gives the same text.
  */
-export function renderSchemaDoc(
-  tables: readonly TableDef[] = TABLES,
-  views: readonly ViewDef[] = VIEWS,
-): string {
+export function renderSchemaDoc(tables: readonly TableDef[] = TABLES, views: readonly ViewDef[] = VIEWS): string {
   const out: string[] = [
     '# ivsync tables and views',
     '',
-    `<!-- Generated from src/schema/schema.ts and src/store/views.ts; do not edit. Regenerate with: ${SCHEMA_DOC_COMMAND} -->`,
+    `<!-- Generated from src/schema/schema.ts and src/store/views.ts; do not edit. Regenerate with: ` +
+      `${SCHEMA_DOC_COMMAND} -->`,
     '',
     'Every target (SQLite, DuckDB, PostgreSQL) has these tables, columns and views;',
-    'the SQLite, DuckDB and PostgreSQL columns give each column\'s SQL type there.',
+    "the SQLite, DuckDB and PostgreSQL columns give each column's SQL type there.",
     'Times are stored twice: `*_at` (and `missing_since`) as a `timestamp`, and',
     '`*_epoch` as a real number of Unix seconds. A `timestamp` is a timestamp with',
     'time zone in DuckDB and PostgreSQL (UTC, microseconds kept) and ISO 8601 text in',
@@ -36,7 +34,7 @@ export function renderSchemaDoc(
     'exports to Parquet UTC timestamps in microseconds. `json` columns hold the JSON',
     'text exactly as received (PostgreSQL `json`, not `jsonb`, so key order,',
     'duplicate keys and whitespace are kept). The path columns name the JSON path of',
-    'the service\'s item (or object) each value comes from; an empty path means',
+    "the service's item (or object) each value comes from; an empty path means",
     'ivsync sets the value itself.',
     '',
     '## Contents',
@@ -52,20 +50,33 @@ export function renderSchemaDoc(
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+const KEYLESS_NOTE = ' (in DuckDB kept by ivsync, not declared: see src/store/drivers/duckdb/duckdb-keyless.ts)';
+
 function renderTable(t: TableDef): string[] {
-  const lines = [`## ${t.name}`, '', cell(t.description), '', `Primary key: ${t.primaryKey.map(code).join(', ')}${DUCKDB_KEYLESS_TABLES.includes(t.name) ? ' (in DuckDB kept by ivsync, not declared: see src/store/drivers/duckdb/duckdb-keyless.ts)' : ''}.`];
+  const keyless = DUCKDB_KEYLESS_TABLES.includes(t.name) ? KEYLESS_NOTE : '';
+  const lines = [
+    `## ${t.name}`,
+    '',
+    cell(t.description),
+    '',
+    `Primary key: ${t.primaryKey.map(code).join(', ')}${keyless}.`,
+  ];
   if (t.indexes !== undefined && t.indexes.length > 0) {
     const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
     lines.push(`Indexes: ${indexes.join('; ')}.`);
   }
-  lines.push('', '| column | type | SQLite | DuckDB | PostgreSQL | null | meaning | v1.4 path | v2 path |', '|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    '| column | type | SQLite | DuckDB | PostgreSQL | null | meaning | v1.4 path | v2 path |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
   for (const c of t.columns) lines.push(renderColumn(t, c));
   lines.push('');
   return lines;
 }
 
 function renderColumn(t: TableDef, c: ColumnDef): string {
-  const nullable = t.primaryKey.includes(c.name) ? false : c.nullable ?? true;
+  const nullable = t.primaryKey.includes(c.name) ? false : (c.nullable ?? true);
   const sql = (['sqlite', 'duckdb', 'postgres'] as const).map((dialect) => sqlType(c.type, dialect));
   const cells = [code(c.name), c.type, ...sql, nullable ? 'yes' : 'no', cell(c.description), path(c.v14), path(c.v2)];
   return `| ${cells.join(' | ')} |`;
@@ -106,7 +117,7 @@ function renderStorableText(): string[] {
     STORABLE_TEXT_RULE,
     '',
     'Should a target still refuse a row, that item alone is kept aside in `rejected_items`',
-    'with the target\'s one-line reason (`refused by the target: …`) and its `raw`; the rest',
+    "with the target's one-line reason (`refused by the target: …`) and its `raw`; the rest",
     'of its page or delivery is stored as usual.',
     '',
   ];
@@ -122,9 +133,15 @@ function path(p: string | undefined): string {
 
 /** Table cell text: pipes escaped, one line, no stray HTML. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 function anchor(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9_ -]/g, '').replace(/ /g, '-');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9_ -]/g, '')
+    .replace(/ /g, '-');
 }

@@ -34,7 +34,17 @@ export type * from './records.js';
  * Every method that writes is one transaction: a page's rows and its window's
  * checkpoint commit together or not at all.
  */
-export interface Sink extends WindowStore, PageStore, SessionStore, RefreshStore, DeliveryStore, LeaseStore, RunLog, StatusSource, VerifyStore {
+export interface Sink
+  extends
+    WindowStore,
+    PageStore,
+    SessionStore,
+    RefreshStore,
+    DeliveryStore,
+    LeaseStore,
+    RunLog,
+    StatusSource,
+    VerifyStore {
   readonly dialect: Dialect;
 
   /** Applies pending migrations; idempotent. Every opener calls it. */
@@ -49,7 +59,13 @@ export interface Sink extends WindowStore, PageStore, SessionStore, RefreshStore
  * leases, the status report and the webhook inbox. It never opens, migrates
  * or closes the target; the process that holds the Sink does.
  */
-export type CrawlStore = WindowStore & PageStore & SessionStore & RefreshStore & RunLog & VerifyStore & Pick<DeliveryStore, 'replaceMirror'>;
+export type CrawlStore = WindowStore &
+  PageStore &
+  SessionStore &
+  RefreshStore &
+  RunLog &
+  VerifyStore &
+  Pick<DeliveryStore, 'replaceMirror'>;
 
 /** `sync_windows`: the windows of the history and each one's checkpoint. */
 export interface WindowStore {
@@ -84,7 +100,10 @@ export interface WindowStore {
   reopenWindows(scope: ReopenScope, now: string): Promise<ReopenedWindows>;
 }
 
-/** The windows `reopenWindows` reopens: of every interface of the account and resource, all of them or those intersecting [from, to). */
+/**
+ * The windows `reopenWindows` reopens: of every interface of the account and resource, all of them or those
+ * intersecting [from, to).
+ */
 export interface ReopenScope {
   account: string;
   resource: Resource;
@@ -131,7 +150,10 @@ export interface SessionStore {
    */
   markMissing(account: string, resource: Resource, serviceIds: readonly string[], now: string): Promise<number>;
 
-  /** The created times (epoch seconds, ascending) of an account's stored sessions whose result is not final and that are not missing. */
+  /**
+   * The created times (epoch seconds, ascending) of an account's stored sessions whose result is not final and that are
+   * not missing.
+   */
   nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array>;
 }
 
@@ -150,7 +172,6 @@ export interface RefreshStore {
   lastDeliveryAt(): Promise<string | null>;
 }
 
-
 /** Webhook deliveries and the mirror tables. */
 export interface DeliveryStore {
   /**
@@ -160,7 +181,9 @@ export interface DeliveryStore {
    */
   applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<DeliveryResult>;
 
-  /** Replaces an account's rows of a mirror table with `rows` in one transaction. Rows carry every column of the table. */
+  /**
+   * Replaces an account's rows of a mirror table with `rows` in one transaction. Rows carry every column of the table.
+   */
   replaceMirror(table: MirrorTable, account: string, rows: readonly Record<string, unknown>[]): Promise<void>;
 
   /** Inserts or replaces rows of a mirror table by primary key, keeping the account's other rows. */
@@ -202,7 +225,9 @@ export interface StatusSource {
 export interface VerifyStore {
   startVerify(run: VerifyStart): Promise<void>;
   finishVerify(id: string, end: VerifyEnd): Promise<void>;
-  /** Stored sessions (not missing) per window_start, for the windows of `query`: what paging each again should return. */
+  /**
+   * Stored sessions (not missing) per window_start, for the windows of `query`: what paging each again should return.
+   */
   storedPerWindow(query: WindowQuery): Promise<Map<number, number>>;
   /** An account's stored sessions created in [from, to), typed (every column but raw). */
   storedSessions(account: string, resource: Resource, from: number, to: number): Promise<Record<string, unknown>[]>;

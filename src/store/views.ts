@@ -35,10 +35,12 @@ const authenticationColumns = table('authentications')
 
 // SQLite stores booleans as 0/1; `CASE WHEN col` reads 0/1 and true/false alike.
 const finalShare = (resource: string): string =>
-  `(SELECT AVG(CASE WHEN s.result_final THEN 1.0 ELSE 0.0 END) FROM ${resource} s WHERE s.account = w.account AND s.missing_since IS NULL)`;
+  `(SELECT AVG(CASE WHEN s.result_final THEN 1.0 ELSE 0.0 END) FROM ${resource} s WHERE s.account = w.account ` +
+  `AND s.missing_since IS NULL)`;
 
 const lastRun = (column: string): string =>
-  `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at DESC, r.id DESC LIMIT 1)`;
+  `(SELECT r.${column} FROM sync_runs r WHERE r.account = w.account OR r.account IS NULL ORDER BY r.started_at ` +
+  `DESC, r.id DESC LIMIT 1)`;
 
 // Lease names are `<kind>:<account>` (src/store/leases/lease-names.ts).
 const lease = (kind: string, column: string): string =>
@@ -54,13 +56,15 @@ export const refreshStateFrom = (resource: string): string =>
    WHERE NOT s.result_final AND s.missing_since IS NULL`;
 
 const tierSessions = (resource: string, tier: string): string =>
-  `(SELECT COUNT(*) ${refreshStateFrom(resource)} AND s.account = w.account AND COALESCE(r.tier, 'unchecked') = '${tier}')`;
+  `(SELECT COUNT(*) ${refreshStateFrom(resource)} AND s.account = w.account AND COALESCE(r.tier, 'unchecked') ` +
+  `= '${tier}')`;
 
 const oldestCheck = (resource: string, tier: string): string =>
   `(SELECT MIN(r.checked_at) ${refreshStateFrom(resource)} AND s.account = w.account AND r.tier = '${tier}')`;
 
 const perResource = (sql: (resource: string) => string): string =>
-  `CASE w.resource WHEN 'authentications' THEN ${sql('authentications')} WHEN 'fingerprints' THEN ${sql('fingerprints')} END`;
+  `CASE w.resource WHEN 'authentications' THEN ${sql('authentications')} WHEN 'fingerprints' THEN ` +
+  `${sql('fingerprints')} END`;
 
 const CHECK_TIERS = ['hot', 'backoff', 'unchecked'] as const;
 const CHECK_FIGURES = [
@@ -92,7 +96,8 @@ function syncHealthSql(): string {
   ${ages.join(',\n  ')},
   (SELECT MAX(d.received_at) FROM webhook_deliveries d) AS last_delivery_at`;
   const checkAgeJoin = `\nLEFT JOIN ${checkAges} ON k.account = w.account AND k.resource = w.resource`;
-  return `SELECT w.account, w.resource, w.api_version,
+  return (
+    `SELECT w.account, w.resource, w.api_version,
   w.high_water_mark,
   {{now_epoch}} - w.high_water_mark AS freshness_lag_seconds,
   CASE w.resource WHEN 'authentications' THEN ${finalShare('authentications')}
@@ -101,7 +106,8 @@ function syncHealthSql(): string {
   ${lastRun('id')} AS last_run_id,
   ${lastRun('status')} AS last_run_status,
   ${lastRun('finished_at')} AS last_run_finished_at,
-  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS NULL)) AS rejected_items,
+  (SELECT COUNT(*) FROM rejected_items x WHERE x.resource = w.resource AND (x.account = w.account OR x.account IS ` +
+    `NULL)) AS rejected_items,
   ${lease('account', 'holder')} AS lease_holder,
   ${lease('account', 'acquired_at')} AS lease_acquired_at,
   ${lease('account', 'heartbeat_at')} AS lease_heartbeat_at,
@@ -111,11 +117,23 @@ FROM (
     SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
   FROM sync_windows
   GROUP BY account, resource, api_version
-) w${checkAgeJoin}`;
+) w${checkAgeJoin}`
+  );
 }
 
 const SYNC_HEALTH_DESCRIPTION =
-  'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus the high-water mark), share of final sessions among the stored non-missing ones, windows with work left (pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync (last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), the age in seconds of the last check of the non-final sessions of each tier (hot_, backoff_ and unchecked_check_age_p50_seconds, _p95_seconds, _max_seconds: nearest-rank percentiles and the oldest; a session never re-checked counts from when it was last observed; null when the tier has none), and when the webhook receiver last accepted a delivery (last_delivery_at).';
+  'Per account, resource and interface: high-water mark (epoch seconds), freshness lag in seconds (now minus ' +
+  'the high-water mark), share of final sessions among the stored non-missing ones, windows with work left ' +
+  '(pending, running or failed), the last run of the account (id, status, finished_at), the rejected items of ' +
+  'the account and resource, who holds the account lease now (lease_holder host:pid:run, lease_acquired_at, ' +
+  'lease_heartbeat_at; null when nothing syncs it), when a daemon last claimed its scheduled sync ' +
+  '(last_tick_at), the non-final sessions per refresh tier as of their last check (hot_sessions: re-checked ' +
+  'every run; backoff_sessions: on a doubling back-off; unchecked_sessions: never re-checked yet) with the ' +
+  'oldest check of the first two (oldest_hot_check_at, oldest_backoff_check_at), the age in seconds of the ' +
+  'last check of the non-final sessions of each tier (hot_, backoff_ and unchecked_check_age_p50_seconds, ' +
+  '_p95_seconds, _max_seconds: nearest-rank percentiles and the oldest; a session never re-checked counts from ' +
+  'when it was last observed; null when the tier has none), and when the webhook receiver last accepted a ' +
+  'delivery (last_delivery_at).';
 
 /** Unix seconds (with the fraction) of a `timestamp` column: SQLite keeps it as ISO text, `...T03:06:17.123456Z`. */
 const epochOf = (column: string): Record<Dialect, string> => ({
@@ -175,7 +193,8 @@ export const VIEWS: readonly DialectViewDef[] = [
   {
     name: 'v_latest_authentications',
     description:
-      "One authentication per account and customer_item_id, chosen as the service's lookup does: the first final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.",
+      "One authentication per account and customer_item_id, chosen as the service's lookup does: the first " +
+      'final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.',
     // Ranked by key alone, then the rows fetched: a window over every column (raw JSON included) held
     // the whole table in the window's state, which would not fit DuckDB's pool at a million sessions.
     sql: `SELECT ${authenticationColumns} FROM authentications WHERE service_id IN (SELECT service_id FROM (
@@ -193,15 +212,18 @@ export const VIEWS: readonly DialectViewDef[] = [
   {
     name: 'v_fingerprint_pairs',
     description:
-      'Each compare fingerprint session with the registration it was compared against (left join on parent_service_id: the registration columns are null when it is not stored).',
-    sql: `SELECT c.account,
+      'Each compare fingerprint session with the registration it was compared against (left join on ' +
+      'parent_service_id: the registration columns are null when it is not stored).',
+    sql:
+      `SELECT c.account,
   c.service_id AS compare_service_id, c.customer_item_id AS compare_customer_item_id,
   c.result_id AS compare_result_id, c.result_final AS compare_result_final, c.flag AS compare_flag,
   c.form_factor AS compare_form_factor, c.created_at AS compare_created_at, c.created_epoch AS compare_created_epoch,
   c.parent_service_id, c.parent_customer_item_id, c.parent_relationship_type, c.parent_accessible,
   r.service_id AS registration_service_id, r.customer_item_id AS registration_customer_item_id,
   r.result_id AS registration_result_id, r.result_final AS registration_result_final,
-  r.form_factor AS registration_form_factor, r.created_at AS registration_created_at, r.created_epoch AS registration_created_epoch
+  r.form_factor AS registration_form_factor, r.created_at AS registration_created_at, r.created_epoch AS ` +
+      `registration_created_epoch
 FROM fingerprints c
 LEFT JOIN fingerprints r ON r.service_id = c.parent_service_id
 WHERE c.mode = 'compare'`,
@@ -209,7 +231,8 @@ WHERE c.mode = 'compare'`,
   {
     name: 'v_daily_results',
     description:
-      'Authentications per UTC day of creation (`day`: a date in DuckDB and PostgreSQL, YYYY-MM-DD text in SQLite), result and brand: total and final counts.',
+      'Authentications per UTC day of creation (`day`: a date in DuckDB and PostgreSQL, YYYY-MM-DD text in ' +
+      'SQLite), result and brand: total and final counts.',
     sql: `SELECT {{utc_day}} AS day, result_id, brand_id,
   COUNT(*) AS total,
   SUM(CASE WHEN result_final THEN 1 ELSE 0 END) AS final

@@ -51,7 +51,10 @@ interface OpenConnection {
 }
 
 function rawResponse(status: number, body = ''): string {
-  const length = body === '' ? '' : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  const length =
+    body === ''
+      ? ''
+      : `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${length}\r\n${body}`;
 }
 
@@ -108,18 +111,28 @@ export class ConnectionGuard {
       maxConnections: this.#maxConnections,
       stopGraceMs: this.#stopGraceMs,
     })) {
-      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new RangeError(`${name} must be a positive integer, got ${value}`);
     }
     this.#onRefusal = onRefusal;
   }
 
-  /** Options for `http.createServer` / `https.createServer`; the time-outs can only be checked often enough when given there. */
-  get serverOptions(): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number; handshakeTimeout: number } {
+  /**
+   * Options for `http.createServer` / `https.createServer`; the time-outs can only be checked often enough when given
+   * there.
+   */
+  get serverOptions(): {
+    requestTimeout: number;
+    headersTimeout: number;
+    connectionsCheckingInterval: number;
+    handshakeTimeout: number;
+  } {
     const shortest = Math.min(this.#headersTimeoutMs, this.#requestTimeoutMs);
     return {
       requestTimeout: this.#requestTimeoutMs,
       headersTimeout: this.#headersTimeoutMs,
-      // Node checks the time-outs this often (30 s by default), so a limit is kept to within a tenth of it, at most a second late.
+      // Node checks the time-outs this often (30 s by default), so a limit is kept to within a tenth of it, at most a
+      // second late.
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shortest / 10))),
       handshakeTimeout: this.#headersTimeoutMs,
     };
@@ -128,7 +141,8 @@ export class ConnectionGuard {
   watch(server: HttpServer | HttpsServer): void {
     this.#server = server;
     server.keepAliveTimeout = this.#keepAliveTimeoutMs;
-    // Over TLS the HTTP layer works on the socket of the finished handshake; handshakes are bounded by handshakeTimeout.
+    // Over TLS the HTTP layer works on the socket of the finished handshake; handshakes are bounded by
+    // handshakeTimeout.
     const event = server instanceof TlsServer ? 'secureConnection' : 'connection';
     server.on(event, (socket: Duplex) => this.#admit(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#track(req, res));
@@ -163,7 +177,8 @@ export class ConnectionGuard {
 
   /** Closes the connections whose request has not fully arrived and that `which` picks. */
   #closeArriving(which: (connection: OpenConnection) => boolean): void {
-    for (const [socket, connection] of [...this.#open]) if (connection.req?.complete !== true && which(connection)) this.#close(socket, undefined);
+    for (const [socket, connection] of [...this.#open])
+      if (connection.req?.complete !== true && which(connection)) this.#close(socket, undefined);
   }
 
   #admit(socket: Duplex): void {
@@ -189,7 +204,10 @@ export class ConnectionGuard {
     });
   }
 
-  /** Closes an idle keep-alive connection, else the oldest one still sending; false when every connection is being answered. */
+  /**
+   * Closes an idle keep-alive connection, else the oldest one still sending; false when every connection is being
+   * answered.
+   */
   #makeRoom(): boolean {
     let sending: [Duplex, OpenConnection] | undefined;
     for (const entry of this.#open) {
@@ -217,7 +235,8 @@ export class ConnectionGuard {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') this.#onRefusal('request-timeout', remoteOf(socket));
     const answered = this.#open.get(socket)?.res?.headersSent === true;
     // A reset peer reads nothing; a started answer cannot be followed by another.
-    if (socket.writable && !answered && error.code !== 'ECONNRESET') socket.write(rawResponse(CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400));
+    if (socket.writable && !answered && error.code !== 'ECONNRESET')
+      socket.write(rawResponse(CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400));
     // Done with now, not at its 'close' event: a connection arriving meanwhile must not shed it, and count it, again.
     this.#open.delete(socket);
     socket.destroy(error);

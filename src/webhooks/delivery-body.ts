@@ -12,7 +12,8 @@ export interface DeliveryBody {
 
 export type DeliveryParse = { ok: true; body: DeliveryBody } | { ok: false; reason: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Parses a delivery body whose signature has been verified. The body has the
@@ -29,10 +30,20 @@ export function parseDeliveryBody(text: string): DeliveryParse {
   if (!isRecord(parsed)) return { ok: false, reason: 'the body is not a JSON object' };
   const { items, webhook_uuid: uuid, channel } = parsed;
   if (!Array.isArray(items)) return { ok: false, reason: 'the body has no items array' };
-  if (uuid !== undefined && uuid !== null && typeof uuid !== 'string') return { ok: false, reason: 'webhook_uuid is not a string' };
-  if (channel !== undefined && channel !== null && typeof channel !== 'string') return { ok: false, reason: 'channel is not a string' };
+  if (uuid !== undefined && uuid !== null && typeof uuid !== 'string')
+    return { ok: false, reason: 'webhook_uuid is not a string' };
+  if (channel !== undefined && channel !== null && typeof channel !== 'string')
+    return { ok: false, reason: 'channel is not a string' };
   const texts = itemTexts(text, 'items', items.length);
-  return { ok: true, body: { webhookUuid: uuid ?? null, channel: channel ?? null, items, ...(texts === undefined ? {} : { itemTexts: texts }) } };
+  return {
+    ok: true,
+    body: {
+      webhookUuid: uuid ?? null,
+      channel: channel ?? null,
+      items,
+      ...(texts === undefined ? {} : { itemTexts: texts }),
+    },
+  };
 }
 
 /** Inbox id: a retry of the same delivery (same webhook, same bytes) is the same row. */

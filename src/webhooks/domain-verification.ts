@@ -14,10 +14,16 @@ export function parseDomainVerifications(flags: readonly string[]): Record<strin
     const token = at < 0 ? '' : flag.slice(0, at);
     const value = at < 0 ? '' : flag.slice(at + 1);
     if (!TOKEN.test(token) || value === '') {
-      throw new InputError('BAD_DOMAIN_VERIFICATION', `--domain-verification must be TOKEN=VALUE (TOKEN of letters, digits, '.', '_', '~', '-'), got '${flag}'`);
+      throw new InputError(
+        'BAD_DOMAIN_VERIFICATION',
+        `--domain-verification must be TOKEN=VALUE (TOKEN of letters, digits, '.', '_', '~', '-'), got '${flag}'`,
+      );
     }
     if (Object.hasOwn(out, token) && out[token] !== value) {
-      throw new InputError('BAD_DOMAIN_VERIFICATION', `--domain-verification gives token '${token}' twice with different values`);
+      throw new InputError(
+        'BAD_DOMAIN_VERIFICATION',
+        `--domain-verification gives token '${token}' twice with different values`,
+      );
     }
     out[token] = value;
   }
@@ -25,7 +31,10 @@ export function parseDomainVerifications(flags: readonly string[]): Record<strin
 }
 
 /** The value to serve for a request path, or undefined when the path is not a configured verification page. */
-export function verificationValue(pathname: string, verifications: Readonly<Record<string, string>>): string | undefined {
+export function verificationValue(
+  pathname: string,
+  verifications: Readonly<Record<string, string>>,
+): string | undefined {
   if (!pathname.startsWith(DOMAIN_VERIFICATION_PREFIX)) return undefined;
   const token = pathname.slice(DOMAIN_VERIFICATION_PREFIX.length);
   return Object.hasOwn(verifications, token) ? verifications[token] : undefined;

@@ -39,10 +39,15 @@ export function explainManagementFailure(
 }
 
 /** Rethrows an API failure of a management request as a UserError with an actionable sentence, when there is one. */
-export function rethrowManagementFailure(error: unknown, operation: ManagementOperation, context: { uuid?: string; hasUsernameFilter?: boolean } = {}): never {
+export function rethrowManagementFailure(
+  error: unknown,
+  operation: ManagementOperation,
+  context: { uuid?: string; hasUsernameFilter?: boolean } = {},
+): never {
   if (isApiFailure(error)) {
     const sentence = explainManagementFailure(operation, error.status, error.message, context);
-    if (sentence !== null) throw new UserError(`WEBHOOK_${operation.toUpperCase()}_REFUSED`, sentence, { cause: error });
+    if (sentence !== null)
+      throw new UserError(`WEBHOOK_${operation.toUpperCase()}_REFUSED`, sentence, { cause: error });
   }
   throw error;
 }

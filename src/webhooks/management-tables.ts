@@ -23,7 +23,14 @@ export function describeFilters(filtersJson: string | null): string {
 export const WEBHOOK_COLUMNS = ['webhook', 'channel', 'endpoint', 'filters', 'created', 'active'] as const;
 
 export function webhookCells(row: WebhookRow): unknown[] {
-  return [row.webhook_uuid, row.channel, row.endpoint_url, describeFilters(row.filters), row.created_at, row.active ? 'yes' : 'no'];
+  return [
+    row.webhook_uuid,
+    row.channel,
+    row.endpoint_url,
+    describeFilters(row.filters),
+    row.created_at,
+    row.active ? 'yes' : 'no',
+  ];
 }
 
 export const DOMAIN_COLUMNS = ['domain', 'name', 'owner', 'registered'] as const;

@@ -32,7 +32,8 @@ export function readRawBody(req: IncomingMessage, maxBytes: number): Promise<Raw
       }
       chunks.push(chunk);
     };
-    const onEnd = (): void => finish({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+    const onEnd = (): void =>
+      finish({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     const onError = (): void => finish({ ok: false, reason: 'aborted' });
     req.on('data', onData);
     req.on('end', onEnd);

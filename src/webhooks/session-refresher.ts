@@ -91,7 +91,10 @@ export class SessionRefresher {
         await this.#refresh(resource, serviceId);
       } catch (error) {
         // The delivery was applied; the next sync will catch up what this GET could not.
-        this.#options.logger?.warn({ resource, serviceId, error: error instanceof Error ? error.message : String(error) }, 'webhook follow-up GET failed');
+        this.#options.logger?.warn(
+          { resource, serviceId, error: error instanceof Error ? error.message : String(error) },
+          'webhook follow-up GET failed',
+        );
       } finally {
         this.#queued.delete(serviceId);
       }
@@ -107,8 +110,16 @@ export class SessionRefresher {
       await sink.markMissing(account, resource, [serviceId], now);
       return;
     }
-    const result = normalizeItem(resource, client.apiVersion, fetched.item, { account, source: 'get', observedAt: now, responseWarnings: fetched.warnings }, fetched.itemText);
-    const batch: NormalizedBatch = isRejectedRow(result) ? { sessions: [], rejected: [result] } : { sessions: [result], rejected: [] };
+    const result = normalizeItem(
+      resource,
+      client.apiVersion,
+      fetched.item,
+      { account, source: 'get', observedAt: now, responseWarnings: fetched.warnings },
+      fetched.itemText,
+    );
+    const batch: NormalizedBatch = isRejectedRow(result)
+      ? { sessions: [], rejected: [result] }
+      : { sessions: [result], rejected: [] };
     await sink.mergeBatch(batch);
   }
 }

@@ -8,7 +8,10 @@ export const SIGNATURE_HEADER = 'service-signature';
 export type SignatureVerdict = 'ok' | 'missing' | 'malformed' | 'mismatch';
 
 export type SignatureCheck =
-  | { verdict: 'ok'; /** Every given secret whose HMAC equals the signature (usually one). */ matched: readonly Secret[] }
+  | {
+      verdict: 'ok';
+      /** Every given secret whose HMAC equals the signature (usually one). */ matched: readonly Secret[];
+    }
   | { verdict: Exclude<SignatureVerdict, 'ok'>; matched: readonly [] };
 
 const DIGEST_BYTES = 32;
@@ -27,7 +30,11 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * style of other services) has one part and is malformed, as is a signature
  * that is not padded base64 of a 32-byte digest.
  */
-export function checkSignature(rawBody: Buffer | string, header: string | readonly string[] | undefined, secrets: readonly Secret[]): SignatureCheck {
+export function checkSignature(
+  rawBody: Buffer | string,
+  header: string | readonly string[] | undefined,
+  secrets: readonly Secret[],
+): SignatureCheck {
   if (header === undefined || header.length === 0) return { verdict: 'missing', matched: [] };
   // Two Service-Signature headers cannot both be the service's one signature.
   if (typeof header !== 'string') return { verdict: 'malformed', matched: [] };
@@ -50,6 +57,10 @@ export function checkSignature(rawBody: Buffer | string, header: string | readon
 }
 
 /** The verdict alone: `ok` when one of `secrets` signed `rawBody`. */
-export function verifySignature(rawBody: Buffer | string, header: string | readonly string[] | undefined, secrets: readonly Secret[]): SignatureVerdict {
+export function verifySignature(
+  rawBody: Buffer | string,
+  header: string | readonly string[] | undefined,
+  secrets: readonly Secret[],
+): SignatureVerdict {
   return checkSignature(rawBody, header, secrets).verdict;
 }

@@ -39,12 +39,16 @@ export function parseFilterFlag(flag: string): WebhookFilter {
     .map((v) => v.trim());
   const allowed = WEBHOOK_FILTER_KEYS[key];
   if (!Object.hasOwn(WEBHOOK_FILTER_KEYS, key) || allowed === undefined) {
-    throw bad(`--filter key '${key}' is not a webhook filter key (one of ${Object.keys(WEBHOOK_FILTER_KEYS).join(', ')})`);
+    throw bad(
+      `--filter key '${key}' is not a webhook filter key (one of ${Object.keys(WEBHOOK_FILTER_KEYS).join(', ')})`,
+    );
   }
-  if (values.some((v) => v === '')) throw bad(`--filter ${key} needs at least one value, without empty ones, got '${flag}'`);
+  if (values.some((v) => v === ''))
+    throw bad(`--filter ${key} needs at least one value, without empty ones, got '${flag}'`);
   if (allowed !== null) {
     const wrong = values.filter((v) => !allowed.includes(v));
-    if (wrong.length > 0) throw bad(`--filter ${key} takes ${allowed.join(', ')}; got ${wrong.map((v) => `'${v}'`).join(', ')}`);
+    if (wrong.length > 0)
+      throw bad(`--filter ${key} takes ${allowed.join(', ')}; got ${wrong.map((v) => `'${v}'`).join(', ')}`);
   }
   const unique = [...new Set(values)];
   return unique.length === 1 ? { key, value: unique[0] as string } : { key, values: unique };
@@ -52,7 +56,8 @@ export function parseFilterFlag(flag: string): WebhookFilter {
 
 /** The endpoint must be HTTPS; plain http only to this machine (the simulator). */
 export function checkEndpoint(text: string | undefined): string {
-  if (text === undefined || text.trim() === '') throw bad('--url is required: the HTTPS address deliveries are POSTed to');
+  if (text === undefined || text.trim() === '')
+    throw bad('--url is required: the HTTPS address deliveries are POSTed to');
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -72,7 +77,8 @@ export function checkEndpoint(text: string | undefined): string {
 export function buildWebhookCreate(flags: WebhookCreateFlags): WebhookCreate {
   const endpoint = checkEndpoint(flags.url);
   const secretText = flags.secret ?? flags.envSecret;
-  if (secretText === undefined || secretText === '') throw bad('a secret is required: --secret or IVS_WEBHOOK_SECRET (or webhooks.secret in the config file)');
+  if (secretText === undefined || secretText === '')
+    throw bad('a secret is required: --secret or IVS_WEBHOOK_SECRET (or webhooks.secret in the config file)');
   const weak = webhookSecretProblem(secretText.length);
   if (weak !== null) throw bad(weak);
   const filters = flags.filters.map(parseFilterFlag);
@@ -81,7 +87,8 @@ export function buildWebhookCreate(flags: WebhookCreateFlags): WebhookCreate {
     if (seen.has(f.key)) throw bad(`--filter ${f.key} is given twice: list the values once, comma-separated`);
     seen.add(f.key);
   }
-  if (!seen.has('activity.name')) throw bad('a --filter on activity.name is required, e.g. --filter activity.name=authentication,fingerprint');
+  if (!seen.has('activity.name'))
+    throw bad('a --filter on activity.name is required, e.g. --filter activity.name=authentication,fingerprint');
   if (flags.channel !== undefined && flags.channel.trim() === '') throw bad('--channel must not be empty');
   const request: WebhookCreate = { endpoint, secretKey: new Secret(secretText), filters };
   if (flags.channel !== undefined) request.channel = flags.channel.trim();

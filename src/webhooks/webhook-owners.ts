@@ -5,7 +5,9 @@ export interface WebhookOwnersOptions {
   accounts: readonly string[];
   /** Webhook uuids an account's configuration names as its own. */
   configured: ReadonlyMap<string, string>;
-  /** The `webhooks` mirror (filled by `ivsync webhooks list|create|show`) tells which account's token listed a webhook. */
+  /**
+   * The `webhooks` mirror (filled by `ivsync webhooks list|create|show`) tells which account's token listed a webhook.
+   */
   sink: Pick<Sink, 'mirrorRows'>;
   /** Milliseconds since the epoch. */
   clock: () => number;
@@ -23,7 +25,9 @@ export interface WebhookOwnersOptions {
  * undefined, and the receiver refuses its deliveries rather than writing
  * them under a guessed account.
  */
-export function webhookOwners(options: WebhookOwnersOptions): (webhookUuid: string | null) => Promise<string | undefined> {
+export function webhookOwners(
+  options: WebhookOwnersOptions,
+): (webhookUuid: string | null) => Promise<string | undefined> {
   const only = options.accounts.length === 1 ? options.accounts[0] : undefined;
   const known = new Set(options.accounts);
   const rereadMs = options.rereadMs ?? 5000;
@@ -32,7 +36,9 @@ export function webhookOwners(options: WebhookOwnersOptions): (webhookUuid: stri
   const reread = async (): Promise<void> => {
     readAt = options.clock();
     const rows = await options.sink.mirrorRows('webhooks', null);
-    mirrored = new Map(rows.filter((r) => known.has(String(r.account))).map((r) => [String(r.webhook_uuid), String(r.account)]));
+    mirrored = new Map(
+      rows.filter((r) => known.has(String(r.account))).map((r) => [String(r.webhook_uuid), String(r.account)]),
+    );
   };
   return async (webhookUuid) => {
     if (only !== undefined) return only;

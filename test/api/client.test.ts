@@ -41,12 +41,23 @@ async function setup(script: Script, options: Partial<ClientOptions> = {}): Prom
   server = await startScriptServer(script);
   const limiter = options.limiter ?? new RateLimiter({ rate: 1000 });
   const events: RequestEvent[] = [];
-  client = createClient(clientOptions(server.baseUrl, { token: new Secret(TOKEN), limiter, onRequest: (event) => events.push(event), ...options }));
+  client = createClient(
+    clientOptions(server.baseUrl, {
+      token: new Secret(TOKEN),
+      limiter,
+      onRequest: (event) => events.push(event),
+      ...options,
+    }),
+  );
   return { server, client, limiter, events };
 }
 
 const item = (id: string) => ({ service_id: id, activity: { name: 'authentication' } });
-const page = (ids: string[], next: string | null) => ({ item_count: ids.length, items: ids.map(item), next_cursor: next });
+const page = (ids: string[], next: string | null) => ({
+  item_count: ids.length,
+  items: ids.map(item),
+  next_cursor: next,
+});
 
 const expectNoToken = (error: Error): void => expectNoSecret(error, TOKEN);
 
@@ -155,7 +166,9 @@ describe('retries', () => {
     expect(events.map((e) => e.attempt)).toEqual([1, 2, 3]);
     expect(events.every((e) => e.route === '/v1/search/authentications' && e.method === 'POST')).toBe(true);
     // Retries resend the same body.
-    expect(server.seen.map((r) => r.body)).toEqual(Array.from({ length: 3 }, () => ({ limit: 25, range: { start: 1, end: 2 } })));
+    expect(server.seen.map((r) => r.body)).toEqual(
+      Array.from({ length: 3 }, () => ({ limit: 25, range: { start: 1, end: 2 } })),
+    );
   });
 
   it('a request that gets no answer in time is retried', async () => {
@@ -172,10 +185,14 @@ describe('retries', () => {
   });
 
   it('gives up after limit + 1 attempts with one line naming the route and the last cause', async () => {
-    const { server, client } = await setup((_req, res) => sendJson(res, 502, {}), { retry: { baseMs: 1, maxMs: 2, limit: 2 } });
+    const { server, client } = await setup((_req, res) => sendJson(res, 502, {}), {
+      retry: { baseMs: 1, maxMs: 2, limit: 2 },
+    });
     const error = await caught(client.searchPage('authentications', {}));
     expect(error).toBeInstanceOf(RetriesExhaustedError);
-    expect(error.message).toBe(`gave up on POST ${server.baseUrl}/v1/search/authentications after 3 attempts: HTTP 502`);
+    expect(error.message).toBe(
+      `gave up on POST ${server.baseUrl}/v1/search/authentications after 3 attempts: HTTP 502`,
+    );
     expect((error as RetriesExhaustedError).status).toBe(502);
     expect((error as RetriesExhaustedError).code).toBe('RETRIES_EXHAUSTED');
     expect(server.seen).toHaveLength(3);
@@ -193,7 +210,11 @@ describe('retries', () => {
   it('a create is not resent after a 500: the service may have acted on it', async () => {
     const { server, client } = await setup((_req, res) => sendJson(res, 500, {}));
     const error = await caught(
-      client.webhooks.create({ endpoint: 'https://hooks.example.com/x', secretKey: new Secret('s'.repeat(24)), filters: [{ key: 'activity.name', value: 'authentication' }] }),
+      client.webhooks.create({
+        endpoint: 'https://hooks.example.com/x',
+        secretKey: new Secret('s'.repeat(24)),
+        filters: [{ key: 'activity.name', value: 'authentication' }],
+      }),
     );
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(500);
@@ -217,36 +238,50 @@ describe('the token never shows', () => {
     expectNoToken(error);
   });
 
-  it('a 400 echoing it is scrubbed; a reset exhausting retries leaks nothing; 403 on a search rejects the token', async () => {
-    let mode = 400;
-    const { client, server } = await setup((req, res) => {
-      if (mode === 0) return void res.socket?.destroy();
-      sendJson(res, mode, { message: `bad ${String(req.headers.authorization)}` });
-    }, { retry: { limit: 1, baseMs: 1, maxMs: 1 } });
-    const bad = await caught(client.searchPage('fingerprints', {}));
-    expect(bad.message).toBe('the service rejected the request (400): bad Token [redacted]');
-    expectNoToken(bad);
-    mode = 0;
-    const reset = await caught(client.searchPage('fingerprints', {}));
-    expect(reset).toBeInstanceOf(RetriesExhaustedError);
-    expect(reset.message).toBe(`gave up on POST ${server.baseUrl}/v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)`);
-    expectNoToken(reset);
-    // Last: a refused token fails every later request of the client too.
-    mode = 403;
-    const forbidden = await caught(client.searchPage('fingerprints', {}));
-    expect(forbidden.message).toBe('the service rejected the token (403)');
-    expectNoToken(forbidden);
-  });
+  it(
+    'a 400 echoing it is scrubbed; a reset exhausting ' + 'retries leaks nothing; 403 on a search rejects the token',
+    async () => {
+      let mode = 400;
+      const { client, server } = await setup(
+        (req, res) => {
+          if (mode === 0) return void res.socket?.destroy();
+          sendJson(res, mode, { message: `bad ${String(req.headers.authorization)}` });
+        },
+        { retry: { limit: 1, baseMs: 1, maxMs: 1 } },
+      );
+      const bad = await caught(client.searchPage('fingerprints', {}));
+      expect(bad.message).toBe('the service rejected the request (400): bad Token [redacted]');
+      expectNoToken(bad);
+      mode = 0;
+      const reset = await caught(client.searchPage('fingerprints', {}));
+      expect(reset).toBeInstanceOf(RetriesExhaustedError);
+      expect(reset.message).toBe(
+        `gave up on POST ${server.baseUrl}/v1/search/fingerprints after 2 attempts: connection failed (ECONNRESET)`,
+      );
+      expectNoToken(reset);
+      // Last: a refused token fails every later request of the client too.
+      mode = 403;
+      const forbidden = await caught(client.searchPage('fingerprints', {}));
+      expect(forbidden.message).toBe('the service rejected the token (403)');
+      expectNoToken(forbidden);
+    },
+  );
 });
 
 describe('by-id routes', () => {
   it('v1.4: 403 means not there or not accessible, and ids are encoded as one path segment', async () => {
     const { server, client } = await setup((req, res) =>
-      req.path.includes('/lookup/') ? sendJson(res, 403, {}) : sendJson(res, 200, { item: item('fp1'), warnings: [{ code: 'fingerprint_parent_not_authorized' }] }),
+      req.path.includes('/lookup/')
+        ? sendJson(res, 403, {})
+        : sendJson(res, 200, { item: item('fp1'), warnings: [{ code: 'fingerprint_parent_not_authorized' }] }),
     );
     expect(await client.lookup('order/42 x?')).toBeNull();
     expect(server.seen[0]?.url).toBe('/v1/lookup/authentications/order%2F42%20x%3F');
-    expect(await client.get('fingerprints', 'fp1')).toEqual({ item: item('fp1'), warnings: [{ code: 'fingerprint_parent_not_authorized' }], itemText: JSON.stringify(item('fp1')) });
+    expect(await client.get('fingerprints', 'fp1')).toEqual({
+      item: item('fp1'),
+      warnings: [{ code: 'fingerprint_parent_not_authorized' }],
+      itemText: JSON.stringify(item('fp1')),
+    });
     expect(server.seen[1]?.path).toBe('/v1/fingerprints/fp1');
   });
 
@@ -279,7 +314,9 @@ describe('by-id routes', () => {
 
 describe('pages', () => {
   it("carry each item's text exactly as the service sent it", async () => {
-    const body = '{\n  "item_count": 2,\n  "items": [\n    {"service_id": "s1", "timestamp": {"epoch": 1.50}},\n    {"service_id": "s\\"2"}\n  ],\n  "next_cursor": null\n}';
+    const body =
+      '{\n  "item_count": 2,\n  "items": [\n    {"service_id": "s1", "timestamp": {"epoch": 1.50}},\n    ' +
+      '{"service_id": "s\\"2"}\n  ],\n  "next_cursor": null\n}';
     const { client } = await setup((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
@@ -323,36 +360,61 @@ describe('pages', () => {
   it('resumes from a checkpoint cursor', async () => {
     const { client } = await setup(byCursor);
     const ids: string[] = [];
-    for await (const p of client.pages('authentications', { cursor: 'c2' })) ids.push(...p.items.map((i) => (i as { service_id: string }).service_id));
+    for await (const p of client.pages('authentications', { cursor: 'c2' }))
+      ids.push(...p.items.map((i) => (i as { service_id: string }).service_id));
     expect(ids).toEqual(['a3', 'a4']);
   });
 
-  it.each(['1.4', '2'] as const)('API %s: sends an array cursor back as the same array in `cursor`, and [] ends the pages', async (apiVersion) => {
-    const arrays: Record<string, unknown> = {
-      '': { item_count: 1, items: [item('b1')], next_cursor: ['1789000000', 'b1'] },
-      '["1789000000","b1"]': { item_count: 1, items: [item('b2')], next_cursor: ['1788000000', 'b2'] },
-      '["1788000000","b2"]': { item_count: 1, items: [item('b3')], next_cursor: [] },
-    };
-    const { server, client } = await setup(
-      (req, res) => {
-        const cursor = (req.body as { cursor?: unknown }).cursor;
-        sendJson(res, 200, arrays[cursor === undefined || cursor === null ? '' : JSON.stringify(cursor)] ?? { error: 'unknown cursor' });
-      },
-      { apiVersion },
-    );
-    const pages: unknown[] = [];
-    for await (const p of client.pages('authentications', {})) pages.push({ ids: p.items.map((i) => (i as { service_id: string }).service_id), cursor: p.cursor, next: p.nextCursor });
-    expect(pages).toEqual([
-      { ids: ['b1'], cursor: null, next: ['1789000000', 'b1'] },
-      { ids: ['b2'], cursor: ['1789000000', 'b1'], next: ['1788000000', 'b2'] },
-      { ids: ['b3'], cursor: ['1788000000', 'b2'], next: null },
-    ]);
-    expect(server.seen.map((r) => (r.body as { cursor?: unknown }).cursor ?? null)).toEqual([null, ['1789000000', 'b1'], ['1788000000', 'b2']]);
-  });
+  it.each(['1.4', '2'] as const)(
+    'API %s: sends an array cursor back as the same array in `cursor`, and [] ends the pages',
+    async (apiVersion) => {
+      const arrays: Record<string, unknown> = {
+        '': { item_count: 1, items: [item('b1')], next_cursor: ['1789000000', 'b1'] },
+        '["1789000000","b1"]': { item_count: 1, items: [item('b2')], next_cursor: ['1788000000', 'b2'] },
+        '["1788000000","b2"]': { item_count: 1, items: [item('b3')], next_cursor: [] },
+      };
+      const { server, client } = await setup(
+        (req, res) => {
+          const cursor = (req.body as { cursor?: unknown }).cursor;
+          sendJson(
+            res,
+            200,
+            arrays[cursor === undefined || cursor === null ? '' : JSON.stringify(cursor)] ?? {
+              error: 'unknown cursor',
+            },
+          );
+        },
+        { apiVersion },
+      );
+      const pages: unknown[] = [];
+      for await (const p of client.pages('authentications', {}))
+        pages.push({
+          ids: p.items.map((i) => (i as { service_id: string }).service_id),
+          cursor: p.cursor,
+          next: p.nextCursor,
+        });
+      expect(pages).toEqual([
+        { ids: ['b1'], cursor: null, next: ['1789000000', 'b1'] },
+        { ids: ['b2'], cursor: ['1789000000', 'b1'], next: ['1788000000', 'b2'] },
+        { ids: ['b3'], cursor: ['1788000000', 'b2'], next: null },
+      ]);
+      expect(server.seen.map((r) => (r.body as { cursor?: unknown }).cursor ?? null)).toEqual([
+        null,
+        ['1789000000', 'b1'],
+        ['1788000000', 'b2'],
+      ]);
+    },
+  );
 
   it('throws CursorLoopError when a cursor comes back, without yielding that page', async () => {
-    const loop: Record<string, ReturnType<typeof page>> = { '': page(['x'], 'a'), a: page(['y'], 'b'), b: page(['z'], 'a') };
-    const { client } = await setup((req, res) => sendJson(res, 200, loop[(req.body as { cursor?: string }).cursor ?? ''] ?? page([], null)));
+    const loop: Record<string, ReturnType<typeof page>> = {
+      '': page(['x'], 'a'),
+      a: page(['y'], 'b'),
+      b: page(['z'], 'a'),
+    };
+    const { client } = await setup((req, res) =>
+      sendJson(res, 200, loop[(req.body as { cursor?: string }).cursor ?? ''] ?? page([], null)),
+    );
     const seen: unknown[] = [];
     const error = await caught(
       (async () => {
@@ -368,7 +430,13 @@ describe('pages', () => {
     const { server, client } = await setup((req, res) => {
       const cursor = (req.body as { cursor?: string }).cursor;
       if (req.path === '/v1/search/webhooks') {
-        sendJson(res, 200, cursor === undefined ? { item_count: 1, items: [{ webhook_uuid: 'w1' }], next_cursor: 'n' } : { item_count: 1, items: [{ webhook_uuid: 'w2' }], next_cursor: null });
+        sendJson(
+          res,
+          200,
+          cursor === undefined
+            ? { item_count: 1, items: [{ webhook_uuid: 'w1' }], next_cursor: 'n' }
+            : { item_count: 1, items: [{ webhook_uuid: 'w2' }], next_cursor: null },
+        );
       } else {
         sendJson(res, 200, { item_count: 1, items: [{ domain_uuid: 'd1' }], next_cursor: null });
       }
@@ -400,7 +468,10 @@ describe('v2', () => {
     );
     expect(client.apiVersion).toBe('2');
     await client.health();
-    const result = await client.searchPage('authentications', { cursor: 'k1', filters: [{ key: 'status.result.id', value: 'authentic' }] });
+    const result = await client.searchPage('authentications', {
+      cursor: 'k1',
+      filters: [{ key: 'status.result.id', value: 'authentic' }],
+    });
     expect(result.items).toEqual([item('a1')]);
     expect(await client.get('authentications', 'a1')).toMatchObject({ item: item('a1'), warnings: [] });
     expect(await client.get('authentications', 'missing')).toBeNull();
@@ -432,18 +503,31 @@ describe('v2', () => {
     expect(server.seen[0]?.path).toBe('/v2/fp/f1');
     expect(server.seen[0]?.headers['api-version']).toBe('2.1.0');
     // An unset override keeps the default path.
-    await caught((async () => {
-      for await (const _domain of client.domains.list()) break;
-    })());
+    await caught(
+      (async () => {
+        for await (const _domain of client.domains.list()) break;
+      })(),
+    );
     expect(server.seen[1]?.path).toBe('/v2/search/domains');
   });
 
   it('retries a 503 from the catalog; the voucher comes back as a Secret', async () => {
-    const catalog = { categories: [{ product_category: 'luxury', customer_product_group: 'bags', display: { product_category: 'Luxury', customer_product_group: 'Bags' }, brands: [] }] };
+    const catalog = {
+      categories: [
+        {
+          product_category: 'luxury',
+          customer_product_group: 'bags',
+          display: { product_category: 'Luxury', customer_product_group: 'Bags' },
+          brands: [],
+        },
+      ],
+    };
     const { server, client } = await setup(
       (req, res, index) => {
-        if (req.path === '/v2/supported-catalog') return index === 0 ? sendJson(res, 503, {}) : sendJson(res, 200, catalog);
-        if (req.path === '/v2/login-vouchers') return sendJson(res, 200, { login_voucher: 'enc-voucher', username: 'u1' });
+        if (req.path === '/v2/supported-catalog')
+          return index === 0 ? sendJson(res, 503, {}) : sendJson(res, 200, catalog);
+        if (req.path === '/v2/login-vouchers')
+          return sendJson(res, 200, { login_voucher: 'enc-voucher', username: 'u1' });
         sendJson(res, 409, { message: 'user already has a voucher' });
       },
       { apiVersion: '2' },
@@ -453,6 +537,11 @@ describe('v2', () => {
     expect(voucher.username).toBe('u1');
     expect(voucher.loginVoucher.reveal()).toBe('enc-voucher');
     expect(String(voucher.loginVoucher)).toBe('[redacted]');
-    expect(server.seen[2]?.body).toEqual({ unique_user_id: 'u-1', email: 'a@example.com', first_name: null, last_name: null });
+    expect(server.seen[2]?.body).toEqual({
+      unique_user_id: 'u-1',
+      email: 'a@example.com',
+      first_name: null,
+      last_name: null,
+    });
   });
 });

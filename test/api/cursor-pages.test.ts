@@ -71,7 +71,10 @@ describe('cursor values', () => {
 });
 
 /** A fetcher over a chain of bodies keyed by the canonical form of the cursor asked for. */
-function chain(bodies: ReadonlyArray<[Cursor | null, Record<string, unknown>]>): { fetch: (cursor: Cursor | null) => Promise<SearchPage>; asked: Array<Cursor | null> } {
+function chain(bodies: ReadonlyArray<[Cursor | null, Record<string, unknown>]>): {
+  fetch: (cursor: Cursor | null) => Promise<SearchPage>;
+  asked: Array<Cursor | null>;
+} {
   const byCursor = new Map(bodies.map(([cursor, b]) => [cursor === null ? '' : cursorKey(cursor), b]));
   const asked: Array<Cursor | null> = [];
   return {

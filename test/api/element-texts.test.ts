@@ -6,12 +6,13 @@ const TRICKY: unknown[] = [
   { service_id: 'A1', text_fields: { note: 'he said "hi", then left]}', path: 'C:\\dir\\' } },
   { service_id: 'A2', note: 'ends in a backslash \\', quote: '\\"', nested: [[1, [2, {}]], { a: [] }] },
   { service_id: 'A3', brackets: '[{,:}]', unicode: 'é ✓ 😀', control: '\u0001\n\t' },
-  { service_id: 'A4', n: -1.5e-7, big: 12345678901234567890, t: true, f: false, z: null },
+  { service_id: 'A4', n: -1.5e-7, big: 1.2345678901234567e19, t: true, f: false, z: null },
   {},
   { items: [{ service_id: 'inner' }] },
 ];
 
-const parsedElements = (text: string, key = 'items') => arrayElementTexts(text, key)?.map((t) => JSON.parse(t) as unknown);
+const parsedElements = (text: string, key = 'items') =>
+  arrayElementTexts(text, key)?.map((t) => JSON.parse(t) as unknown);
 
 describe('arrayElementTexts', () => {
   it('slices each item of a compact body exactly as it was sent', () => {
@@ -46,7 +47,18 @@ describe('arrayElementTexts', () => {
   });
 
   it('gives null for bodies it cannot vouch for, and never throws', () => {
-    for (const body of ['[]', '"items"', 'null', '{}', '{"items":{}}', '{"items":[{"a":1}', '{"items":[1 2]}', '{"items":["a]}', '{"a" 1}', '']) {
+    for (const body of [
+      '[]',
+      '"items"',
+      'null',
+      '{}',
+      '{"items":{}}',
+      '{"items":[{"a":1}',
+      '{"items":[1 2]}',
+      '{"items":["a]}',
+      '{"a" 1}',
+      '',
+    ]) {
       expect(arrayElementTexts(body, 'items'), body).toBeNull();
     }
   });
@@ -71,7 +83,14 @@ describe('objectMemberText', () => {
 
   it('gives null unless the member is an object, the last of its name counting', () => {
     expect(objectMemberText('{"item":{"a":1},"item":{"b":2}}', 'item')).toBe('{"b":2}');
-    for (const body of ['{"item":[{}]}', '{"item":{"a":1},"item":null}', '{"data":{"item":{}}}', '{"item":{"a":1}', '[{"item":{}}]', '']) {
+    for (const body of [
+      '{"item":[{}]}',
+      '{"item":{"a":1},"item":null}',
+      '{"data":{"item":{}}}',
+      '{"item":{"a":1}',
+      '[{"item":{}}]',
+      '',
+    ]) {
       expect(objectMemberText(body, 'item'), body).toBeNull();
     }
   });

@@ -8,7 +8,12 @@ import { Secret } from '../../src/config/secret.js';
 import { UserError } from '../../src/errors.js';
 import { createClient } from '../../src/api/client.js';
 import type { ClientOptions } from '../../src/api/client.js';
-import { AuthRejectedError, RetriesExhaustedError, ServiceUnreachableError, isApiFailure } from '../../src/api/errors.js';
+import {
+  AuthRejectedError,
+  RetriesExhaustedError,
+  ServiceUnreachableError,
+  isApiFailure,
+} from '../../src/api/errors.js';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import type { ServiceClient } from '../../src/api/service-client.js';
 import { freePort as closedPort } from '../helpers/free-port.js';
@@ -30,9 +35,19 @@ afterEach(async () => {
   servers = [];
 });
 
-function client(baseUrl: string, options: Partial<ClientOptions> = {}): { client: ServiceClient; limiter: RateLimiter } {
+function client(
+  baseUrl: string,
+  options: Partial<ClientOptions> = {},
+): { client: ServiceClient; limiter: RateLimiter } {
   const limiter = options.limiter ?? new RateLimiter({ rate: 1000 });
-  const made = createClient(clientOptions(baseUrl, { token: new Secret(TOKEN), limiter, retry: { limit: 8, baseMs: 500, maxMs: 30_000 }, ...options }));
+  const made = createClient(
+    clientOptions(baseUrl, {
+      token: new Secret(TOKEN),
+      limiter,
+      retry: { limit: 8, baseMs: 500, maxMs: 30_000 },
+      ...options,
+    }),
+  );
   clients.push(made);
   return { client: made, limiter };
 }
@@ -80,14 +95,19 @@ describe('a service that cannot be reached at the start', () => {
 
   it('a certificate the client does not trust: no retry', async () => {
     const tls = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
-    const secure = createHttpsServer({ cert: readFileSync(join(tls, 'cert.pem')), key: readFileSync(join(tls, 'key.pem')) }, (_req, res) => sendJson(res, 200, { status: 'ok' }));
+    const secure = createHttpsServer(
+      { cert: readFileSync(join(tls, 'cert.pem')), key: readFileSync(join(tls, 'key.pem')) },
+      (_req, res) => sendJson(res, 200, { status: 'ok' }),
+    );
     await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = secure.address() as AddressInfo;
       const { client: c } = client(`https://localhost:${port}`);
       const error = await caught(c.health());
       expect(error).toBeInstanceOf(ServiceUnreachableError);
-      expect(error.message).toMatch(new RegExp(`^cannot reach the service at localhost:${port}: TLS handshake failed \\([A-Z_]+\\)$`));
+      expect(error.message).toMatch(
+        new RegExp(`^cannot reach the service at localhost:${port}: TLS handshake failed \\([A-Z_]+\\)$`),
+      );
       expect(c.stats.requests).toBe(1);
     } finally {
       secure.closeAllConnections();
@@ -100,7 +120,9 @@ describe('a service that cannot be reached at the start', () => {
     const { client: c } = client('https://ivsync-test.invalid');
     const error = await caught(c.health());
     expect(error).toBeInstanceOf(ServiceUnreachableError);
-    expect(error.message).toMatch(/^cannot reach the service at ivsync-test\.invalid: (unknown host|host name lookup failed) \(E[A-Z_]+\)$/);
+    expect(error.message).toMatch(
+      /^cannot reach the service at ivsync-test\.invalid: (unknown host|host name lookup failed) \(E[A-Z_]+\)$/,
+    );
   });
 });
 
@@ -130,7 +152,10 @@ describe('a refused token', () => {
   it('a request waiting out a retry backoff fails at once', async () => {
     const svc = await server((_req, res, index) => sendJson(res, index === 0 ? 500 : 401, {}));
     // A 500 first: its retry would wait most of a minute.
-    const { client: c } = client(svc.baseUrl, { retry: { limit: 8, baseMs: 60_000, maxMs: 60_000 }, random: () => 0.99 });
+    const { client: c } = client(svc.baseUrl, {
+      retry: { limit: 8, baseMs: 60_000, maxMs: 60_000 },
+      random: () => 0.99,
+    });
     const backingOff = caught(c.searchPage('authentications', {}));
     await until(() => (svc.seen.length === 1 ? true : undefined), 10_000, 'the first request');
     const refused = await caught(c.searchPage('fingerprints', {}));
@@ -141,7 +166,9 @@ describe('a refused token', () => {
 
   it('fails every request at once for the hold, then lets one through again', async () => {
     let clock = 0;
-    const svc = await server((_req, res, index) => (index === 0 ? sendJson(res, 401, {}) : sendJson(res, 200, emptyPage)));
+    const svc = await server((_req, res, index) =>
+      index === 0 ? sendJson(res, 401, {}) : sendJson(res, 200, emptyPage),
+    );
     const { client: c } = client(svc.baseUrl, { now: () => clock, failFastHoldMs: 60_000 });
     expect(await caught(c.searchPage('authentications', {}))).toBeInstanceOf(AuthRejectedError);
     clock += 59_999;

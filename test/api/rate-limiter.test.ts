@@ -22,7 +22,11 @@ describe('RateLimiter', () => {
     const rate = 200;
     const limiter = new RateLimiter({ rate });
     const starts: number[] = [];
-    await Promise.all(Array.from({ length: rate + 20 }, () => limiter.schedule(async () => void starts.push(performance.timeOrigin + performance.now()))));
+    await Promise.all(
+      Array.from({ length: rate + 20 }, () =>
+        limiter.schedule(async () => void starts.push(performance.timeOrigin + performance.now())),
+      ),
+    );
     for (let k = rate; k < starts.length; k += 1) expect(starts[k]! - starts[k - rate]!).toBeGreaterThanOrEqual(1000);
   });
 

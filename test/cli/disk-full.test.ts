@@ -35,7 +35,10 @@ function canMount(): boolean {
 const mountable = canMount();
 if (!mountable) {
   // In CI a skipped disk-full test is a failure, not a silent pass.
-  if (process.env.IVS_REQUIRE_MOUNT === '1') throw new Error('mount -t tmpfs is refused to this user, and IVS_REQUIRE_MOUNT=1 forbids skipping the disk-full tests');
+  if (process.env.IVS_REQUIRE_MOUNT === '1')
+    throw new Error(
+      'mount -t tmpfs is refused to this user, and IVS_REQUIRE_MOUNT=1 forbids skipping the disk-full tests',
+    );
   console.warn('mount -t tmpfs is refused to this user: the disk-full tests are skipped');
 }
 
@@ -49,43 +52,58 @@ describe.skipIf(!mountable)('a disk that fills up during a backfill', () => {
     for (const dir of mounted.splice(0)) execFileSync('umount', [dir]);
   });
 
-  it.each([['sqlite'], ['duckdb']] as const)('%s: one line, exit 1; with room for the file added, the same command resumes and ends equal to the truth', async (kind) => {
-    const sim = await simulator();
-    const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--json'];
-    const envFor = (db: string) => ({ IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: writeConfig(tempDir()), IVS_RATE: '2000', IVS_LOG_LEVEL: 'silent' });
+  it.each([['sqlite'], ['duckdb']] as const)(
+    '%s: one line, exit 1; with room for the file added, the same command resumes and ends equal to the truth',
+    async (kind) => {
+      const sim = await simulator();
+      const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--json'];
+      const envFor = (db: string) => ({
+        IVS_BASE_URL: sim.url,
+        IVS_API_TOKEN: 'test-token',
+        IVS_DB: db,
+        IVS_CONFIG: writeConfig(tempDir()),
+        IVS_RATE: '2000',
+        IVS_LOG_LEVEL: 'silent',
+      });
 
-    // The size of the finished file: the same backfill on a disk with room.
-    const reference = join(tempDir(), `reference.${kind}`);
-    const full = await runIvsync(args, envFor(`${kind}:${reference}`));
-    expect(full.code).toBe(0);
-    const fileBytes = statSync(reference).size;
-    const fetchedWhole = (JSON.parse(full.stdout) as { items: number }).items;
+      // The size of the finished file: the same backfill on a disk with room.
+      const reference = join(tempDir(), `reference.${kind}`);
+      const full = await runIvsync(args, envFor(`${kind}:${reference}`));
+      expect(full.code).toBe(0);
+      const fileBytes = statSync(reference).size;
+      const fetchedWhole = (JSON.parse(full.stdout) as { items: number }).items;
 
-    // Room for an empty target and part of the data, not all of it.
-    const disk = join(tempDir(), 'disk');
-    mkdirSync(disk);
-    const startKib = Math.ceil(Math.max(2048 * KIB, fileBytes / 2) / KIB);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${startKib}k`, 'tmpfs', disk]);
-    mounted.push(disk);
-    const target = `${kind}:${join(disk, `target.${kind}`)}`;
+      // Room for an empty target and part of the data, not all of it.
+      const disk = join(tempDir(), 'disk');
+      mkdirSync(disk);
+      const startKib = Math.ceil(Math.max(2048 * KIB, fileBytes / 2) / KIB);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${startKib}k`, 'tmpfs', disk]);
+      mounted.push(disk);
+      const target = `${kind}:${join(disk, `target.${kind}`)}`;
 
-    const failed = await spawnIvsync(args, envFor(target)).exited;
-    expect(failed.code).toBe(1);
-    const error = cliError(failed.stderr);
-    expect(error?.code).toBe('TARGET_FAILED');
-    expect(error?.message).toMatch(new RegExp(`^${kind} failed \\([A-Za-z_ ]+\\): the disk is full: free space where the target is, then run the same command again`));
-    expect(error?.message).not.toMatch(/insert|select|\bat /i);
+      const failed = await spawnIvsync(args, envFor(target)).exited;
+      expect(failed.code).toBe(1);
+      const error = cliError(failed.stderr);
+      expect(error?.code).toBe('TARGET_FAILED');
+      expect(error?.message).toMatch(
+        new RegExp(
+          `^${kind} failed \\([A-Za-z_ ]+\\): the disk is full: free space where the target is, then run the ` +
+            `same command again`,
+        ),
+      );
+      expect(error?.message).not.toMatch(/insert|select|\bat /i);
 
-    // Freed: exactly the size of the file a whole backfill leaves.
-    execFileSync('mount', ['-o', `remount,size=${startKib + Math.floor(fileBytes / KIB)}k`, disk]);
-    // The run the disk stopped says so itself (in the room it kept for that), before anything else opens the target.
-    const runs = await readTarget(target, 'SELECT status, error, finished_at FROM sync_runs');
-    expect(runs).toEqual([{ status: 'failed', error: error?.message, finished_at: expect.any(String) }]);
-    const resumed = await spawnIvsync(args, envFor(target)).exited;
-    expect(cliError(resumed.stderr)).toBeUndefined();
-    expect(resumed.code).toBe(0);
-    // What the failed run committed was kept: the resume fetched less than the whole history.
-    expect((JSON.parse(resumed.stdout) as { items: number }).items).toBeLessThan(fetchedWhole);
-    for (const resource of RESOURCES) expect(await storedFacts(target, resource)).toEqual(truthFacts(sim, resource));
-  });
+      // Freed: exactly the size of the file a whole backfill leaves.
+      execFileSync('mount', ['-o', `remount,size=${startKib + Math.floor(fileBytes / KIB)}k`, disk]);
+      // The run the disk stopped says so itself (in the room it kept for that), before anything else opens the target.
+      const runs = await readTarget(target, 'SELECT status, error, finished_at FROM sync_runs');
+      expect(runs).toEqual([{ status: 'failed', error: error?.message, finished_at: expect.any(String) }]);
+      const resumed = await spawnIvsync(args, envFor(target)).exited;
+      expect(cliError(resumed.stderr)).toBeUndefined();
+      expect(resumed.code).toBe(0);
+      // What the failed run committed was kept: the resume fetched less than the whole history.
+      expect((JSON.parse(resumed.stdout) as { items: number }).items).toBeLessThan(fetchedWhole);
+      for (const resource of RESOURCES) expect(await storedFacts(target, resource)).toEqual(truthFacts(sim, resource));
+    },
+  );
 });

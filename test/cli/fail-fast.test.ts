@@ -51,7 +51,9 @@ describe('a base URL where no service listens', () => {
     expect(r.ms).toBeLessThan(15_000);
     expect(r.code).toBe(1);
     expect(lines(r.stderr)).toHaveLength(1);
-    expect(errorMessage(r.stderr)).toBe(`cannot reach the service at 127.0.0.1:${port}: connection refused (ECONNREFUSED)`);
+    expect(errorMessage(r.stderr)).toBe(
+      `cannot reach the service at 127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+    );
     expect(r.stdout).toBe('');
   });
 });
@@ -85,7 +87,10 @@ describe('a base URL with a path (https://host/v1): every route answers 404', ()
     expect(lines(r.stderr)).toHaveLength(1);
     const route = args[0] === 'health' ? 'GET' : 'POST';
     expect(errorMessage(r.stderr)).toMatch(
-      new RegExp(`^${route} ${sim.url}/v1/v1/\\S+ answered 404 \\(no such route\\): the base URL ${sim.url}/v1 has a path \\(/v1\\); .*--base-url ${sim.url}$`),
+      new RegExp(
+        `^${route} ${sim.url}/v1/v1/\\S+ answered 404 \\(no such route\\): the base URL ${sim.url}/v1 has a ` +
+          `path \\(/v1\\); .*--base-url ${sim.url}$`,
+      ),
     );
     expect(r.stderr).not.toContain('retries');
     expect(r.stderr).not.toContain('test-token');

@@ -31,14 +31,18 @@ async function help(path: readonly string[]): Promise<string> {
 }
 
 describe('--help of each command', () => {
-  it.each(leaves(COMMANDS).map((l) => [l.path.join(' '), l] as const))('%s: lists the global options it reads and no other, and examples', async (_name, leaf) => {
-    const text = await help(leaf.path);
-    const options = listed(text);
-    for (const option of GLOBAL_OPTIONS) expect([option, options.includes(option)]).toEqual([option, leaf.uses.includes(option)]);
-    expect(options).not.toContain('version');
-    expect(text).toMatch(new RegExp(`^ivsync ${leaf.path.join(' ')}`));
-    expect(text).toMatch(/\nExamples:\n {2}ivsync /);
-  });
+  it.each(leaves(COMMANDS).map((l) => [l.path.join(' '), l] as const))(
+    '%s: lists the global options it reads and no other, and examples',
+    async (_name, leaf) => {
+      const text = await help(leaf.path);
+      const options = listed(text);
+      for (const option of GLOBAL_OPTIONS)
+        expect([option, options.includes(option)]).toEqual([option, leaf.uses.includes(option)]);
+      expect(options).not.toContain('version');
+      expect(text).toMatch(new RegExp(`^ivsync ${leaf.path.join(' ')}`));
+      expect(text).toMatch(/\nExamples:\n {2}ivsync /);
+    },
+  );
 
   it.each([
     [['export'], ['schedule', 'token', 'base-url', 'rate', 'resources'], 'ivsync export --to duckdb:PATH|parquet:DIR'],

@@ -28,10 +28,13 @@ describe('ivsync init', () => {
     // The written file loads to the defaults: the same Config as no file at all.
     const clock = () => Date.now();
     const loaded = loadConfig({ flags: { config: yaml }, env: {}, clock });
-    expect({ ...loaded, configFile: undefined }).toEqual(loadConfig({ flags: {}, env: {}, clock, fileExists: () => false }));
+    expect({ ...loaded, configFile: undefined }).toEqual(
+      loadConfig({ flags: {}, env: {}, clock, fileExists: () => false }),
+    );
     // The env template names the four variables, commented until filled in.
     const envText = readFileSync(env, 'utf8');
-    for (const name of ['IVS_BASE_URL', 'IVS_API_TOKEN', 'IVS_WEBHOOK_SECRET', 'IVS_DB']) expect(envText).toMatch(new RegExp(`^# ${name}=`, 'm'));
+    for (const name of ['IVS_BASE_URL', 'IVS_API_TOKEN', 'IVS_WEBHOOK_SECRET', 'IVS_DB'])
+      expect(envText).toMatch(new RegExp(`^# ${name}=`, 'm'));
     expect(healthChecks(sim)).toBe(1);
     expect(r.stdout).toMatch(/credentials: default ok/);
     // The next three commands, naming the file since the default lookup would not find it.
@@ -45,7 +48,10 @@ describe('ivsync init', () => {
     const r = await runIvsync(['init', '--dir', dir, '--json'], {});
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { credentials: { status: string; reason: string }; next: string[] };
-    expect(out.credentials).toEqual({ status: 'skipped', reason: 'no base URL (--base-url or IVS_BASE_URL) and no token (--token or IVS_API_TOKEN)' });
+    expect(out.credentials).toEqual({
+      status: 'skipped',
+      reason: 'no base URL (--base-url or IVS_BASE_URL) and no token (--token or IVS_API_TOKEN)',
+    });
     expect(out.next).toHaveLength(3);
     expect(healthChecks(sim)).toBe(0);
     expect(existsSync(files(dir).yaml)).toBe(true);

@@ -26,7 +26,9 @@ interface LogRecord {
   [key: string]: unknown;
 }
 
-/** Every line of stderr, each parsed as a JSON record with an ISO time and a level name; throws on a line that is not. */
+/**
+ * Every line of stderr, each parsed as a JSON record with an ISO time and a level name; throws on a line that is not.
+ */
 function records(stderr: string): LogRecord[] {
   const lines = stderr.split('\n').filter((l) => l !== '');
   return lines.map((line) => {
@@ -41,17 +43,32 @@ function records(stderr: string): LogRecord[] {
 function setup(url: string, token = 'test-token') {
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
-  return { db, env: { IVS_BASE_URL: url, IVS_API_TOKEN: token, IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000', IVS_LOG_LEVEL: 'debug' } };
+  return {
+    db,
+    env: {
+      IVS_BASE_URL: url,
+      IVS_API_TOKEN: token,
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+      IVS_LOG_LEVEL: 'debug',
+    },
+  };
 }
 
 const runIds = (db: string, status?: string): string[] =>
-  query<{ id: string }>(db, `SELECT id FROM sync_runs ${status ? 'WHERE status = ?' : ''} ORDER BY started_at`, ...(status ? [status] : [])).map((r) => r.id);
+  query<{ id: string }>(
+    db,
+    `SELECT id FROM sync_runs ${status ? 'WHERE status = ?' : ''} ORDER BY started_at`,
+    ...(status ? [status] : []),
+  ).map((r) => r.id);
 
 describe('stderr off a terminal: one JSON record per line', () => {
   it('a backfill: every line, the plan included, carries the run id sync_runs holds', async () => {
     const sim = await simulator();
     const { db, env } = setup(sim.url);
-    const backfill = await spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env).exited;
+    const backfill = await spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)
+      .exited;
     expect(backfill.code).toBe(0);
     const logged = records(backfill.stderr);
     expect(new Set(logged.map((r) => r.run))).toEqual(new Set(runIds(db)));
@@ -75,26 +92,35 @@ describe('stderr off a terminal: one JSON record per line', () => {
   it('a usage mistake is a JSON record too', async () => {
     const result = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2025-01-01']);
     expect(result.code).toBe(2);
-    expect(records(result.stderr)).toEqual([expect.objectContaining({ level: 'error', error: expect.objectContaining({ code: 'BAD_TIME' }) as unknown })]);
+    expect(records(result.stderr)).toEqual([
+      expect.objectContaining({ level: 'error', error: expect.objectContaining({ code: 'BAD_TIME' }) as unknown }),
+    ]);
   });
 
-  it('the daemon stopped by SIGTERM: the notice, its own records under its id, each failed run under the run id', async () => {
-    const sim = await simulator();
-    const { db, env } = setup(sim.url, 'not-the-token');
-    const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START)], env);
-    children.push(child);
-    await until(() => (/"msg":"run failed"/.test(child.stderr()) && runIds(db, 'failed').length > 0 ? true : undefined), 30_000, 'a failed run');
-    child.kill('SIGTERM');
-    const end = await child.exited;
-    expect(end.code).toBe(0);
-    const logged = records(end.stderr);
-    const daemonIds = new Set(logged.flatMap((r) => (r.daemon === undefined ? [] : [r.daemon])));
-    expect(daemonIds.size).toBe(1);
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', signal: 'SIGTERM' }));
-    const failed = logged.filter((r) => r.msg === 'run failed');
-    expect(failed.length).toBeGreaterThan(0);
-    const ids = runIds(db);
-    for (const r of failed) expect(ids).toContain(r.run);
-    expect(ids).not.toContain([...daemonIds][0]);
-  });
+  it(
+    'the daemon stopped by SIGTERM: the notice, its own ' + 'records under its id, each failed run under the run id',
+    async () => {
+      const sim = await simulator();
+      const { db, env } = setup(sim.url, 'not-the-token');
+      const child = spawnIvsync(['daemon', '--schedule', '* * * * * *', '--since', String(HISTORY_START)], env);
+      children.push(child);
+      await until(
+        () => (/"msg":"run failed"/.test(child.stderr()) && runIds(db, 'failed').length > 0 ? true : undefined),
+        30_000,
+        'a failed run',
+      );
+      child.kill('SIGTERM');
+      const end = await child.exited;
+      expect(end.code).toBe(0);
+      const logged = records(end.stderr);
+      const daemonIds = new Set(logged.flatMap((r) => (r.daemon === undefined ? [] : [r.daemon])));
+      expect(daemonIds.size).toBe(1);
+      expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', signal: 'SIGTERM' }));
+      const failed = logged.filter((r) => r.msg === 'run failed');
+      expect(failed.length).toBeGreaterThan(0);
+      const ids = runIds(db);
+      for (const r of failed) expect(ids).toContain(r.run);
+      expect(ids).not.toContain([...daemonIds][0]);
+    },
+  );
 });

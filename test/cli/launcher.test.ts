@@ -37,8 +37,15 @@ async function launch(command: string, args: readonly string[], extra: Record<st
   const report = join(dir, 'seen.json');
   const probe = join(dir, 'probe.mjs');
   const seen = 'JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null })';
-  writeFileSync(probe, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, ${seen});\n`);
-  const env = { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, NODE_OPTIONS: `--import="${probe}"`, ...extra };
+  writeFileSync(
+    probe,
+    `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, ${seen});\n`,
+  );
+  const env = {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    NODE_OPTIONS: `--import="${probe}"`,
+    ...extra,
+  };
   const child = spawnChild(command, args, env, dir);
   const exited = await child.exited;
   const read = JSON.parse(readFileSync(report, 'utf8')) as Seen;

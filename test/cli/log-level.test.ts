@@ -18,12 +18,22 @@ describe('the log level: --verbose > --log-level > IVS_LOG_LEVEL > logLevel in t
   it.each([
     ['the file alone', [], {}, false],
     ['--verbose over a quiet file', ['--verbose'], {}, true],
-    ['--verbose over IVS_LOG_LEVEL and --log-level', ['--verbose', '--log-level', 'error'], { IVS_LOG_LEVEL: 'error' }, true],
+    [
+      '--verbose over IVS_LOG_LEVEL and --log-level',
+      ['--verbose', '--log-level', 'error'],
+      { IVS_LOG_LEVEL: 'error' },
+      true,
+    ],
     ['IVS_LOG_LEVEL over the file', [], { IVS_LOG_LEVEL: 'debug' }, true],
     ['--log-level over IVS_LOG_LEVEL', ['--log-level', 'warn'], { IVS_LOG_LEVEL: 'debug' }, false],
   ])('%s', async (_name, flags, extraEnv, debug) => {
     const sim = await simulator();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_CONFIG: writeConfig(tempDir(), { logLevel: 'warn' }), ...extraEnv };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_CONFIG: writeConfig(tempDir(), { logLevel: 'warn' }),
+      ...extraEnv,
+    };
     const r = await runIvsync(['health', ...flags], env);
     expect(r.code).toBe(0);
     // health logs each request at debug and nothing above it.

@@ -10,17 +10,37 @@ function stream(tty: boolean): { destination: PassThrough & { isTTY?: boolean };
   return { destination, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-const plans = Array.from({ length: 12 }, (_, i) => ({ account: 'default', resource: i % 2 ? 'fingerprints' : 'authentications', windows: 13, todo: i, resumed: 0 }));
+const plans = Array.from({ length: 12 }, (_, i) => ({
+  account: 'default',
+  resource: i % 2 ? 'fingerprints' : 'authentications',
+  windows: 13,
+  todo: i,
+  resumed: 0,
+}));
 
 describe('log records', () => {
   it('off a terminal: one JSON object per line, level by name, ISO time from the injected clock, the run id', () => {
     const out = stream(false);
-    const logger = createLogger({ level: 'debug', destination: out.destination, bindings: { run: 'abcd1234' }, clock: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678) });
+    const logger = createLogger({
+      level: 'debug',
+      destination: out.destination,
+      bindings: { run: 'abcd1234' },
+      clock: () => Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+    });
     logger.info({ plans }, 'backfill plan');
     logger.warn({ token: 'tok_secret_123' }, 'careful');
-    const records = out.text().trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = out
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records).toHaveLength(2);
-    expect(records[0]).toMatchObject({ level: 'info', time: '2026-01-02T03:04:05.678Z', run: 'abcd1234', msg: 'backfill plan' });
+    expect(records[0]).toMatchObject({
+      level: 'info',
+      time: '2026-01-02T03:04:05.678Z',
+      run: 'abcd1234',
+      msg: 'backfill plan',
+    });
     expect(records[1]).toMatchObject({ level: 'warn', token: '[redacted]' });
   });
 

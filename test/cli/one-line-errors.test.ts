@@ -12,12 +12,20 @@ import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
 describe('oneLine', () => {
   const cases: Array<[string, string, string]> = [
-    ['a short line stays', 'cannot open target sqlite:x: disk I/O error', 'cannot open target sqlite:x: disk I/O error'],
+    [
+      'a short line stays',
+      'cannot open target sqlite:x: disk I/O error',
+      'cannot open target sqlite:x: disk I/O error',
+    ],
     ['a stack is cut at the first line', 'boom\n    at f (file.js:1:1)\n    at g (file.js:2:2)', 'boom'],
     ['a carriage return ends the line too', 'first\rsecond', 'first'],
     ['control characters are blanked', 'a\u0000b\tc', 'a b c'],
     ['a lone surrogate becomes U+FFFD', 'a\ud800b', 'a\ufffdb'],
-    ['a statement is capped', `insert into t ${'(?, ?), '.repeat(1000)}`, `insert into t ${'(?, ?), '.repeat(1000)}`.slice(0, 299) + '…'],
+    [
+      'a statement is capped',
+      `insert into t ${'(?, ?), '.repeat(1000)}`,
+      `insert into t ${'(?, ?), '.repeat(1000)}`.slice(0, 299) + '…',
+    ],
   ];
   it.each(cases)('%s', (_name, message, line) => {
     expect(oneLine(message)).toBe(line);
@@ -69,34 +77,40 @@ describe('a target that refuses every page', () => {
     await client.end();
   }
 
-  it.each([['sqlite'], ...(postgresUp ? [['postgres']] : [])] as Array<['sqlite' | 'postgres']>)('%s: the run fails with one line naming the problem, no statement, and keeps no item aside', async (dialect) => {
-    sim = await startSimulator({ sessions: 40, seed: 8, rate: 2000, burst: 2000 });
-    target = await freshTarget(dialect);
-    await breakTable(target.url);
-    const config = writeConfig(tempDir());
-    const result = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--resources', 'authentications'], {
-      IVS_BASE_URL: sim.url,
-      IVS_API_TOKEN: 'test-token',
-      IVS_DB: target.url,
-      IVS_CONFIG: config,
-      IVS_RATE: '2000',
-      IVS_LOG_LEVEL: 'silent',
-    });
-    expect(result.code).toBe(1);
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    const message = errorMessage(result.stderr);
-    expect(message).toMatch(new RegExp(`^${dialect} failed \\(\\w+\\): .*customer_item_id`));
-    expect(message.length).toBeLessThan(320);
-    expect(message).not.toMatch(/insert|json_to_recordset|VALUES/i);
-    const sink = await openSink(target.url);
-    try {
-      expect(await sink.query('SELECT count(*) AS n FROM rejected_items')).toEqual([{ n: 0 }]);
-      const [run] = await sink.query('SELECT status, error FROM sync_runs');
-      expect(run).toMatchObject({ status: 'failed' });
-      expect(String(run!.error)).not.toMatch(/\n|insert/i);
-    } finally {
-      await sink.close();
-    }
-  });
+  it.each([['sqlite'], ...(postgresUp ? [['postgres']] : [])] as Array<['sqlite' | 'postgres']>)(
+    '%s: the run fails with one line naming the problem, no statement, and keeps no item aside',
+    async (dialect) => {
+      sim = await startSimulator({ sessions: 40, seed: 8, rate: 2000, burst: 2000 });
+      target = await freshTarget(dialect);
+      await breakTable(target.url);
+      const config = writeConfig(tempDir());
+      const result = await runIvsync(
+        ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--resources', 'authentications'],
+        {
+          IVS_BASE_URL: sim.url,
+          IVS_API_TOKEN: 'test-token',
+          IVS_DB: target.url,
+          IVS_CONFIG: config,
+          IVS_RATE: '2000',
+          IVS_LOG_LEVEL: 'silent',
+        },
+      );
+      expect(result.code).toBe(1);
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      const message = errorMessage(result.stderr);
+      expect(message).toMatch(new RegExp(`^${dialect} failed \\(\\w+\\): .*customer_item_id`));
+      expect(message.length).toBeLessThan(320);
+      expect(message).not.toMatch(/insert|json_to_recordset|VALUES/i);
+      const sink = await openSink(target.url);
+      try {
+        expect(await sink.query('SELECT count(*) AS n FROM rejected_items')).toEqual([{ n: 0 }]);
+        const [run] = await sink.query('SELECT status, error FROM sync_runs');
+        expect(run).toMatchObject({ status: 'failed' });
+        expect(String(run!.error)).not.toMatch(/\n|insert/i);
+      } finally {
+        await sink.close();
+      }
+    },
+  );
 });

@@ -23,14 +23,30 @@ function progress(): Progress {
 }
 
 function plan(windows: number, todo: number, secondsLeft: number): BackfillPlanSummary {
-  return { account: 'default', resource: 'authentications', windows, todo, resumed: 0, seconds: secondsLeft, totalSeconds: windows * 30 * DAY };
+  return {
+    account: 'default',
+    resource: 'authentications',
+    windows,
+    todo,
+    resumed: 0,
+    seconds: secondsLeft,
+    totalSeconds: windows * 30 * DAY,
+  };
 }
 
 describe('backfill progress', () => {
   it.each([
     ['a fresh backfill starts at 0', [plan(12, 12, 360 * DAY)], { phase: 'running', total: 360 * DAY, covered: 0 }],
-    ['a resumed backfill starts at what earlier runs paged', [plan(12, 3, 90 * DAY)], { phase: 'running', total: 360 * DAY, covered: 270 * DAY }],
-    ['over resources, the done parts add up', [plan(12, 6, 180 * DAY), { ...plan(12, 12, 360 * DAY), resource: 'fingerprints' }], { phase: 'running', total: 720 * DAY, covered: 180 * DAY }],
+    [
+      'a resumed backfill starts at what earlier runs paged',
+      [plan(12, 3, 90 * DAY)],
+      { phase: 'running', total: 360 * DAY, covered: 270 * DAY },
+    ],
+    [
+      'over resources, the done parts add up',
+      [plan(12, 6, 180 * DAY), { ...plan(12, 12, 360 * DAY), resource: 'fingerprints' }],
+      { phase: 'running', total: 720 * DAY, covered: 180 * DAY },
+    ],
     ['an empty plan draws no bar', [plan(12, 0, 0)], { phase: 'nothing', total: 0, covered: 0 }],
   ] as const)('%s', (_name, plans, want) => {
     const p = progress();
@@ -39,20 +55,48 @@ describe('backfill progress', () => {
     expect(p.state).toEqual(want);
   });
 
-  it("a backfill over a range partly paged before starts at that part: the plan counts the windows done", async () => {
+  it('a backfill over a range partly paged before starts at that part: the plan counts the windows done', async () => {
     const sim = await simulator();
     const dir = tempDir();
     const db = join(dir, 't.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
-    const first = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 150 * DAY), '--resources', 'authentications'], env);
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+    };
+    const first = await runIvsync(
+      [
+        'backfill',
+        '--from',
+        String(HISTORY_START),
+        '--to',
+        String(HISTORY_START + 150 * DAY),
+        '--resources',
+        'authentications',
+      ],
+      env,
+    );
     expect(first.code).toBe(0);
-    const [paged] = query<{ seconds: number }>(db, "SELECT SUM(window_end - window_start) AS seconds FROM sync_windows WHERE status = 'done'");
+    const [paged] = query<{ seconds: number }>(
+      db,
+      "SELECT SUM(window_end - window_start) AS seconds FROM sync_windows WHERE status = 'done'",
+    );
     expect(paged!.seconds).toBeGreaterThan(0);
 
     const plans: BackfillPlanSummary[] = [];
-    const run = await openRun(loadConfig({ flags: {}, env, clock: Date.now }), { onEvent: (e) => e.type === 'backfill-plan' && plans.push(...e.plans) });
+    const run = await openRun(loadConfig({ flags: {}, env, clock: Date.now }), {
+      onEvent: (e) => e.type === 'backfill-plan' && plans.push(...e.plans),
+    });
     try {
-      await runBackfill(run, { accounts: ['default'], from: HISTORY_START, to: HISTORY_END, resources: ['authentications'], wait: false });
+      await runBackfill(run, {
+        accounts: ['default'],
+        from: HISTORY_START,
+        to: HISTORY_END,
+        resources: ['authentications'],
+        wait: false,
+      });
     } finally {
       await run.close();
     }
@@ -66,7 +110,13 @@ describe('backfill progress', () => {
   it('says "nothing to do" when every window of the interval is paged already', async () => {
     const sim = await simulator();
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${join(dir, 't.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${join(dir, 't.sqlite')}`,
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+    };
     const args = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
     const first = await runIvsync(args, env);
     expect(first.code).toBe(0);

@@ -6,7 +6,11 @@ import { until } from '../helpers/wait.js';
 it('simulate --cursor-style array hands out arrays of strings and refuses them sent back as text', async () => {
   const port = await freePort();
   const stop = new AbortController();
-  const running = runIvsync(['simulate', '--port', String(port), '--sessions', '60', '--cursor-style', 'array'], {}, stop.signal);
+  const running = runIvsync(
+    ['simulate', '--port', String(port), '--sessions', '60', '--cursor-style', 'array'],
+    {},
+    stop.signal,
+  );
   const search = (body: unknown) =>
     fetch(`http://127.0.0.1:${port}/v1/search/authentications`, {
       method: 'POST',

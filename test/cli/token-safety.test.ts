@@ -23,9 +23,16 @@ describe('the API token', () => {
   it('appears nowhere: stdout, stderr, logs or the database, also with --verbose', async () => {
     sim = await simulator({ sessions: 60, rate: 2000, burst: 2000, tokens: { [TOKEN]: 'alice' }, faults: '500=0.05' });
     const dir = tempDir();
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: TOKEN, IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: TOKEN,
+      IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`,
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+    };
     const runs = [
-      await spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--verbose'], env).exited,
+      await spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--verbose'], env)
+        .exited,
       await spawnIvsync(['sync', '--verbose'], env).exited,
       await spawnIvsync(['status', '--json', '--verbose'], env).exited,
       await spawnIvsync(['health', '--verbose'], env).exited,
@@ -43,12 +50,15 @@ describe('the API token', () => {
     const dir = tempDir();
     const wrong = 'tok_wrong_ZZZ_987654321';
     for (const verbose of [[], ['--verbose']]) {
-      const r = await spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), ...verbose], {
-        IVS_BASE_URL: sim.url,
-        IVS_API_TOKEN: wrong,
-        IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`,
-        IVS_CONFIG: writeConfig(dir),
-      }).exited;
+      const r = await spawnIvsync(
+        ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), ...verbose],
+        {
+          IVS_BASE_URL: sim.url,
+          IVS_API_TOKEN: wrong,
+          IVS_DB: `sqlite:${join(dir, 'ivsync.sqlite')}`,
+          IVS_CONFIG: writeConfig(dir),
+        },
+      ).exited;
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('the service rejected the token (401)');
       expect(r.stdout + r.stderr).not.toContain(wrong);

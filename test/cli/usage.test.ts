@@ -5,7 +5,19 @@ describe('the command line', () => {
   it('lists every command in --help', async () => {
     const r = await runIvsync(['--help']);
     expect(r.code).toBe(0);
-    for (const c of ['init', 'backfill', 'sync', 'status', 'health', 'migrate', 'simulate', 'daemon', 'export', 'webhooks', 'domains']) {
+    for (const c of [
+      'init',
+      'backfill',
+      'sync',
+      'status',
+      'health',
+      'migrate',
+      'simulate',
+      'daemon',
+      'export',
+      'webhooks',
+      'domains',
+    ]) {
       expect(r.stdout).toContain(`ivsync ${c}`);
     }
   });
@@ -22,10 +34,14 @@ describe('the command line', () => {
   });
 
   it('says which time it could not read, as a usage error (exit 2)', async () => {
-    const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], { IVS_BASE_URL: 'http://127.0.0.1:9', IVS_API_TOKEN: 'x' });
+    const r = await runIvsync(['backfill', '--from', 'yesterday', '--to', '2024-01-01'], {
+      IVS_BASE_URL: 'http://127.0.0.1:9',
+      IVS_API_TOKEN: 'x',
+    });
     expect(r.code).toBe(2);
     expect(errorMessage(r.stderr)).toBe(
-      "--from: \"yesterday\" is not a time: give an ISO 8601 date or date-time (2024-01-31, 2024-01-31T12:00:00Z) or epoch seconds",
+      '--from: "yesterday" is not a time: give an ISO 8601 date or date-time (2024-01-31, ' +
+        '2024-01-31T12:00:00Z) or epoch seconds',
     );
   });
 

@@ -82,14 +82,22 @@ describe('the flags and variables the reference names', () => {
     expect(row.read(loaded)).toEqual(row.expected ?? row.value);
   });
 
-  it.each(documented.filter(([, doc]) => doc.flag !== undefined))('%s: its flag sets it, over the variable', (path, doc) => {
-    const row = SET_BY[path]!;
-    const key = camel(doc.flag!);
-    const env = doc.env === undefined ? {} : { [doc.env]: row.value };
-    const unset = loadConfig({ flags: {}, env: {}, clock, fileExists: () => false });
-    expect(row.read(unset)).not.toEqual(row.expected ?? row.value);
-    const flags = { [key]: flagValue(key, row.value) } as ConfigFlags;
-    const loaded = loadConfig({ flags, env: { ...env, ...(doc.env ? { [doc.env]: 'overridden' } : {}) }, clock, fileExists: () => false });
-    expect(row.read(loaded)).toEqual(row.expected ?? row.value);
-  });
+  it.each(documented.filter(([, doc]) => doc.flag !== undefined))(
+    '%s: its flag sets it, over the variable',
+    (path, doc) => {
+      const row = SET_BY[path]!;
+      const key = camel(doc.flag!);
+      const env = doc.env === undefined ? {} : { [doc.env]: row.value };
+      const unset = loadConfig({ flags: {}, env: {}, clock, fileExists: () => false });
+      expect(row.read(unset)).not.toEqual(row.expected ?? row.value);
+      const flags = { [key]: flagValue(key, row.value) } as ConfigFlags;
+      const loaded = loadConfig({
+        flags,
+        env: { ...env, ...(doc.env ? { [doc.env]: 'overridden' } : {}) },
+        clock,
+        fileExists: () => false,
+      });
+      expect(row.read(loaded)).toEqual(row.expected ?? row.value);
+    },
+  );
 });

@@ -30,7 +30,8 @@ describe('the config file ivsync init writes', () => {
     // Every member line has a comment line right above it.
     const lines = text.split('\n');
     lines.forEach((line, i) => {
-      if (/^( {2})?(# )?[a-zA-Z]+:/.test(line) && !/^( {2})?# [A-Z]/.test(line)) expect(lines[i - 1], line).toMatch(/^\s*#/);
+      if (/^( {2})?(# )?[a-zA-Z]+:/.test(line) && !/^( {2})?# [A-Z]/.test(line))
+        expect(lines[i - 1], line).toMatch(/^\s*#/);
     });
   });
 });

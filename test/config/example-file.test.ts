@@ -8,7 +8,14 @@ const EXAMPLE = new URL('../../config/ivsync.example.json', import.meta.url).pat
 /** Every member of the file as a dotted path, sections one level deep. */
 function memberPaths(value: object): string[] {
   return Object.entries(value).flatMap(([key, inner]) =>
-    inner !== null && typeof inner === 'object' && !Array.isArray(inner) && key !== 'paths' && key !== 'secrets' && key !== 'secret' ? Object.keys(inner).map((k) => `${key}.${k}`) : [key],
+    inner !== null &&
+    typeof inner === 'object' &&
+    !Array.isArray(inner) &&
+    key !== 'paths' &&
+    key !== 'secrets' &&
+    key !== 'secret'
+      ? Object.keys(inner).map((k) => `${key}.${k}`)
+      : [key],
   );
 }
 

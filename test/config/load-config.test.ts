@@ -22,7 +22,9 @@ describe('loadConfig', () => {
     const sources = { readFile: () => file, fileExists: () => true, clock };
     expect(loadConfig({ flags: {}, env: {}, ...sources }).db).toBe('sqlite:file.sqlite');
     expect(loadConfig({ flags: {}, env: { IVS_DB: 'duckdb:env.duckdb' }, ...sources }).db).toBe('duckdb:env.duckdb');
-    expect(loadConfig({ flags: { db: 'sqlite:flag.sqlite' }, env: { IVS_DB: 'duckdb:env.duckdb' }, ...sources }).db).toBe('sqlite:flag.sqlite');
+    expect(
+      loadConfig({ flags: { db: 'sqlite:flag.sqlite' }, env: { IVS_DB: 'duckdb:env.duckdb' }, ...sources }).db,
+    ).toBe('sqlite:flag.sqlite');
     expect(loadConfig({ flags: {}, env: { IVS_RATE: '5' }, ...sources }).accounts[0]!.rate).toBe(5);
     expect(loadConfig({ flags: {}, env: {}, ...sources }).accounts[0]!.baseUrl).toBe('https://file.example');
   });
@@ -35,8 +37,17 @@ describe('loadConfig', () => {
   });
 
   it('reads several accounts, each with its token variable', () => {
-    const file = JSON.stringify({ baseUrl: 'https://x.example', accounts: [{ name: 'eu' }, { name: 'us', tokenEnv: 'US_TOKEN', apiVersion: '2', rate: 4 }] });
-    const c = loadConfig({ flags: {}, env: { IVS_API_TOKEN: 'a', US_TOKEN: 'b' }, readFile: () => file, fileExists: () => true, clock });
+    const file = JSON.stringify({
+      baseUrl: 'https://x.example',
+      accounts: [{ name: 'eu' }, { name: 'us', tokenEnv: 'US_TOKEN', apiVersion: '2', rate: 4 }],
+    });
+    const c = loadConfig({
+      flags: {},
+      env: { IVS_API_TOKEN: 'a', US_TOKEN: 'b' },
+      readFile: () => file,
+      fileExists: () => true,
+      clock,
+    });
     expect(c.accounts.map((a) => [a.name, a.apiVersion, a.rate, a.token?.reveal()])).toEqual([
       ['eu', '1.4', 10, 'a'],
       ['us', '2', 4, 'b'],

@@ -14,7 +14,13 @@ const simulator = useSimulators({ sessions: 300, rate: 2000, burst: 2000, seed: 
 function setup(sim: RunningSimulator, config: Record<string, unknown> = {}) {
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, config), IVS_RATE: '2000' };
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: `sqlite:${db}`,
+    IVS_CONFIG: writeConfig(dir, config),
+    IVS_RATE: '2000',
+  };
   return { dir, db, env };
 }
 
@@ -43,9 +49,16 @@ describe('backfill against the simulator', () => {
     const sim = await simulator();
     const { db, env } = setup(sim);
     expect((await runIvsync([...backfillArgs, '--resources', 'fingerprints'], env)).code).toBe(0);
-    const partial = query<{ service_id: string }>(db, "SELECT service_id FROM fingerprints WHERE mode = 'compare' AND parent_accessible = 0");
+    const partial = query<{ service_id: string }>(
+      db,
+      "SELECT service_id FROM fingerprints WHERE mode = 'compare' AND parent_accessible = 0",
+    );
     expect(partial.length).toBeGreaterThan(0);
-    const warned = query(db, "SELECT DISTINCT w.service_id FROM session_warnings w JOIN fingerprints f USING (service_id) WHERE w.code = 'fingerprint_parent_not_authorized'");
+    const warned = query(
+      db,
+      'SELECT DISTINCT w.service_id FROM session_warnings w JOIN fingerprints f USING (service_id) WHERE ' +
+        "w.code = 'fingerprint_parent_not_authorized'",
+    );
     expect(warned).toHaveLength(partial.length);
   });
 
@@ -77,10 +90,15 @@ describe('backfill against the simulator', () => {
   it('keeps a bad item aside in rejected_items and completes the rest', async () => {
     const sim = await simulator({ sessions: 100 });
     sim.world.injectBadItem('authentications', 'missing_service_id', { epoch: HISTORY_START + 86_400 * 10 });
-    const wrongType = sim.world.injectBadItem('authentications', 'epoch_string', { epoch: HISTORY_START + 86_400 * 20 });
+    const wrongType = sim.world.injectBadItem('authentications', 'epoch_string', {
+      epoch: HISTORY_START + 86_400 * 20,
+    });
     const { db, env } = setup(sim);
     expect((await runIvsync([...backfillArgs, '--resources', 'authentications'], env)).code).toBe(0);
-    const rejected = query<{ reason: string; raw: string }>(db, 'SELECT reason, raw FROM rejected_items ORDER BY reason');
+    const rejected = query<{ reason: string; raw: string }>(
+      db,
+      'SELECT reason, raw FROM rejected_items ORDER BY reason',
+    );
     expect(rejected).toHaveLength(2);
     expect(rejected.map((r) => r.reason).join(' ')).toMatch(/service_id/);
     expect(rejected.map((r) => r.reason).join(' ')).toMatch(/timestamp\.epoch/);
@@ -93,7 +111,8 @@ describe('backfill against the simulator', () => {
 describe('raw', () => {
   it('is each item exactly as the service sent it, spacing and number spelling included', async () => {
     const epoch = 1_700_000_100;
-    const itemText = `{ "service_id": "raw-1", "activity": {"name": "authentication"}, "timestamp": {"epoch": ${epoch}.0} }`;
+    const itemText =
+      `{ "service_id": "raw-1", "activity": {"name": ` + `"authentication"}, "timestamp": {"epoch": ${epoch}.0} }`;
     const server = await startScriptServer((req, res) => {
       const items = req.path.endsWith('/authentications') ? `[\n  ${itemText}\n]` : '[]';
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -102,10 +121,17 @@ describe('raw', () => {
     try {
       const dir = tempDir();
       const db = join(dir, 'ivsync.sqlite');
-      const env = { IVS_BASE_URL: server.baseUrl, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, {}) };
+      const env = {
+        IVS_BASE_URL: server.baseUrl,
+        IVS_API_TOKEN: 'test-token',
+        IVS_DB: `sqlite:${db}`,
+        IVS_CONFIG: writeConfig(dir, {}),
+      };
       const result = await runIvsync(['backfill', '--from', String(epoch - 60), '--to', String(epoch + 60)], env);
       expect(result.code).toBe(0);
-      expect(query(db, 'SELECT service_id, created_epoch, raw FROM authentications')).toEqual([{ service_id: 'raw-1', created_epoch: epoch, raw: itemText }]);
+      expect(query(db, 'SELECT service_id, created_epoch, raw FROM authentications')).toEqual([
+        { service_id: 'raw-1', created_epoch: epoch, raw: itemText },
+      ]);
     } finally {
       await server.close();
     }

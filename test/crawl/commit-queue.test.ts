@@ -25,11 +25,26 @@ async function openWithWindows(keys: ReadonlyArray<{ account: string; resource: 
   return sink;
 }
 
-function page(account: string, resource: Resource, ids: readonly string[], options: { done?: boolean; rejected?: number } = {}): PageCommit {
+function page(
+  account: string,
+  resource: Resource,
+  ids: readonly string[],
+  options: { done?: boolean; rejected?: number } = {},
+): PageCommit {
   const make = resource === 'authentications' ? auth : fp;
   const sessions = ids.map((id) => make(id, { account, created_epoch: 100, last_synced_at: t(1) }));
-  const bad = Array.from({ length: options.rejected ?? 0 }, (_, i) => ({ ...rejected(`${account}-${resource}-bad-${i}`, t(1)), account, resource }));
-  return { key: { account, resource, apiVersion: '1.4', windowStart: 0 }, batch: batch(sessions, bad), nextCursor: options.done ? null : 'next', done: options.done ?? false, now: t(1) };
+  const bad = Array.from({ length: options.rejected ?? 0 }, (_, i) => ({
+    ...rejected(`${account}-${resource}-bad-${i}`, t(1)),
+    account,
+    resource,
+  }));
+  return {
+    key: { account, resource, apiVersion: '1.4', windowStart: 0 },
+    batch: batch(sessions, bad),
+    nextCursor: options.done ? null : 'next',
+    done: options.done ?? false,
+    now: t(1),
+  };
 }
 
 describe('CommitQueue', () => {
@@ -68,7 +83,10 @@ describe('CommitQueue', () => {
     const queue = new CommitQueue(target);
     const first = queue.commit(page('a1', 'authentications', ['w']));
     const good = queue.commit(page('a1', 'authentications', ['ok1', 'ok2']));
-    const orphan = queue.commit({ ...page('a1', 'authentications', ['lost']), key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 } });
+    const orphan = queue.commit({
+      ...page('a1', 'authentications', ['lost']),
+      key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 },
+    });
     await first;
     expect(await good).toMatchObject({ written: 2 });
     await expect(orphan).rejects.toThrow(/no window/);
@@ -76,57 +94,75 @@ describe('CommitQueue', () => {
     expect(ids.map((r) => r.service_id)).toEqual(['ok1', 'ok2', 'w']);
   });
 
-  it('the commits of one fetched page share one transaction: never cut by the group limit, and fail together', async () => {
-    const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
-    const transactions: number[] = [];
-    const sink = {
-      commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
-      commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
-    };
-    const queue = new CommitQueue(sink, { maxPages: 2 });
-    const first = queue.commit(page('a1', 'authentications', ['w']));
-    const three = queue.commitAll([page('a1', 'authentications', ['s1']), page('a1', 'authentications', ['s2']), page('a1', 'authentications', ['s3'])]);
-    const broken = queue.commitAll([page('a1', 'authentications', ['half']), { ...page('a1', 'authentications', ['lost']), key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 } }]);
-    const single = queue.commit(page('a1', 'authentications', ['z']));
-    await first;
-    expect((await three).map((r) => r.written)).toEqual([1, 1, 1]);
-    await expect(broken).rejects.toThrow(/no window/);
-    expect(await single).toMatchObject({ written: 1 });
-    // 1, then the unit of 3 alone (over the limit of 2, but whole), then the broken unit (its good half rolled back), then the single page.
-    expect(transactions).toEqual([1, 3, 2, 1]);
-    const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
-    expect(ids.map((r) => r.service_id)).toEqual(['s1', 's2', 's3', 'w', 'z']);
-  });
+  it(
+    'the commits of one fetched page share one transaction: ' + 'never cut by the group limit, and fail together',
+    async () => {
+      const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
+      const transactions: number[] = [];
+      const sink = {
+        commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
+        commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
+      };
+      const queue = new CommitQueue(sink, { maxPages: 2 });
+      const first = queue.commit(page('a1', 'authentications', ['w']));
+      const three = queue.commitAll([
+        page('a1', 'authentications', ['s1']),
+        page('a1', 'authentications', ['s2']),
+        page('a1', 'authentications', ['s3']),
+      ]);
+      const broken = queue.commitAll([
+        page('a1', 'authentications', ['half']),
+        {
+          ...page('a1', 'authentications', ['lost']),
+          key: { account: 'a1', resource: 'authentications', apiVersion: '1.4', windowStart: 999 },
+        },
+      ]);
+      const single = queue.commit(page('a1', 'authentications', ['z']));
+      await first;
+      expect((await three).map((r) => r.written)).toEqual([1, 1, 1]);
+      await expect(broken).rejects.toThrow(/no window/);
+      expect(await single).toMatchObject({ written: 1 });
+      // 1, then the unit of 3 alone (over the limit of 2, but whole), then the broken unit (its good half rolled back),
+      // then the single page.
+      expect(transactions).toEqual([1, 3, 2, 1]);
+      const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
+      expect(ids.map((r) => r.service_id)).toEqual(['s1', 's2', 's3', 'w', 'z']);
+    },
+  );
 
-  it('pages that arrive fast, one by one, wait for one transaction together; slow ones, or with no gap, commit alone', async () => {
-    const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
-    let now = 0;
-    const arriveApart = async (queue: CommitQueue, ids: readonly string[], apartMs: number) => {
-      const settled: Array<Promise<unknown>> = [];
-      for (const id of ids) {
-        now += apartMs;
-        settled.push(queue.commit(page('a1', 'authentications', [id])));
-        // A response of its own: the next page arrives in a later turn of the event loop.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      return Promise.all(settled);
-    };
-    const counting = (transactions: number[]) => ({
-      commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
-      commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
-    });
-    // A gap far longer than the test: a group that waits starts only when it is full.
-    const options = { maxPages: 3, gapMs: 3_600_000, now: () => now };
-    const fast: number[] = [];
-    await arriveApart(new CommitQueue(counting(fast), options), ['f0', 'f1', 'f2', 'f3'], 1);
-    expect(fast).toEqual([1, 3]);
-    const slow: number[] = [];
-    await arriveApart(new CommitQueue(counting(slow), options), ['s0', 's1', 's2', 's3'], 1_000_000);
-    expect(slow).toEqual([1, 1, 1, 1]);
-    const noGap: number[] = [];
-    await arriveApart(new CommitQueue(counting(noGap), { ...options, gapMs: 0 }), ['n0', 'n1', 'n2'], 1);
-    expect(noGap).toEqual([1, 1, 1]);
-    const ids = await target.query('SELECT count(*) AS n FROM authentications');
-    expect(Number(ids[0]!.n)).toBe(11);
-  });
+  it(
+    'pages that arrive fast, one by one, wait for one transaction together; slow ones, or with no gap, commit ' +
+      'alone',
+    async () => {
+      const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
+      let now = 0;
+      const arriveApart = async (queue: CommitQueue, ids: readonly string[], apartMs: number) => {
+        const settled: Array<Promise<unknown>> = [];
+        for (const id of ids) {
+          now += apartMs;
+          settled.push(queue.commit(page('a1', 'authentications', [id])));
+          // A response of its own: the next page arrives in a later turn of the event loop.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        return Promise.all(settled);
+      };
+      const counting = (transactions: number[]) => ({
+        commitPage: (p: PageCommit) => (transactions.push(1), target.commitPage(p)),
+        commitPages: (ps: readonly PageCommit[]) => (transactions.push(ps.length), target.commitPages(ps)),
+      });
+      // A gap far longer than the test: a group that waits starts only when it is full.
+      const options = { maxPages: 3, gapMs: 3_600_000, now: () => now };
+      const fast: number[] = [];
+      await arriveApart(new CommitQueue(counting(fast), options), ['f0', 'f1', 'f2', 'f3'], 1);
+      expect(fast).toEqual([1, 3]);
+      const slow: number[] = [];
+      await arriveApart(new CommitQueue(counting(slow), options), ['s0', 's1', 's2', 's3'], 1_000_000);
+      expect(slow).toEqual([1, 1, 1, 1]);
+      const noGap: number[] = [];
+      await arriveApart(new CommitQueue(counting(noGap), { ...options, gapMs: 0 }), ['n0', 'n1', 'n2'], 1);
+      expect(noGap).toEqual([1, 1, 1]);
+      const ids = await target.query('SELECT count(*) AS n FROM authentications');
+      expect(Number(ids[0]!.n)).toBe(11);
+    },
+  );
 });

@@ -1,28 +1,72 @@
 import { describe, expect, it } from 'vitest';
-import { coveredByWebhooks, dueStaleness, intervalInEffect, nextInterval, planRefresh, tierOf, type RefreshPolicy } from '../../src/crawl/refresh/refresh-policy.js';
+import {
+  coveredByWebhooks,
+  dueStaleness,
+  intervalInEffect,
+  nextInterval,
+  planRefresh,
+  tierOf,
+  type RefreshPolicy,
+} from '../../src/crawl/refresh/refresh-policy.js';
 import { refreshBudget, webhookStreamState } from '../../src/crawl/refresh/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 
 const NOW = 10_000;
-const POLICY: RefreshPolicy = { hotSeconds: 1000, runSeconds: 100, maxIntervalSeconds: 800, maxRequests: 1000, webhooksHealthy: false };
+const POLICY: RefreshPolicy = {
+  hotSeconds: 1000,
+  runSeconds: 100,
+  maxIntervalSeconds: 800,
+  maxRequests: 1000,
+  webhooksHealthy: false,
+};
 
 function c(serviceId: string, createdEpoch: number | null, patch: Partial<RefreshCandidate> = {}): RefreshCandidate {
-  return { serviceId, createdEpoch, checkedAt: null, seenAt: null, intervalSeconds: null, deliveredSinceCheck: false, tier: null, ...patch };
+  return {
+    serviceId,
+    createdEpoch,
+    checkedAt: null,
+    seenAt: null,
+    intervalSeconds: null,
+    deliveredSinceCheck: false,
+    tier: null,
+    ...patch,
+  };
 }
 
-const done = (start: number, end: number, items: number) => windowState(start, end, { status: 'done', items, pages: Math.ceil(items / 25), syncedTo: end });
+const done = (start: number, end: number, items: number) =>
+  windowState(start, end, { status: 'done', items, pages: Math.ceil(items / 25), syncedTo: end });
 
 describe('tierOf', () => {
   it.each([
     { name: 'young: hot', candidate: c('a', NOW - 10), healthy: false, tier: 'hot' },
     { name: 'old: backoff', candidate: c('a', NOW - 5000), healthy: false, tier: 'backoff' },
     { name: 'no creation time: backoff', candidate: c('a', null), healthy: false, tier: 'backoff' },
-    { name: 'young, delivered after its poll, stream healthy: backoff', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), healthy: true, tier: 'backoff' },
-    { name: 'young, delivered, stream quiet: hot again', candidate: c('a', NOW - 10, { deliveredSinceCheck: true }), healthy: false, tier: 'hot' },
+    {
+      name: 'young, delivered after its poll, stream healthy: backoff',
+      candidate: c('a', NOW - 10, { deliveredSinceCheck: true }),
+      healthy: true,
+      tier: 'backoff',
+    },
+    {
+      name: 'young, delivered, stream quiet: hot again',
+      candidate: c('a', NOW - 10, { deliveredSinceCheck: true }),
+      healthy: false,
+      tier: 'hot',
+    },
     { name: 'young, not delivered, stream healthy: hot', candidate: c('a', NOW - 10), healthy: true, tier: 'hot' },
-    { name: 'young, put on back-off by a delivery, polled since, stream healthy: still backoff', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: true, tier: 'backoff' },
-    { name: 'young, put on back-off by a delivery, stream quiet: hot', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: false, tier: 'hot' },
+    {
+      name: 'young, put on back-off by a delivery, polled since, stream healthy: still backoff',
+      candidate: c('a', NOW - 10, { tier: 'backoff' }),
+      healthy: true,
+      tier: 'backoff',
+    },
+    {
+      name: 'young, put on back-off by a delivery, stream quiet: hot',
+      candidate: c('a', NOW - 10, { tier: 'backoff' }),
+      healthy: false,
+      tier: 'hot',
+    },
   ])('$name', ({ candidate, healthy, tier }) => {
     expect(tierOf(candidate, NOW, { ...POLICY, webhooksHealthy: healthy })).toBe(tier);
   });
@@ -32,14 +76,62 @@ describe('dueStaleness', () => {
   const healthy = { ...POLICY, webhooksHealthy: true };
   it.each([
     { name: 'never seen: stalest of all', candidate: c('a', 0), tier: 'hot' as const, policy: POLICY, stale: Infinity },
-    { name: 'hot: due, stale by the time since its check', candidate: c('a', 0, { checkedAt: NOW - 100 }), tier: 'hot' as const, policy: POLICY, stale: 100 },
-    { name: 'old, checked a moment ago: still due (the budget decides)', candidate: c('a', 0, { checkedAt: NOW - 10, intervalSeconds: 800 }), tier: 'backoff' as const, policy: POLICY, stale: 10 },
-    { name: 'stored by a backfill just now: due', candidate: c('a', 0, { seenAt: NOW }), tier: 'backoff' as const, policy: POLICY, stale: 0 },
-    { name: 'the staleness counts from the last poll, whatever was seen since', candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50 }), tier: 'backoff' as const, policy: POLICY, stale: 900 },
-    { name: 'covered by a healthy stream, inside its back-off: not due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: null },
-    { name: 'covered, at its back-off: due', candidate: c('a', 0, { checkedAt: NOW - 400, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: 400 },
-    { name: 'covered, less than half a run early: due (runs start unevenly)', candidate: c('a', 0, { checkedAt: NOW - 360, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: healthy, stale: 360 },
-    { name: 'delivered, but the stream is quiet: due', candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }), tier: 'backoff' as const, policy: POLICY, stale: 100 },
+    {
+      name: 'hot: due, stale by the time since its check',
+      candidate: c('a', 0, { checkedAt: NOW - 100 }),
+      tier: 'hot' as const,
+      policy: POLICY,
+      stale: 100,
+    },
+    {
+      name: 'old, checked a moment ago: still due (the budget decides)',
+      candidate: c('a', 0, { checkedAt: NOW - 10, intervalSeconds: 800 }),
+      tier: 'backoff' as const,
+      policy: POLICY,
+      stale: 10,
+    },
+    {
+      name: 'stored by a backfill just now: due',
+      candidate: c('a', 0, { seenAt: NOW }),
+      tier: 'backoff' as const,
+      policy: POLICY,
+      stale: 0,
+    },
+    {
+      name: 'the staleness counts from the last poll, whatever was seen since',
+      candidate: c('a', 0, { checkedAt: NOW - 900, seenAt: NOW - 50 }),
+      tier: 'backoff' as const,
+      policy: POLICY,
+      stale: 900,
+    },
+    {
+      name: 'covered by a healthy stream, inside its back-off: not due',
+      candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }),
+      tier: 'backoff' as const,
+      policy: healthy,
+      stale: null,
+    },
+    {
+      name: 'covered, at its back-off: due',
+      candidate: c('a', 0, { checkedAt: NOW - 400, intervalSeconds: 400, deliveredSinceCheck: true }),
+      tier: 'backoff' as const,
+      policy: healthy,
+      stale: 400,
+    },
+    {
+      name: 'covered, less than half a run early: due (runs start unevenly)',
+      candidate: c('a', 0, { checkedAt: NOW - 360, intervalSeconds: 400, deliveredSinceCheck: true }),
+      tier: 'backoff' as const,
+      policy: healthy,
+      stale: 360,
+    },
+    {
+      name: 'delivered, but the stream is quiet: due',
+      candidate: c('a', 0, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true }),
+      tier: 'backoff' as const,
+      policy: POLICY,
+      stale: 100,
+    },
   ])('$name', ({ candidate, tier, policy, stale }) => {
     expect(dueStaleness(candidate, tier, NOW, policy)).toBe(stale);
   });
@@ -47,9 +139,24 @@ describe('dueStaleness', () => {
 
 describe('coveredByWebhooks', () => {
   it.each([
-    { name: 'delivered since its check, stream healthy', candidate: c('a', 0, { deliveredSinceCheck: true }), healthy: true, covered: true },
-    { name: 'young, put on back-off by a delivery, stream healthy', candidate: c('a', NOW - 10, { tier: 'backoff' }), healthy: true, covered: true },
-    { name: 'delivered, stream quiet', candidate: c('a', 0, { deliveredSinceCheck: true }), healthy: false, covered: false },
+    {
+      name: 'delivered since its check, stream healthy',
+      candidate: c('a', 0, { deliveredSinceCheck: true }),
+      healthy: true,
+      covered: true,
+    },
+    {
+      name: 'young, put on back-off by a delivery, stream healthy',
+      candidate: c('a', NOW - 10, { tier: 'backoff' }),
+      healthy: true,
+      covered: true,
+    },
+    {
+      name: 'delivered, stream quiet',
+      candidate: c('a', 0, { deliveredSinceCheck: true }),
+      healthy: false,
+      covered: false,
+    },
     { name: 'old, never delivered, stream healthy', candidate: c('a', 0), healthy: true, covered: false },
     { name: 'young, never delivered, stream healthy', candidate: c('a', NOW - 10), healthy: true, covered: false },
   ])('$name', ({ candidate, healthy, covered }) => {
@@ -61,11 +168,36 @@ describe('coveredByWebhooks', () => {
 describe('intervalInEffect', () => {
   it.each([
     { name: 'hot: none', candidate: c('a', NOW - 10, { seenAt: NOW }), tier: 'hot' as const, interval: 0 },
-    { name: 'polled: the interval its check set', candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 400 }), tier: 'backoff' as const, interval: 400 },
-    { name: 'polled: at least one run', candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 10 }), tier: 'backoff' as const, interval: 100 },
-    { name: 'never polled, no longer young: the longest (so a check doubles nothing)', candidate: c('a', 5000, { seenAt: NOW }), tier: 'backoff' as const, interval: 800 },
-    { name: 'never polled, no creation time: one run', candidate: c('a', null, { seenAt: NOW }), tier: 'backoff' as const, interval: 100 },
-    { name: 'never polled, young, on back-off behind the webhook stream: one run', candidate: c('a', NOW - 10, { seenAt: NOW, deliveredSinceCheck: true }), tier: 'backoff' as const, interval: 100 },
+    {
+      name: 'polled: the interval its check set',
+      candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 400 }),
+      tier: 'backoff' as const,
+      interval: 400,
+    },
+    {
+      name: 'polled: at least one run',
+      candidate: c('a', 5000, { checkedAt: NOW, intervalSeconds: 10 }),
+      tier: 'backoff' as const,
+      interval: 100,
+    },
+    {
+      name: 'never polled, no longer young: the longest (so a check doubles nothing)',
+      candidate: c('a', 5000, { seenAt: NOW }),
+      tier: 'backoff' as const,
+      interval: 800,
+    },
+    {
+      name: 'never polled, no creation time: one run',
+      candidate: c('a', null, { seenAt: NOW }),
+      tier: 'backoff' as const,
+      interval: 100,
+    },
+    {
+      name: 'never polled, young, on back-off behind the webhook stream: one run',
+      candidate: c('a', NOW - 10, { seenAt: NOW, deliveredSinceCheck: true }),
+      tier: 'backoff' as const,
+      interval: 100,
+    },
   ])('$name', ({ candidate, tier, interval }) => {
     expect(intervalInEffect(candidate, tier, NOW, POLICY)).toBe(interval);
   });
@@ -76,7 +208,13 @@ describe('nextInterval', () => {
     { name: 'hot: one run', previous: 400, tier: 'hot' as const, changed: false, next: 100 },
     { name: 'first back-off: one run', previous: null, tier: 'backoff' as const, changed: false, next: 100 },
     { name: 'unchanged: doubled', previous: 100, tier: 'backoff' as const, changed: false, next: 200 },
-    { name: 'unchanged: doubled up to the longest', previous: 600, tier: 'backoff' as const, changed: false, next: 800 },
+    {
+      name: 'unchanged: doubled up to the longest',
+      previous: 600,
+      tier: 'backoff' as const,
+      changed: false,
+      next: 800,
+    },
     { name: 'a change resets it', previous: 800, tier: 'backoff' as const, changed: true, next: 100 },
   ])('$name', ({ previous, tier, changed, next }) => {
     expect(nextInterval(previous, tier, changed, POLICY)).toBe(next);
@@ -87,7 +225,8 @@ describe('planRefresh', () => {
   const windows = [done(0, 100, 100), done(100, 200, 2000), done(200, 300, 30)];
   const old = (n: number, epoch: number) => Array.from({ length: n }, (_, i) => c(`s${epoch}-${i}`, epoch));
   /** n sessions spread evenly over [from, to]. */
-  const spread = (n: number, from: number, to: number) => Array.from({ length: n }, (_, i) => c(`s${i}`, from + ((to - from) * i) / Math.max(1, n - 1)));
+  const spread = (n: number, from: number, to: number) =>
+    Array.from({ length: n }, (_, i) => c(`s${i}`, from + ((to - from) * i) / Math.max(1, n - 1)));
 
   it.each([
     // [due sessions in window 0 (100 items = 4 pages), expect repage?]
@@ -109,7 +248,16 @@ describe('planRefresh', () => {
   });
   it('counts a hot session the run already passed as checked by that pass', () => {
     const young = c('young', NOW - 10, { seenAt: NOW });
-    const plan = planRefresh([young, ...old(1, 250)], windows, [[200, 300], [NOW - 100, NOW]], NOW, POLICY);
+    const plan = planRefresh(
+      [young, ...old(1, 250)],
+      windows,
+      [
+        [200, 300],
+        [NOW - 100, NOW],
+      ],
+      NOW,
+      POLICY,
+    );
     expect([plan.seenByPass, plan.get, plan.due]).toEqual([['young'], [], 0]);
   });
   it('prefers GETs in a dense window', () => {
@@ -125,10 +273,15 @@ describe('planRefresh', () => {
     // Only the non-final sessions inside the part count as checked by it.
     // (One not due: the healthy webhook stream covers it and its back-off is not over.)
     const outside = c('outside', 190, { checkedAt: NOW - 10, intervalSeconds: 400, deliveredSinceCheck: true });
-    const covered = planRefresh([...spread(6, 150, 152), outside], windows, [], NOW, { ...POLICY, webhooksHealthy: true });
+    const covered = planRefresh([...spread(6, 150, 152), outside], windows, [], NOW, {
+      ...POLICY,
+      webhooksHealthy: true,
+    });
     expect(covered.checked.has('outside')).toBe(false);
     // Window bounds are whole seconds (an integer column on Postgres): so is the part's range.
-    expect(planRefresh(spread(6, 150.4, 152.7), windows, [], NOW, POLICY).repage.map((t) => [t.passFrom, t.passTo])).toEqual([[150, 153]]);
+    expect(
+      planRefresh(spread(6, 150.4, 152.7), windows, [], NOW, POLICY).repage.map((t) => [t.passFrom, t.passTo]),
+    ).toEqual([[150, 153]]);
   });
   it('pages a window whose last pass did not complete in full', () => {
     const running = [windowState(100, 200, { status: 'running', items: 2000, pages: 80 })];
@@ -190,13 +343,19 @@ describe('planRefresh', () => {
       const now = NOW + run * 100;
       const plan = planRefresh(state.values(), history, [], now, policy);
       expect(plan.cost).toBe(50);
-      for (const id of plan.checked.keys()) state.set(id, { ...state.get(id)!, checkedAt: now, tier: 'backoff', intervalSeconds: 100 });
+      for (const id of plan.checked.keys())
+        state.set(id, { ...state.get(id)!, checkedAt: now, tier: 'backoff', intervalSeconds: 100 });
       worst = Math.max(worst, ...[...state.values()].map((x) => now - (x.checkedAt ?? x.seenAt!)));
     }
     expect(worst).toBeLessThanOrEqual(8 * 100);
   });
   it('a young session the healthy webhook stream delivered waits for its back-off', () => {
-    const delivered = c('d', NOW - 10, { checkedAt: NOW - 100, seenAt: NOW - 20, intervalSeconds: 400, deliveredSinceCheck: true });
+    const delivered = c('d', NOW - 10, {
+      checkedAt: NOW - 100,
+      seenAt: NOW - 20,
+      intervalSeconds: 400,
+      deliveredSinceCheck: true,
+    });
     expect(planRefresh([delivered], windows, [], NOW, { ...POLICY, webhooksHealthy: true }).get).toEqual([]);
     expect(planRefresh([delivered], windows, [], NOW, POLICY).get).toEqual(['d']);
   });
@@ -205,10 +364,34 @@ describe('planRefresh', () => {
 describe('webhookStreamState', () => {
   const at = (secondsAgo: number) => new Date((NOW - secondsAgo) * 1000).toISOString();
   it.each([
-    { name: 'no secret: polls by age', configured: false, last: at(10), healthy: false, detail: /^no webhook secret configured/ },
-    { name: 'a delivery within healthySeconds: healthy', configured: true, last: at(100), healthy: true, detail: /^healthy: last delivery 100 s ago/ },
-    { name: 'quiet for longer: polls the non-final sessions', configured: true, last: at(1200), healthy: false, detail: /^quiet: last delivery 1200 s ago \(over 900 s\); sync polls the 7 non-final/ },
-    { name: 'never a delivery', configured: true, last: null, healthy: false, detail: /^no delivery received yet; sync polls the 7/ },
+    {
+      name: 'no secret: polls by age',
+      configured: false,
+      last: at(10),
+      healthy: false,
+      detail: /^no webhook secret configured/,
+    },
+    {
+      name: 'a delivery within healthySeconds: healthy',
+      configured: true,
+      last: at(100),
+      healthy: true,
+      detail: /^healthy: last delivery 100 s ago/,
+    },
+    {
+      name: 'quiet for longer: polls the non-final sessions',
+      configured: true,
+      last: at(1200),
+      healthy: false,
+      detail: /^quiet: last delivery 1200 s ago \(over 900 s\); sync polls the 7 non-final/,
+    },
+    {
+      name: 'never a delivery',
+      configured: true,
+      last: null,
+      healthy: false,
+      detail: /^no delivery received yet; sync polls the 7/,
+    },
   ])('$name', ({ configured, last, healthy, detail }) => {
     const state = webhookStreamState({ configured, healthySeconds: 900 }, last, 7, NOW);
     expect(state.healthy).toBe(healthy);
@@ -219,11 +402,36 @@ describe('webhookStreamState', () => {
 describe('refreshBudget', () => {
   const share = { budgetShare: 0.1, maxRequestsPerRun: undefined, runSeconds: 300 };
   it.each([
-    { name: 'a tenth of what the bucket allows between two runs', settings: share, run: { rate: 10, resources: 1, passRequests: 0 }, budget: 300 },
-    { name: 'less what the pass spent', settings: share, run: { rate: 10, resources: 1, passRequests: 110 }, budget: 190 },
-    { name: 'split over the resources', settings: share, run: { rate: 10, resources: 2, passRequests: 10 }, budget: 140 },
-    { name: 'nothing when the pass spent it all', settings: share, run: { rate: 10, resources: 1, passRequests: 400 }, budget: 0 },
-    { name: 'set in requests: the refresh budget itself, only split', settings: { ...share, maxRequestsPerRun: 600 }, run: { rate: 10, resources: 2, passRequests: 400 }, budget: 300 },
+    {
+      name: 'a tenth of what the bucket allows between two runs',
+      settings: share,
+      run: { rate: 10, resources: 1, passRequests: 0 },
+      budget: 300,
+    },
+    {
+      name: 'less what the pass spent',
+      settings: share,
+      run: { rate: 10, resources: 1, passRequests: 110 },
+      budget: 190,
+    },
+    {
+      name: 'split over the resources',
+      settings: share,
+      run: { rate: 10, resources: 2, passRequests: 10 },
+      budget: 140,
+    },
+    {
+      name: 'nothing when the pass spent it all',
+      settings: share,
+      run: { rate: 10, resources: 1, passRequests: 400 },
+      budget: 0,
+    },
+    {
+      name: 'set in requests: the refresh budget itself, only split',
+      settings: { ...share, maxRequestsPerRun: 600 },
+      run: { rate: 10, resources: 2, passRequests: 400 },
+      budget: 300,
+    },
   ])('$name', ({ settings, run, budget }) => {
     expect(refreshBudget(settings, run)).toBe(budget);
   });

@@ -3,12 +3,42 @@ import { outlasts } from '../../src/crawl/engine/straggler.js';
 
 describe('outlasts', () => {
   it.each([
-    { name: 'early, at 150 ms: a stream of 140 pages ends well before the bucket serves 400', rest: 140, rtt: 150, left: 400, cut: false },
-    { name: 'early, at 1 s: 140 pages one after another outlast 400 pages at 10 a second', rest: 140, rtt: 1000, left: 400, cut: true },
-    { name: 'balanced at 1 s: ten streams of 30 pages end with the bucket', rest: 30, rtt: 1000, left: 300, cut: false },
-    { name: 'the end at 1 s: two pages one after another outlast ten pages left', rest: 2, rtt: 1000, left: 10, cut: true },
+    {
+      name: 'early, at 150 ms: a stream of 140 pages ends well before the bucket serves 400',
+      rest: 140,
+      rtt: 150,
+      left: 400,
+      cut: false,
+    },
+    {
+      name: 'early, at 1 s: 140 pages one after another outlast 400 pages at 10 a second',
+      rest: 140,
+      rtt: 1000,
+      left: 400,
+      cut: true,
+    },
+    {
+      name: 'balanced at 1 s: ten streams of 30 pages end with the bucket',
+      rest: 30,
+      rtt: 1000,
+      left: 300,
+      cut: false,
+    },
+    {
+      name: 'the end at 1 s: two pages one after another outlast ten pages left',
+      rest: 2,
+      rtt: 1000,
+      left: 10,
+      cut: true,
+    },
     { name: 'the end at 150 ms: two pages take 0.3 s, the bucket needs 1 s', rest: 2, rtt: 150, left: 10, cut: false },
-    { name: 'the end at 1 s: a rest just over a page is two requests, two round trips, against 1.3 s of bucket', rest: 1.1, rtt: 1000, left: 13, cut: true },
+    {
+      name: 'the end at 1 s: a rest just over a page is two requests, two round trips, against 1.3 s of bucket',
+      rest: 1.1,
+      rtt: 1000,
+      left: 13,
+      cut: true,
+    },
     { name: 'the end at 150 ms: the same rest takes 0.3 s', rest: 1.1, rtt: 150, left: 13, cut: false },
     { name: 'one page is never cut', rest: 1, rtt: 1000, left: 1, cut: false },
   ])('$name', ({ rest, rtt, left, cut }) => {

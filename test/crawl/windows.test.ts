@@ -7,14 +7,40 @@ import { windowState } from './window-state.js';
 const scope = { account: 'default', resource: 'authentications' as const, apiVersion: '1.4' as const };
 
 const state = (windowStart: number, windowEnd: number) =>
-  windowState(windowStart, windowEnd, { status: 'done', pages: 1, items: 1, attempts: 1, passFrom: windowStart, passTo: windowEnd, passStartedAt: '2026-01-01T00:00:00.000000Z', syncedTo: windowEnd });
+  windowState(windowStart, windowEnd, {
+    status: 'done',
+    pages: 1,
+    items: 1,
+    attempts: 1,
+    passFrom: windowStart,
+    passTo: windowEnd,
+    passStartedAt: '2026-01-01T00:00:00.000000Z',
+    syncedTo: windowEnd,
+  });
 
 describe('gridCells', () => {
   it.each([
     [0, 99, 100, [[0, 100]]],
-    [50, 150, 100, [[0, 100], [100, 200]]],
+    [
+      50,
+      150,
+      100,
+      [
+        [0, 100],
+        [100, 200],
+      ],
+    ],
     [100, 100, 100, [[100, 200]]],
-    [99.5, 200, 100, [[0, 100], [100, 200], [200, 300]]],
+    [
+      99.5,
+      200,
+      100,
+      [
+        [0, 100],
+        [100, 200],
+        [200, 300],
+      ],
+    ],
   ])('cells holding [%s, %s] of size %s', (from, to, size, expected) => {
     expect(gridCells(from, to, size)).toEqual(expected);
   });
@@ -96,7 +122,18 @@ describe('requestRange', () => {
 
 describe('splitRemainder', () => {
   it.each([
-    { name: 'keeps the fetched top and cuts the unfetched rest in two', keepFrom: 601, at: 300, plan: { keepFrom: 601, ranges: [[0, 300], [300, 601]] } },
+    {
+      name: 'keeps the fetched top and cuts the unfetched rest in two',
+      keepFrom: 601,
+      at: 300,
+      plan: {
+        keepFrom: 601,
+        ranges: [
+          [0, 300],
+          [300, 601],
+        ],
+      },
+    },
     { name: 'nothing fetched in the window yet: no split', keepFrom: 1000, at: 300, plan: null },
     { name: 'the cut must lie inside the rest', keepFrom: 601, at: 601, plan: null },
     { name: 'a rest of one second cannot be cut', keepFrom: 1, at: 0, plan: null },

@@ -121,11 +121,15 @@ describe.skipIf(!postgresUp)('a daemon with a background backfill', () => {
     await proxy.restore();
     await until(() => historyComplete(schema), 90_000, 'the background backfill resumed and complete');
     // Runs that ended while the database was gone are recorded once it is back.
-    await until(async () => {
-      const sql = `SELECT id FROM "${schema}".sync_runs WHERE status = 'running' AND command = 'backfill'`;
-      const open = await select<{ id: string }>(sql);
-      return open.length === 0 ? true : undefined;
-    }, 30_000, 'no backfill left running');
+    await until(
+      async () => {
+        const sql = `SELECT id FROM "${schema}".sync_runs WHERE status = 'running' AND command = 'backfill'`;
+        const open = await select<{ id: string }>(sql);
+        return open.length === 0 ? true : undefined;
+      },
+      30_000,
+      'no backfill left running',
+    );
     child.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
     await expectTruth(schema, sim);

@@ -18,7 +18,13 @@ async function setup() {
   sim = await simulator({ sessions: 500, seed: 21, rate: 5, burst: 5, latencyMs: [20, 40] });
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }), IVS_RATE: '5' };
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: `sqlite:${db}`,
+    IVS_CONFIG: writeConfig(dir, { crawl: { windowSeconds: 30 * 86_400, concurrency: 2, overlapSeconds: 86_400 } }),
+    IVS_RATE: '5',
+  };
   return { sim, db, env };
 }
 
@@ -44,13 +50,17 @@ describe('two sync processes on one target', () => {
     await whenRequests(sim, 5, first.exited);
     const second = await whileSlow(sim, spawnIvsync(sync, env).exited);
     expect(second.code).toBe(1);
-    expect(errorMessage(second.stderr)).toMatch(/^account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/);
+    expect(errorMessage(second.stderr)).toMatch(
+      /^account:default is held by [^:\s]+:\d+:[0-9a-f]{8} since \d{4}-\d\d-\d\dT/,
+    );
     expect(second.stderr).toMatch(/--wait/);
     const done = await first.exited;
     expect(done.code).toBe(0);
     expectTargetEqualsTruth(db, sim);
     // The refused process recorded no run and left no lease behind.
-    expect(query(db, 'SELECT command, account, status FROM sync_runs')).toEqual([{ command: 'sync', account: 'default', status: 'succeeded' }]);
+    expect(query(db, 'SELECT command, account, status FROM sync_runs')).toEqual([
+      { command: 'sync', account: 'default', status: 'succeeded' },
+    ]);
     expect(query(db, 'SELECT * FROM sync_leases')).toEqual([]);
   });
 
@@ -67,7 +77,10 @@ describe('two sync processes on one target', () => {
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
     expect(b.stderr).toMatch(/waiting for the lease/);
-    const runs = query<{ started_at: string; finished_at: string }>(db, 'SELECT started_at, finished_at FROM sync_runs ORDER BY started_at');
+    const runs = query<{ started_at: string; finished_at: string }>(
+      db,
+      'SELECT started_at, finished_at FROM sync_runs ORDER BY started_at',
+    );
     expect(runs).toHaveLength(2);
     // One after the other, never both at once.
     expect(runs[1]!.started_at >= runs[0]!.finished_at).toBe(true);
@@ -76,7 +89,10 @@ describe('two sync processes on one target', () => {
 
   it('a backfill and a sync of the same account exclude each other too', async () => {
     const { sim, env } = await setup();
-    const first = spawnIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 300 * 86_400)], env);
+    const first = spawnIvsync(
+      ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_START + 300 * 86_400)],
+      env,
+    );
     await whenRequests(sim, 5, first.exited);
     const second = await whileSlow(sim, spawnIvsync(sync, env).exited);
     expect(second.code).toBe(1);
@@ -90,11 +106,20 @@ describe('two sync processes on one target', () => {
     await whenRequests(sim, 5, first.exited);
     // Another process takes the lease over, as one would once this one's heartbeats stopped for a ttl.
     const other = 'elsewhere:1:0000beef';
-    expect(execute(db, "UPDATE sync_leases SET holder = ?, heartbeat_at = '2100-01-01T00:00:00.000000Z' WHERE name = 'account:default'", other)).toBe(1);
+    expect(
+      execute(
+        db,
+        "UPDATE sync_leases SET holder = ?, heartbeat_at = '2100-01-01T00:00:00.000000Z' WHERE name = " +
+          "'account:default'",
+        other,
+      ),
+    ).toBe(1);
     const end = await first.exited;
     expect(end.code).toBe(1);
     expect(errorMessage(end.stderr)).toContain(`account:default was taken over by ${other}: `);
-    expect(query(db, 'SELECT status, error FROM sync_runs')).toEqual([{ status: 'failed', error: expect.stringMatching(/^account:default was taken over by elsewhere:1:0000beef: /) }]);
+    expect(query(db, 'SELECT status, error FROM sync_runs')).toEqual([
+      { status: 'failed', error: expect.stringMatching(/^account:default was taken over by elsewhere:1:0000beef: /) },
+    ]);
     // The new holder's lease is left alone.
     expect(query(db, 'SELECT name, holder FROM sync_leases')).toEqual([{ name: 'account:default', holder: other }]);
     // Once it is given back, the next sync completes the truth from what the stopped one committed.

@@ -52,13 +52,25 @@ describe('health', () => {
     ['last run succeeded', { ...base, lastTick: { ok: true, finishedAt: 'T0' } }, 200, /succeeded at T0/],
     ['last run failed', { ...base, lastTick: failed }, 503, /failed at T1: default: token rejected/],
     ['last failed, a new one in progress', { ...base, lastTick: failed, running: true }, 200, /in progress/],
-    ['crash loop', { ...base, lastTick: failed, backoffUntil: 'T9' }, 503, /crash loop: backing off until T9: default: token rejected/],
+    [
+      'crash loop',
+      { ...base, lastTick: failed, backoffUntil: 'T9' },
+      503,
+      /crash loop: backing off until T9: default: token rejected/,
+    ],
     ['stopping', { ...base, lastTick: { ok: true, finishedAt: 'T0' }, stopping: true }, 503, /stopping/],
     [
       'a quiet webhook stream: still ok, and says why sync polls',
-      { ...base, lastTick: { ok: true, finishedAt: 'T0' }, webhooks: 'quiet: last delivery 1200 s ago (over 900 s); sync polls the 7 non-final sessions by age instead' },
+      {
+        ...base,
+        lastTick: { ok: true, finishedAt: 'T0' },
+        webhooks: 'quiet: last delivery 1200 s ago (over 900 s); sync polls the 7 non-final sessions by age instead',
+      },
       200,
-      /"detail":"last run succeeded at T0","webhooks":"quiet: last delivery 1200 s ago \(over 900 s\); sync polls the 7 non-final sessions/,
+      new RegExp(
+        /"detail":"last run succeeded at T0","webhooks":"quiet: last delivery 1200 s ago \(over 900 s\); /.source +
+          /sync polls the 7 non-final sessions/.source,
+      ),
     ],
   ])('%s', (_name, facts, status, text) => {
     const health = healthOf(facts);
@@ -96,11 +108,21 @@ describe('spreading accounts over daemons', () => {
 });
 
 describe('run outcomes', () => {
-  const lease = { name: accountLease('default'), holder: holderId('box', 42, 'ab12cd34'), acquiredAt: 'T0', heartbeatAt: 'T1', held: false };
+  const lease = {
+    name: accountLease('default'),
+    holder: holderId('box', 42, 'ab12cd34'),
+    acquiredAt: 'T0',
+    heartbeatAt: 'T1',
+    held: false,
+  };
   it.each<[string, unknown, unknown]>([
     ['no error', undefined, { status: 'succeeded' }],
     ['lease held elsewhere', new LeaseHeldError(lease), { status: 'held', holder: 'box:42:ab12cd34' }],
-    ['lease taken over mid-run', new LeaseLostError('account:default', 'box:43:cd34ab12'), { status: 'held', holder: 'box:43:cd34ab12', lost: true }],
+    [
+      'lease taken over mid-run',
+      new LeaseLostError('account:default', 'box:43:cd34ab12'),
+      { status: 'held', holder: 'box:43:cd34ab12', lost: true },
+    ],
     ['interrupted', new InterruptedError('stopped'), { status: 'interrupted' }],
     ['failed', new FatalError('X', 'boom'), { status: 'failed', error: 'boom' }],
     ['not an Error', 'odd', { status: 'failed', error: 'odd' }],

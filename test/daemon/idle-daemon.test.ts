@@ -21,7 +21,10 @@ interface LoggedRun {
   finished: Record<string, unknown>;
 }
 
-/** The daemon's runs, in order, from its log (runs are sequential, so a run's requests are the lines before its `sync finished`). */
+/**
+ * The daemon's runs, in order, from its log (runs are sequential, so a run's requests are the lines before its `sync
+ * finished`).
+ */
 function loggedRuns(log: string): LoggedRun[] {
   const runs: LoggedRun[] = [];
   let requests: Array<Record<string, unknown>> = [];
@@ -41,7 +44,10 @@ function loggedRuns(log: string): LoggedRun[] {
   return runs;
 }
 
-/** What a run spent its requests on (route, status, attempt) and its outcome per resource: evidence for a failure message. */
+/**
+ * What a run spent its requests on (route, status, attempt) and its outcome per resource: evidence for a failure
+ * message.
+ */
 function spentOn(run: LoggedRun | undefined, index: number): string {
   if (run === undefined) return `run ${index + 1}: not in the log`;
   const requests = run.requests.map((l) => `${l.method} ${l.route} ${l.status ?? l.error} attempt ${l.attempt}`);
@@ -53,22 +59,43 @@ eachTarget((dialect, target) => {
     it('never spends more requests on a run than on its second, and checks every non-final session', async () => {
       const now = Math.floor(Date.now() / 1000);
       const sim = await simulator({ from: now - 20 * DAY, to: now - 60 });
-      const config = writeConfig(tempDir(), { crawl: { windowSeconds: DAY, concurrency: 1, overlapSeconds: DAY }, refresh: { hotSeconds: 3 * DAY } });
+      const config = writeConfig(tempDir(), {
+        crawl: { windowSeconds: DAY, concurrency: 1, overlapSeconds: DAY },
+        refresh: { hotSeconds: 3 * DAY },
+      });
       // crawl.since stays in the daemon's environment for every tick, as in a deployment.
-      const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target().url, IVS_CONFIG: config, IVS_RATE: '10000', IVS_SINCE: String(now - 21 * DAY) };
+      const env = {
+        IVS_BASE_URL: sim.url,
+        IVS_API_TOKEN: 'test-token',
+        IVS_DB: target().url,
+        IVS_CONFIG: config,
+        IVS_RATE: '10000',
+        IVS_SINCE: String(now - 21 * DAY),
+      };
       // The daemon's requests are logged one by one, so a dearer run says what it spent its requests on.
       const daemonEnv = { ...env, IVS_LOG_LEVEL: 'debug' };
       expect((await runIvsync(['sync'], env)).code).toBe(0);
 
       const daemon = spawnIvsync(['daemon', '--schedule', '* * * * * *'], daemonEnv);
       children.push(daemon);
-      const succeeded = async () => Number((await readTarget(target().url, "SELECT count(*) AS n FROM sync_runs WHERE status = 'succeeded'"))[0]!.n);
+      const succeeded = async () =>
+        Number(
+          (await readTarget(target().url, "SELECT count(*) AS n FROM sync_runs WHERE status = 'succeeded'"))[0]!.n,
+        );
       // The first sync and ten of the daemon's.
-      await until(async () => (await succeeded()) >= 11, { what: 'ten daemon runs', limitMs: 60_000, everyMs: 200, child: daemon });
+      await until(async () => (await succeeded()) >= 11, {
+        what: 'ten daemon runs',
+        limitMs: 60_000,
+        everyMs: 200,
+        child: daemon,
+      });
       daemon.kill('SIGTERM');
       expect((await daemon.exited).code).toBe(0);
 
-      const runs = await readTarget(target().url, "SELECT requests FROM sync_runs WHERE status = 'succeeded' ORDER BY started_at");
+      const runs = await readTarget(
+        target().url,
+        "SELECT requests FROM sync_runs WHERE status = 'succeeded' ORDER BY started_at",
+      );
       const idle = runs.slice(1, 11).map((r) => Number(r.requests));
       expect(idle).toHaveLength(10);
       // A retry is the transport's answer to a failure, not growth: an attempt after the first (its
@@ -77,10 +104,17 @@ eachTarget((dialect, target) => {
       const retries = idle.map((_, i) => logged[i]?.requests.filter((r) => Number(r.attempt) > 1).length ?? 0);
       const calls = idle.map((requests, i) => requests - retries[i]!);
       const dearer = calls.flatMap((n, i) => (i >= 2 && n > calls[1]! ? [i] : []));
-      expect(dearer, `requests per idle run: ${idle.join(', ')}; retries: ${retries.join(', ')}\n${dearer.map((i) => spentOn(logged[i], i)).join('\n')}`).toEqual([]);
+      expect(
+        dearer,
+        `requests per idle run: ${idle.join(', ')}; retries: ` +
+          `${retries.join(', ')}\n${dearer.map((i) => spentOn(logged[i], i)).join('\n')}`,
+      ).toEqual([]);
       // Checking them all fits the budget: each run checked every non-final session, old or young.
       const count = async (sql: string) => Number((await readTarget(target().url, sql))[0]!.n);
-      const nonFinal = await count('SELECT (SELECT COUNT(*) FROM authentications WHERE NOT result_final) + (SELECT COUNT(*) FROM fingerprints WHERE NOT result_final) AS n');
+      const nonFinal = await count(
+        'SELECT (SELECT COUNT(*) FROM authentications WHERE NOT result_final) + (SELECT COUNT(*) FROM ' +
+          'fingerprints WHERE NOT result_final) AS n',
+      );
       const checked = await count('SELECT COUNT(*) AS n FROM session_refresh');
       expect(nonFinal).toBeGreaterThan(10);
       expect(checked, `${checked} of ${nonFinal} non-final sessions checked`).toBe(nonFinal);

@@ -35,7 +35,14 @@ async function twoKeepers(clock: { now: number }) {
       releaseLease: sink.releaseLease.bind(sink),
       abandonRuns: sink.abandonRuns.bind(sink),
     };
-    const keeper = new LeaseKeeper({ sink: counted, holder, ttlSeconds: 30, clock: () => clock.now, logger: silent, pollMs: 5 });
+    const keeper = new LeaseKeeper({
+      sink: counted,
+      holder,
+      ttlSeconds: 30,
+      clock: () => clock.now,
+      logger: silent,
+      pollMs: 5,
+    });
     keepers.push(keeper);
     return keeper;
   };
@@ -54,7 +61,9 @@ describe('account leases', () => {
     expect(refused).toBeInstanceOf(LeaseHeldError);
     expect((refused as Error).message).toMatch(/account:y is held by hostA:1:run-a since 2026-01-01T00:00:00/);
     // All or none: b got account:z for a moment and gave it back.
-    await expect(b.hold(['account:z', 'account:x'], { wait: false, signal: never })).rejects.toBeInstanceOf(LeaseHeldError);
+    await expect(b.hold(['account:z', 'account:x'], { wait: false, signal: never })).rejects.toBeInstanceOf(
+      LeaseHeldError,
+    );
     expect((await sink.leases()).map((l) => [l.name, l.holder])).toEqual([
       ['account:x', 'hostA:1:run-a'],
       ['account:y', 'hostA:1:run-a'],
@@ -135,7 +144,13 @@ describe('heartbeat', () => {
       releaseLease: (name: string, holder: string) => sink.releaseLease(name, holder),
       abandonRuns: (holder: string, at: string, how: string) => sink.abandonRuns(holder, at, how),
     };
-    const keeper = new LeaseKeeper({ sink: gated, holder: 'hostA:1:run-a', ttlSeconds: 0.03, clock: () => Date.now(), logger: silent });
+    const keeper = new LeaseKeeper({
+      sink: gated,
+      holder: 'hostA:1:run-a',
+      ttlSeconds: 0.03,
+      clock: () => Date.now(),
+      logger: silent,
+    });
     keepers.push(keeper);
     const release = await keeper.hold(['account:x'], { wait: false, signal: new AbortController().signal });
     gate = new Promise<void>((resolve) => (open = resolve));
@@ -169,7 +184,9 @@ describe('a lease taken over', () => {
     const lossOfX = a.lossSignal(['account:x']);
     const lossOfBoth = a.lossSignal(['account:x', 'account:y']);
     await b.hold(['account:x'], { wait: false, signal: never });
-    const reason = await new Promise<unknown>((resolve) => lossOfBoth.addEventListener('abort', () => resolve(lossOfBoth.reason), { once: true }));
+    const reason = await new Promise<unknown>((resolve) =>
+      lossOfBoth.addEventListener('abort', () => resolve(lossOfBoth.reason), { once: true }),
+    );
     expect(reason).toBeInstanceOf(LeaseLostError);
     expect((reason as Error).message).toMatch(/^account:x was taken over by hostB:2:run-b: /);
     expect(lossOfX.aborted).toBe(true);

@@ -29,7 +29,8 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
       if (!NAME.test(m[2]!)) throw new Error(`bad metric name, ${where}`);
       if (m[1] === 'HELP') family(m[2]!).help = m[3];
       else {
-        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(m[3]!)) throw new Error(`bad type, ${where}`);
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(m[3]!))
+          throw new Error(`bad type, ${where}`);
         family(m[2]!).type = m[3];
       }
       return;

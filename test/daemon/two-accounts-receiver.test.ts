@@ -25,14 +25,28 @@ const clientOf = (s: RunningSimulator, token: string) =>
 
 describe('one daemon, two accounts, one receiver', () => {
   it('writes each delivery under the account that owns its webhook, and refuses one that no account owns', async () => {
-    sim = await startSimulator({ sessions: 40, seed: 5, rate: 10_000, burst: 10_000, webhookRetryBaseMs: 5, tokens: { 'tok-a': 'alice', 'tok-b': 'bob' } });
+    sim = await startSimulator({
+      sessions: 40,
+      seed: 5,
+      rate: 10_000,
+      burst: 10_000,
+      webhookRetryBaseMs: 5,
+      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+    });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
     const accounts = [
       { name: 'a1', tokenEnv: 'TOKEN_A' },
       { name: 'a2', tokenEnv: 'TOKEN_B' },
     ];
-    const env = { IVS_BASE_URL: sim.url, TOKEN_A: 'tok-a', TOKEN_B: 'tok-b', IVS_DB: `sqlite:${db}`, IVS_WEBHOOK_SECRET: SECRET.reveal(), IVS_CONFIG: writeConfig(dir, { accounts }) };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      TOKEN_A: 'tok-a',
+      TOKEN_B: 'tok-b',
+      IVS_DB: `sqlite:${db}`,
+      IVS_WEBHOOK_SECRET: SECRET.reveal(),
+      IVS_CONFIG: writeConfig(dir, { accounts }),
+    };
     // A schedule that does not come round during the test: only deliveries write.
     const child = spawnIvsync(['daemon', '--schedule', '0 0 1 1 *', '--port', '0'], env);
     children.push(child);
@@ -44,19 +58,31 @@ describe('one daemon, two accounts, one receiver', () => {
       await createWebhook(alice, `${base}/webhooks`, ['authentication']);
       await createWebhook(bob, `${base}/webhooks`, ['authentication']);
       // The mirror says which account's token listed which webhook.
-      for (const account of ['a1', 'a2']) expect((await (spawnIvsync(['webhooks', 'list', '--account', account], env).exited)).code).toBe(0);
+      for (const account of ['a1', 'a2'])
+        expect((await spawnIvsync(['webhooks', 'list', '--account', account], env).exited).code).toBe(0);
 
-      const changed = { alice: sim.world.serviceIds('alice', 'authentications').slice(0, 2), bob: sim.world.serviceIds('bob', 'authentications').slice(0, 3) };
+      const changed = {
+        alice: sim.world.serviceIds('alice', 'authentications').slice(0, 2),
+        bob: sim.world.serviceIds('bob', 'authentications').slice(0, 3),
+      };
       for (const id of [...changed.alice, ...changed.bob]) sim.world.setResult(id, 'authentic', true);
       await sim.deliveries.settled();
       expect(sim.stats.deliveries.gaveUp).toBe(0);
 
-      const accountOf = (id: string) => query<{ account: string }>(db, 'SELECT account FROM authentications WHERE service_id = ?', id)[0]?.account;
+      const accountOf = (id: string) =>
+        query<{ account: string }>(db, 'SELECT account FROM authentications WHERE service_id = ?', id)[0]?.account;
       for (const id of changed.alice) expect(accountOf(id)).toBe('a1');
       for (const id of changed.bob) expect(accountOf(id)).toBe('a2');
 
-      const stranger = JSON.stringify({ channel: 'default', webhook_uuid: '00000000-0000-4000-8000-000000000000', item_count: 0, items: [] });
-      expect((await post(`${base}/webhooks`, stranger, { 'Service-Signature': sign(SECRET, stranger) })).status).toBe(403);
+      const stranger = JSON.stringify({
+        channel: 'default',
+        webhook_uuid: '00000000-0000-4000-8000-000000000000',
+        item_count: 0,
+        items: [],
+      });
+      expect((await post(`${base}/webhooks`, stranger, { 'Service-Signature': sign(SECRET, stranger) })).status).toBe(
+        403,
+      );
       const refused = parsePrometheusText(await (await fetch(`${base}/metrics`)).text())
         .get('ivsync_webhook_deliveries_total')
         ?.samples.find((s) => s.labels.reason === 'unknown-webhook');

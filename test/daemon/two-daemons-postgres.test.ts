@@ -36,9 +36,17 @@ afterAll(async () => {
   await db.end();
 });
 
-/** A simulator with one owner per account, and the environment of a config naming all four, writing to `targetSchema`. */
+/**
+ * A simulator with one owner per account, and the environment of a config naming all four, writing to `targetSchema`.
+ */
 async function fourAccounts(seed: number, targetSchema: string): Promise<Record<string, string>> {
-  const running = await startSimulator({ sessions: 120, seed, rate: 200, burst: 200, tokens: Object.fromEntries(ACCOUNTS.map((a) => [`token-${a}`, `owner-${a}`])) });
+  const running = await startSimulator({
+    sessions: 120,
+    seed,
+    rate: 200,
+    burst: 200,
+    tokens: Object.fromEntries(ACCOUNTS.map((a) => [`token-${a}`, `owner-${a}`])),
+  });
   sim = running;
   const url = new URL(POSTGRES_URL!);
   url.searchParams.set('schema', targetSchema);
@@ -46,7 +54,9 @@ async function fourAccounts(seed: number, targetSchema: string): Promise<Record<
     IVS_BASE_URL: running.url,
     IVS_DB: url.toString(),
     IVS_RATE: '200',
-    IVS_CONFIG: writeConfig(tempDir(), { accounts: ACCOUNTS.map((name) => ({ name, tokenEnv: `TOKEN_${name.toUpperCase()}` })) }),
+    IVS_CONFIG: writeConfig(tempDir(), {
+      accounts: ACCOUNTS.map((name) => ({ name, tokenEnv: `TOKEN_${name.toUpperCase()}` })),
+    }),
     ...Object.fromEntries(ACCOUNTS.map((a) => [`TOKEN_${a.toUpperCase()}`, `token-${a}`])),
   };
 }
@@ -54,7 +64,15 @@ async function fourAccounts(seed: number, targetSchema: string): Promise<Record<
 describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
   it('spread four accounts between them and sync each exactly once per tick', async () => {
     const env = await fourAccounts(41, schema);
-    const args = ['daemon', '--schedule', `*/${PERIOD} * * * * *`, '--since', String(HISTORY_START), '--lease-ttl', '10'];
+    const args = [
+      'daemon',
+      '--schedule',
+      `*/${PERIOD} * * * * *`,
+      '--since',
+      String(HISTORY_START),
+      '--lease-ttl',
+      '10',
+    ];
     // The first sync of the history first (it takes longer than a tick), and
     // the schema with it, so the daemons start on incremental runs.
     expect((await spawnIvsync(['sync', '--since', String(HISTORY_START)], env).exited).code).toBe(0);
@@ -64,8 +82,18 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
 
     // pg reads timestamptz as a Date (milliseconds: enough for ticks of seconds).
     type Run = { id: string; account: string; started_at: Date; finished_at: Date | null; status: string };
-    const runs = async () => (await db!.query<Run>(`SELECT id, account, started_at, finished_at, status FROM "${schema}".sync_runs WHERE account IS NOT NULL ORDER BY started_at`)).rows;
-    await until(async () => ((await runs()).length >= ACCOUNTS.length * 5 ? true : undefined), 90_000, 'five ticks of runs');
+    const runs = async () =>
+      (
+        await db!.query<Run>(
+          `SELECT id, account, started_at, finished_at, status FROM "${schema}".sync_runs WHERE account IS NOT ` +
+            `NULL ORDER BY started_at`,
+        )
+      ).rows;
+    await until(
+      async () => ((await runs()).length >= ACCOUNTS.length * 5 ? true : undefined),
+      90_000,
+      'five ticks of runs',
+    );
     one.kill('SIGTERM');
     two.kill('SIGTERM');
     const [endOne, endTwo] = await Promise.all([one.exited, two.exited]);
@@ -80,7 +108,12 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       const tick = Math.floor(r.started_at.getTime() / 1000 / PERIOD);
       byTick.set(tick, [...(byTick.get(tick) ?? []), r.account]);
     }
-    for (const [tick, accounts] of byTick) expect(accounts.length, `tick ${tick}: ${JSON.stringify(all.filter((r) => Math.floor(r.started_at.getTime() / 1000 / PERIOD) === tick))}`).toBe(new Set(accounts).size);
+    for (const [tick, accounts] of byTick)
+      expect(
+        accounts.length,
+        `tick ${tick}: ` +
+          `${JSON.stringify(all.filter((r) => Math.floor(r.started_at.getTime() / 1000 / PERIOD) === tick))}`,
+      ).toBe(new Set(accounts).size);
     // Ticks between the first and the last (both may be cut by start and stop) have every account once,
     // unless it could not run by design: its own previous run was still going (its lease is held), or
     // every daemon was still in its previous tick (a daemon skips a tick whole while its last one runs).
@@ -92,16 +125,24 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       return all.filter((r) => ids.has(r.id));
     });
     // A tick ends a moment after its last run is recorded.
-    const goingAt = (r: Run, at: number) => r.started_at.getTime() < at && (r.finished_at === null || r.finished_at.getTime() > at - 100);
+    const goingAt = (r: Run, at: number) =>
+      r.started_at.getTime() < at && (r.finished_at === null || r.finished_at.getTime() > at - 100);
     for (const tick of ticks) {
       const at = tick * PERIOD * 1000;
       if (daemonRuns.every((own) => own.some((r) => goingAt(r, at)))) continue;
       const missing = ACCOUNTS.filter((a) => !byTick.get(tick)!.includes(a));
-      const near = all.filter((r) => missing.includes(r.account) && Math.abs(r.started_at.getTime() - at) < 3 * PERIOD * 1000);
-      expect(missing.filter((a) => !all.some((r) => r.account === a && goingAt(r, at))), `tick ${tick} (at ${new Date(at).toISOString()}): ${JSON.stringify(near)}`).toEqual([]);
+      const near = all.filter(
+        (r) => missing.includes(r.account) && Math.abs(r.started_at.getTime() - at) < 3 * PERIOD * 1000,
+      );
+      expect(
+        missing.filter((a) => !all.some((r) => r.account === a && goingAt(r, at))),
+        `tick ${tick} (at ${new Date(at).toISOString()}): ${JSON.stringify(near)}`,
+      ).toEqual([]);
     }
     // Skips are the exception: most ticks have all four.
-    expect(ticks.filter((t) => byTick.get(t)!.length === ACCOUNTS.length).length).toBeGreaterThanOrEqual(Math.ceil(ticks.length / 2));
+    expect(ticks.filter((t) => byTick.get(t)!.length === ACCOUNTS.length).length).toBeGreaterThanOrEqual(
+      Math.ceil(ticks.length / 2),
+    );
 
     // Both daemons synced, and every run was one of theirs (its id is in its daemon's log lines).
     expect(daemonRuns[0]!.length).toBeGreaterThan(0);
@@ -109,10 +150,16 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
     expect(daemonRuns[0]!.length + daemonRuns[1]!.length).toBe(all.length);
 
     // Every account's rows are its own owner's sessions, each once.
-    const counts = await db!.query<{ account: string; n: string }>(`SELECT account, COUNT(*) AS n FROM "${schema}".authentications GROUP BY account ORDER BY account`);
-    expect(counts.rows.map((r) => [r.account, Number(r.n)])).toEqual(ACCOUNTS.map((a) => [a, sim!.world.truth(`token-${a}`, 'authentications').length]));
+    const counts = await db!.query<{ account: string; n: string }>(
+      `SELECT account, COUNT(*) AS n FROM "${schema}".authentications GROUP BY account ORDER BY account`,
+    );
+    expect(counts.rows.map((r) => [r.account, Number(r.n)])).toEqual(
+      ACCOUNTS.map((a) => [a, sim!.world.truth(`token-${a}`, 'authentications').length]),
+    );
     // No lease of an account is left behind by a clean stop.
-    const leases = await db!.query(`SELECT name FROM "${schema}".sync_leases WHERE name LIKE 'account:%' OR name LIKE 'daemon:%'`);
+    const leases = await db!.query(
+      `SELECT name FROM "${schema}".sync_leases WHERE name LIKE 'account:%' OR name LIKE 'daemon:%'`,
+    );
     expect(leases.rows).toEqual([]);
   }, 150_000);
 
@@ -125,8 +172,17 @@ describe.skipIf(!up)('two daemons sharing one Postgres target', () => {
       const survivor = spawnIvsync(args, env);
       children.push(doomed, survivor);
       const runsSince = async (iso: string) =>
-        (await db!.query<{ account: string; started_at: Date }>(`SELECT account, started_at FROM "${schema}_b".sync_runs WHERE account IS NOT NULL AND started_at > $1`, [iso])).rows;
-      await until(async () => ((await runsSince(new Date(0).toISOString())).length >= ACCOUNTS.length * 2 ? true : undefined), 30_000, 'two ticks');
+        (
+          await db!.query<{ account: string; started_at: Date }>(
+            `SELECT account, started_at FROM "${schema}_b".sync_runs WHERE account IS NOT NULL AND started_at > $1`,
+            [iso],
+          )
+        ).rows;
+      await until(
+        async () => ((await runsSince(new Date(0).toISOString())).length >= ACCOUNTS.length * 2 ? true : undefined),
+        30_000,
+        'two ticks',
+      );
       doomed.kill('SIGKILL');
       await doomed.exited;
       const killedAt = new Date().toISOString().replace('Z', '000Z');

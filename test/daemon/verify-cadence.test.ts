@@ -38,14 +38,42 @@ describe('verifyDue', () => {
   const H = 3_600_000;
   const every = parseCadence('6h', flag);
   const cron = parseCadence('0 3 * * *', flag);
-  const cases: Array<{ name: string; cadence: Cadence; last: number | null; now: number; fire: number | null; due: boolean }> = [
+  const cases: Array<{
+    name: string;
+    cadence: Cadence;
+    last: number | null;
+    now: number;
+    fire: number | null;
+    due: boolean;
+  }> = [
     { name: 'a period, never verified', cadence: every, last: null, now: 10 * H, fire: null, due: true },
     { name: 'a period, verified within it', cadence: every, last: 5 * H, now: 10 * H, fire: null, due: false },
     { name: 'a period, verified a period ago', cadence: every, last: 4 * H, now: 10 * H, fire: null, due: true },
-    { name: 'a cron that has not fired since the daemon started', cadence: cron, last: null, now: 10 * H, fire: null, due: false },
+    {
+      name: 'a cron that has not fired since the daemon started',
+      cadence: cron,
+      last: null,
+      now: 10 * H,
+      fire: null,
+      due: false,
+    },
     { name: 'a cron that fired, never verified', cadence: cron, last: null, now: 10 * H, fire: 9 * H, due: true },
-    { name: 'a cron that fired after the last verify', cadence: cron, last: 8 * H, now: 10 * H, fire: 9 * H, due: true },
-    { name: 'a cron whose fire the last verify (of any daemon) followed', cadence: cron, last: 9.5 * H, now: 10 * H, fire: 9 * H, due: false },
+    {
+      name: 'a cron that fired after the last verify',
+      cadence: cron,
+      last: 8 * H,
+      now: 10 * H,
+      fire: 9 * H,
+      due: true,
+    },
+    {
+      name: 'a cron whose fire the last verify (of any daemon) followed',
+      cadence: cron,
+      last: 9.5 * H,
+      now: 10 * H,
+      fire: 9 * H,
+      due: false,
+    },
   ];
   for (const c of cases) it(c.name, () => expect(verifyDue(c.cadence, c.last, c.now, c.fire)).toBe(c.due));
 });

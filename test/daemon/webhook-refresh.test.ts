@@ -12,7 +12,14 @@ import { expectTargetEqualsTruth } from '../helpers/truth.js';
 import { createWebhook, SECRET } from '../webhooks/harness.js';
 import { afterEach } from 'vitest';
 
-const simulator = useSimulators({ sessions: 60, seed: 71, rate: 10_000, burst: 10_000, nonFinalShare: 0.4, webhookRetryBaseMs: 5 });
+const simulator = useSimulators({
+  sessions: 60,
+  seed: 71,
+  rate: 10_000,
+  burst: 10_000,
+  nonFinalShare: 0.4,
+  webhookRetryBaseMs: 5,
+});
 const tempDir = useTempDir();
 const children: Child[] = [];
 afterEach(() => {
@@ -34,13 +41,27 @@ async function idleRefresh(webhooks: boolean): Promise<{ requests: number; db: s
   const sim = await simulator({ from: now - 20 * HOUR, to: now - 60 });
   const dir = tempDir();
   const db = join(dir, 'ivsync.sqlite');
-  const config = writeConfig(dir, { crawl: { windowSeconds: HOUR, concurrency: 1, overlapSeconds: 600 }, webhooks: { healthySeconds: 30 * 86_400 } });
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '10000', ...(webhooks ? { IVS_WEBHOOK_SECRET: SECRET.reveal() } : {}) };
+  const config = writeConfig(dir, {
+    crawl: { windowSeconds: HOUR, concurrency: 1, overlapSeconds: 600 },
+    webhooks: { healthySeconds: 30 * 86_400 },
+  });
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: `sqlite:${db}`,
+    IVS_CONFIG: config,
+    IVS_RATE: '10000',
+    ...(webhooks ? { IVS_WEBHOOK_SECRET: SECRET.reveal() } : {}),
+  };
   let t = now * 1000;
   const sync = () => runIvsync(['sync', '--json'], env, undefined, () => t);
   expect((await runIvsync(['sync', '--since', String(now - 86_400)], env, undefined, () => t)).code).toBe(0);
 
-  const nonFinal = query<{ service_id: string }>(db, 'SELECT service_id FROM authentications WHERE result_final = 0 UNION ALL SELECT service_id FROM fingerprints WHERE result_final = 0');
+  const nonFinal = query<{ service_id: string }>(
+    db,
+    'SELECT service_id FROM authentications WHERE result_final = 0 UNION ALL SELECT service_id FROM ' +
+      'fingerprints WHERE result_final = 0',
+  );
   expect(nonFinal.length).toBeGreaterThan(10);
   if (webhooks) {
     // The receiver of a daemon whose schedule does not come round during the test.
@@ -75,7 +96,15 @@ async function idleRefresh(webhooks: boolean): Promise<{ requests: number; db: s
   // A month on, nothing delivered since: status says the stream went quiet and sync polls instead.
   const status = await runIvsync(['status', '--json'], env, undefined, () => t + 31 * 86_400_000);
   const stream = (JSON.parse(status.stdout) as { webhookStream: { healthy: boolean; detail: string } }).webhookStream;
-  if (webhooks) expect(stream).toEqual(expect.objectContaining({ healthy: false, detail: expect.stringMatching(/^quiet: last delivery .*; sync polls the \d+ non-final sessions by age instead$/) }));
+  if (webhooks)
+    expect(stream).toEqual(
+      expect.objectContaining({
+        healthy: false,
+        detail: expect.stringMatching(
+          /^quiet: last delivery .*; sync polls the \d+ non-final sessions by age instead$/,
+        ),
+      }),
+    );
   else expect(stream.detail).toMatch(/^no webhook secret configured/);
   return { requests, db };
 }
@@ -84,8 +113,13 @@ describe('refresh with a healthy webhook stream', () => {
   it('spends at least five times fewer refresh requests than polling, and the tables equal the truth', async () => {
     const polled = await idleRefresh(false);
     const pushed = await idleRefresh(true);
-    expect(pushed.requests * 5, `refresh requests: ${pushed.requests} with webhooks, ${polled.requests} without`).toBeLessThanOrEqual(polled.requests);
+    expect(
+      pushed.requests * 5,
+      `refresh requests: ${pushed.requests} with webhooks, ${polled.requests} without`,
+    ).toBeLessThanOrEqual(polled.requests);
     // The sessions the deliveries updated rest on their back-off; nothing is hot.
-    expect(query(pushed.db, "SELECT tier, COUNT(*) AS n FROM session_refresh GROUP BY tier")).toEqual([{ tier: 'backoff', n: expect.any(Number) }]);
+    expect(query(pushed.db, 'SELECT tier, COUNT(*) AS n FROM session_refresh GROUP BY tier')).toEqual([
+      { tier: 'backoff', n: expect.any(Number) },
+    ]);
   });
 });

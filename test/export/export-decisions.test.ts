@@ -66,12 +66,20 @@ describe('keysetPage', () => {
   it('starts at the first key and continues after the last one read', () => {
     const def = table('authentications');
     expect(keysetPage(def, null, 10).sql).toMatch(/ FROM authentications ORDER BY service_id LIMIT 10$/);
-    expect(keysetPage(def, ['B7'], 10)).toEqual({ sql: expect.stringMatching(/ WHERE service_id > \? ORDER BY service_id LIMIT 10$/), params: ['B7'] });
+    expect(keysetPage(def, ['B7'], 10)).toEqual({
+      sql: expect.stringMatching(/ WHERE service_id > \? ORDER BY service_id LIMIT 10$/),
+      params: ['B7'],
+    });
   });
 
   it('compares composite keys as row values', () => {
     const page = keysetPage(table('sync_windows'), ['default', 'fingerprints', '2', 1_700_000_000], 5);
-    expect(page.sql).toMatch(/WHERE \(account, resource, api_version, window_start\) > \(\?, \?, \?, \?\) ORDER BY account, resource, api_version, window_start LIMIT 5$/);
+    expect(page.sql).toMatch(
+      new RegExp(
+        /WHERE \(account, resource, api_version, window_start\) > \(\?, \?, \?, \?\) ORDER BY account, /.source +
+          /resource, api_version, window_start LIMIT 5$/.source,
+      ),
+    );
     expect(page.params).toEqual(['default', 'fingerprints', '2', 1_700_000_000]);
   });
 

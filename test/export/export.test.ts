@@ -19,11 +19,20 @@ import { comparableRows, duckdbRows } from './relation-rows.js';
 const tempDir = useTempDir();
 const REQUIRE_POSTGRES = process.env.IVS_REQUIRE_POSTGRES === '1';
 
-/** A target filled by a v2 backfill and sync (catalog) and a v1.4 backfill (newer, with warnings): rows in most tables. */
+/**
+ * A target filled by a v2 backfill and sync (catalog) and a v1.4 backfill (newer, with warnings): rows in most tables.
+ */
 async function filledTarget(sim: RunningSimulator, dialect: Dialect): Promise<FreshTarget> {
   const target = await freshTarget(dialect);
   const dir = tempDir();
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target.url, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000', IVS_API_VERSION: '2' };
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: target.url,
+    IVS_CONFIG: writeConfig(dir),
+    IVS_RATE: '2000',
+    IVS_API_VERSION: '2',
+  };
   const backfill = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
   expect((await runIvsync(backfill, env)).code).toBe(0);
   expect((await runIvsync(['sync'], env)).code).toBe(0);
@@ -31,7 +40,10 @@ async function filledTarget(sim: RunningSimulator, dialect: Dialect): Promise<Fr
   return target;
 }
 
-async function expectExportHoldsEveryRow(source: string, read: (relation: string, file: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
+async function expectExportHoldsEveryRow(
+  source: string,
+  read: (relation: string, file: string) => Promise<Array<Record<string, unknown>>>,
+): Promise<void> {
   for (const def of TABLES) {
     const expected = comparableRows(def, await readTarget(source, `SELECT * FROM ${def.name}`));
     const got = comparableRows(def, await read(def.name, `${def.name}.parquet`));
@@ -52,7 +64,8 @@ async function expectExportHoldsEveryRow(source: string, read: (relation: string
 async function expectMicroseconds(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<void> {
   const [row] = await query(
     'SELECT count(*) AS n, sum(CASE WHEN epoch_us(created_at) % 1000 <> 0 THEN 1 ELSE 0 END) AS sub_ms, ' +
-      'sum(CASE WHEN epoch_us(created_at) = CAST(round(created_epoch * 1000000) AS BIGINT) THEN 1 ELSE 0 END) AS exact FROM {authentications}',
+      'sum(CASE WHEN epoch_us(created_at) = CAST(round(created_epoch * 1000000) AS BIGINT) THEN 1 ELSE 0 END) ' +
+      'AS exact FROM {authentications}',
   );
   expect(Number(row!.sub_ms)).toBeGreaterThan(0);
   expect(Number(row!.exact)).toBe(Number(row!.n));
@@ -77,7 +90,9 @@ describe.each(sources)('export from a %s target', (dialect) => {
   });
 
   it.runIf(unavailable && REQUIRE_POSTGRES)('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
-    throw new Error('IVS_TEST_POSTGRES_URL is not reachable, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres export tests');
+    throw new Error(
+      'IVS_TEST_POSTGRES_URL is not reachable, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres export tests',
+    );
   });
 
   it.skipIf(unavailable)('--to duckdb: every row of every table, typed columns, live views', async () => {
@@ -89,13 +104,29 @@ describe.each(sources)('export from a %s target', (dialect) => {
     expect(reported.relations.map((r) => r.name)).toEqual([...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)]);
     // The non-empty tables really are non-empty: the comparison below is not of nothing.
     const rows = new Map(reported.relations.map((r) => [r.name, r.rows]));
-    for (const name of ['authentications', 'fingerprints', 'session_text_fields', 'session_warnings', 'session_history', 'sync_windows', 'sync_runs', 'rejected_items', 'catalog_brands', 'catalog_categories']) {
+    for (const name of [
+      'authentications',
+      'fingerprints',
+      'session_text_fields',
+      'session_warnings',
+      'session_history',
+      'sync_windows',
+      'sync_runs',
+      'rejected_items',
+      'catalog_brands',
+      'catalog_categories',
+    ]) {
       expect(rows.get(name), name).toBeGreaterThan(0);
     }
     expect(readdirSync(join(path, '..'))).toEqual(['analyst.duckdb']);
 
     await expectExportHoldsEveryRow(source!.url, (relation) => duckdbRows(path, `SELECT * FROM ${relation}`));
-    const types = await duckdbRows(path, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'authentications' AND column_name IN ('result_final', 'raw', 'created_epoch', 'update_counter', 'service_id', 'created_at') ORDER BY column_name");
+    const types = await duckdbRows(
+      path,
+      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'authentications' AND " +
+        "column_name IN ('result_final', 'raw', 'created_epoch', 'update_counter', 'service_id', 'created_at') " +
+        'ORDER BY column_name',
+    );
     expect(types).toEqual([
       { column_name: 'created_at', data_type: 'TIMESTAMP WITH TIME ZONE' },
       { column_name: 'created_epoch', data_type: 'DOUBLE' },
@@ -105,11 +136,18 @@ describe.each(sources)('export from a %s target', (dialect) => {
       { column_name: 'update_counter', data_type: 'BIGINT' },
     ]);
     // Every time column of every table, whatever the source keeps it as (SQLite: text).
-    const timeTypes = await duckdbRows(path, "SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns WHERE column_name LIKE '%\\_at' ESCAPE '\\' OR column_name = 'missing_since'");
+    const timeTypes = await duckdbRows(
+      path,
+      "SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns WHERE " +
+        "column_name LIKE '%\\_at' ESCAPE '\\' OR column_name = 'missing_since'",
+    );
     expect(timeTypes.length).toBeGreaterThan(15);
     for (const { c, data_type } of timeTypes) expect(data_type, String(c)).toBe('TIMESTAMP WITH TIME ZONE');
     await expectMicroseconds((sql) => duckdbRows(path, sql.replace('{authentications}', 'authentications')));
-    const views = await duckdbRows(path, "SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' ORDER BY 1");
+    const views = await duckdbRows(
+      path,
+      "SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW' ORDER BY 1",
+    );
     expect(views.map((v) => v.table_name)).toEqual(VIEWS.map((v) => v.name).sort());
   });
 
@@ -119,22 +157,40 @@ describe.each(sources)('export from a %s target', (dialect) => {
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`exported ${TABLES.length} tables and ${VIEWS.length} views to `);
-    expect(readdirSync(dir).sort()).toEqual([...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort());
-    await expectExportHoldsEveryRow(source!.url, (_relation, file) => duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, file)}')`));
-    const types = await duckdbRows(':memory:', `SELECT typeof(result_final) AS b, typeof(created_epoch) AS d FROM read_parquet('${join(dir, 'authentications.parquet')}') LIMIT 1`);
+    expect(readdirSync(dir).sort()).toEqual(
+      [...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort(),
+    );
+    await expectExportHoldsEveryRow(source!.url, (_relation, file) =>
+      duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, file)}')`),
+    );
+    const types = await duckdbRows(
+      ':memory:',
+      `SELECT typeof(result_final) AS b, typeof(created_epoch) AS d FROM ` +
+        `read_parquet('${join(dir, 'authentications.parquet')}') LIMIT 1`,
+    );
     expect(types).toEqual([{ b: 'BOOLEAN', d: 'DOUBLE' }]);
     // Times are UTC timestamps in microseconds in every file.
-    const schema = await duckdbRows(':memory:', `SELECT file_name, name, type, logical_type FROM parquet_schema('${join(dir, '*.parquet')}')`);
+    const schema = await duckdbRows(
+      ':memory:',
+      `SELECT file_name, name, type, logical_type FROM parquet_schema('${join(dir, '*.parquet')}')`,
+    );
     for (const def of TABLES) {
       for (const column of def.columns.filter((c) => c.type === 'timestamp')) {
         const found = schema.find((s) => s.file_name === join(dir, `${def.name}.parquet`) && s.name === column.name);
         expect(found, `${def.name}.${column.name}`).toMatchObject({
           type: 'INT64',
-          logical_type: expect.stringMatching(/^TimestampType\(isAdjustedToUTC=1, unit=TimeUnit\(.*MICROS=MicroSeconds\(\)/),
+          logical_type: expect.stringMatching(
+            /^TimestampType\(isAdjustedToUTC=1, unit=TimeUnit\(.*MICROS=MicroSeconds\(\)/,
+          ),
         });
       }
     }
-    await expectMicroseconds((sql) => duckdbRows(':memory:', sql.replace('{authentications}', `read_parquet('${join(dir, 'authentications.parquet')}')`)));
+    await expectMicroseconds((sql) =>
+      duckdbRows(
+        ':memory:',
+        sql.replace('{authentications}', `read_parquet('${join(dir, 'authentications.parquet')}')`),
+      ),
+    );
   });
 });
 
@@ -153,7 +209,11 @@ describe('export safety', () => {
 
     const pq = join(dir, 'pq');
     expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).code).toBe(0);
-    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).stderr).toMatch(new RegExp(`authentications\\.parquet exists already \\(and ${TABLES.length + VIEWS.length - 1} more\\): pass --force`));
+    expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`])).stderr).toMatch(
+      new RegExp(
+        `authentications\\.parquet exists already \\(and ${TABLES.length + VIEWS.length - 1} more\\): pass --force`,
+      ),
+    );
     expect((await runIvsync(['export', '--db', db, '--to', `parquet:${pq}`, '--force'])).code).toBe(0);
     // The staging database is gone.
     expect(readdirSync(pq).filter((f) => !f.endsWith('.parquet'))).toEqual([]);
@@ -200,7 +260,9 @@ describe('export safety', () => {
         } finally {
           await sink.close();
         }
-        for (const def of TABLES.filter((t) => ['session_text_fields', 'sync_windows', 'authentications', 'catalog_materials'].includes(t.name))) {
+        for (const def of TABLES.filter((t) =>
+          ['session_text_fields', 'sync_windows', 'authentications', 'catalog_materials'].includes(t.name),
+        )) {
           const expected = comparableRows(def, await readTarget(source.url, `SELECT * FROM ${def.name}`));
           expect(comparableRows(def, await duckdbRows(path, `SELECT * FROM ${def.name}`)), def.name).toEqual(expected);
         }

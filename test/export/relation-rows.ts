@@ -7,7 +7,10 @@ import type { TableDef } from '../../src/schema/schema.js';
  * and DuckDB's booleans alike, integers as numbers, JSON parsed, times as the
  * ISO text every driver gives (to the microsecond), sorted by primary key.
  */
-export function comparableRows(def: TableDef, rows: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+export function comparableRows(
+  def: TableDef,
+  rows: ReadonlyArray<Record<string, unknown>>,
+): Array<Record<string, unknown>> {
   const out = rows.map((row) => {
     const copy: Record<string, unknown> = {};
     for (const column of def.columns) {

@@ -55,7 +55,9 @@ export function committedPages(served: readonly ServedPage[], windows: readonly 
     const sure =
       next === null
         ? done.has(`${resource}|${JSON.stringify(p.range)}`)
-        : requested.has(pageKey({ ...p, cursor: next })) || cursors.has(typeof next === 'string' ? next : JSON.stringify(next)) || cursors.has(JSON.stringify(next));
+        : requested.has(pageKey({ ...p, cursor: next })) ||
+          cursors.has(typeof next === 'string' ? next : JSON.stringify(next)) ||
+          cursors.has(JSON.stringify(next));
     if (sure) committed.add(pageKey(p));
   }
   return committed;

@@ -28,7 +28,12 @@ export interface DuckdbHolder {
  * process has it open. Resolves once the file is held.
  */
 export async function holdDuckdbFile(path: string): Promise<DuckdbHolder> {
-  const child = spawnChild(process.execPath, ['--input-type=module', '-e', HOLDER, path], { PATH: process.env.PATH }, REPO);
+  const child = spawnChild(
+    process.execPath,
+    ['--input-type=module', '-e', HOLDER, path],
+    { PATH: process.env.PATH },
+    REPO,
+  );
   try {
     await until(() => child.stdout().includes('held'), { what: 'the holder to open the file', child, limitMs: 30_000 });
   } catch (error) {

@@ -23,7 +23,9 @@ async function reachable(url: string | undefined): Promise<boolean> {
 export const postgresUp = await reachable(POSTGRES_URL);
 
 /** Why the Postgres suites cannot run, for skip warnings and failures. */
-export const postgresProblem = POSTGRES_URL ? `IVS_TEST_POSTGRES_URL (${POSTGRES_URL}) is not reachable` : 'IVS_TEST_POSTGRES_URL is not set';
+export const postgresProblem = POSTGRES_URL
+  ? `IVS_TEST_POSTGRES_URL (${POSTGRES_URL}) is not reachable`
+  : 'IVS_TEST_POSTGRES_URL is not set';
 
 /**
  * Call at the top of a file with Postgres tests: warns visibly that they are

@@ -15,7 +15,9 @@ function collect(stream: PassThrough): () => string {
   return () => Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs the CLI in this process through its real parser (like a user would type it); `clock` is the injected time (ms). */
+/**
+ * Runs the CLI in this process through its real parser (like a user would type it); `clock` is the injected time (ms).
+ */
 export async function runIvsync(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
@@ -57,7 +59,12 @@ export function spawnIvsync(args: readonly string[], env: Record<string, string 
 }
 
 /** Runs `command` as a child process with exactly `env`, collecting its output. */
-export function spawnChild(command: string, args: readonly string[], env: Record<string, string | undefined>, cwd?: string): Child {
+export function spawnChild(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd?: string,
+): Child {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

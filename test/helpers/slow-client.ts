@@ -5,7 +5,8 @@ import { connect as connectTls } from 'node:tls';
 export const SLOW_REQUESTS: readonly string[] = [
   '',
   'POST /webhooks HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\n',
-  'POST /webhooks HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nService-Signature: SHA256:AAAA\r\n\r\n{"channel":',
+  'POST /webhooks HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\nContent-Length: ' +
+    '1000\r\nService-Signature: SHA256:AAAA\r\n\r\n{"channel":',
 ];
 
 export interface SlowClient {
@@ -27,7 +28,9 @@ export function openSlowClient(url: string, start: string, ca?: Buffer): Promise
     let closedFlag = false;
     let begun = 0;
     const socket: Socket =
-      ca === undefined ? connect(Number(port), hostname, onConnect) : connectTls({ host: hostname, port: Number(port), ca, servername: 'localhost' }, onConnect);
+      ca === undefined
+        ? connect(Number(port), hostname, onConnect)
+        : connectTls({ host: hostname, port: Number(port), ca, servername: 'localhost' }, onConnect);
     const closed = new Promise<number>((done) =>
       socket.once('close', () => {
         closedFlag = true;

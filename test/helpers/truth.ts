@@ -23,13 +23,29 @@ interface RenderedItem {
   fingerprint_parent?: { service_id?: string } | null;
 }
 
+/** The fields of a rendered item the facts are read from, as the simulator renders them. */
+function renderedItem(item: Record<string, unknown>): RenderedItem {
+  return {
+    service_id: item.service_id as string,
+    status: item.status as RenderedItem['status'],
+    fingerprint_parent: item.fingerprint_parent as RenderedItem['fingerprint_parent'],
+  };
+}
+
 /**
  * The one oracle of the suites: what a perfect crawl stores, from the
  * simulator's rendering of the token's sessions in that interface, sorted by
  * service_id.
  */
-export function truthFacts(sim: RunningSimulator, resource: SessionResource, apiVersion: '1.4' | '2' = '1.4', token = 'test-token'): SessionFacts[] {
-  return (sim.world.truth(token, resource, apiVersion) as unknown as RenderedItem[])
+export function truthFacts(
+  sim: RunningSimulator,
+  resource: SessionResource,
+  apiVersion: '1.4' | '2' = '1.4',
+  token = 'test-token',
+): SessionFacts[] {
+  return sim.world
+    .truth(token, resource, apiVersion)
+    .map(renderedItem)
     .map((i) => ({
       service_id: i.service_id,
       result_id: i.status.result.id,
@@ -46,10 +62,18 @@ export function truthRows(sim: RunningSimulator, resource: SessionResource, toke
 }
 
 /** Asserts the SQLite target holds exactly the simulator's truth (no more, no less, no duplicates). */
-export function expectTargetEqualsTruth(dbPath: string, sim: RunningSimulator, resources: readonly SessionResource[] = ['authentications', 'fingerprints']): void {
+export function expectTargetEqualsTruth(
+  dbPath: string,
+  sim: RunningSimulator,
+  resources: readonly SessionResource[] = ['authentications', 'fingerprints'],
+): void {
   for (const resource of resources) {
     const cols = resource === 'fingerprints' ? ', parent_service_id' : '';
-    const stored = query(dbPath, `SELECT service_id, result_id, result_final, flag${cols} FROM ${resource} WHERE missing_since IS NULL ORDER BY service_id`);
+    const stored = query(
+      dbPath,
+      `SELECT service_id, result_id, result_final, flag${cols} FROM ${resource} WHERE missing_since IS NULL ` +
+        `ORDER BY service_id`,
+    );
     const truth = truthRows(sim, resource);
     expect(truth.length).toBeGreaterThan(0);
     expect(stored.map((r) => r.service_id)).toEqual(truth.map((r) => r.service_id));

@@ -52,7 +52,10 @@ export function v14Compare(): Record<string, unknown> {
   };
 }
 
-export const PARENT_WARNING = { code: 'fingerprint_parent_not_authorized', message: 'The parent session is not accessible.' };
+export const PARENT_WARNING = {
+  code: 'fingerprint_parent_not_authorized',
+  message: 'The parent session is not accessible.',
+};
 
 export function v2Authentication(): Record<string, unknown> {
   return {
@@ -64,12 +67,21 @@ export function v2Authentication(): Record<string, unknown> {
       flag: null,
       retake: { retake_required: false, display: 'No retake needed' },
     },
-    activity: { form_factor: 'free_camera', name: 'authentication', product_category: 'luxury', product_group: null, mode: null },
+    activity: {
+      form_factor: 'free_camera',
+      name: 'authentication',
+      product_category: 'luxury',
+      product_group: null,
+      mode: null,
+    },
     properties: { customer_item_id: 'ORDER-5', brand: 'chanel', material: 'caviar_leather' },
     owner: { organization_id: 'org-1', user_id: 'user-9' },
     certificate: { certificate_id: 'cert-42', issued: true },
     text_fields: { serial: 'X9', us_size: '8' },
-    images: { front: { url: 'https://img.example.com/f.jpg', metadata: { width: 1200 } }, back: { metadata: { width: 800 } } },
+    images: {
+      front: { url: 'https://img.example.com/f.jpg', metadata: { width: 1200 } },
+      back: { metadata: { width: 800 } },
+    },
     catalog: null,
     fingerprint_parent: null,
   };
@@ -80,8 +92,19 @@ export function v2Compare(): Record<string, unknown> {
     service_id: 'V2-F-2',
     timestamp: { created_at: '2026-11-22T03:06:17Z' },
     status: { result: { id: 'verified', final: true, display: null }, initial_result: null, flag: null },
-    activity: { form_factor: 'microscopic', name: 'fingerprint', product_category: null, product_group: null, mode: 'compare' },
-    properties: { customer_item_id: 'BAG-10', brand: { id: 'hermes', name: 'Hermès' }, device_id: 'dev-1', app_version: '5.2.0' },
+    activity: {
+      form_factor: 'microscopic',
+      name: 'fingerprint',
+      product_category: null,
+      product_group: null,
+      mode: 'compare',
+    },
+    properties: {
+      customer_item_id: 'BAG-10',
+      brand: { id: 'hermes', name: 'Hermès' },
+      device_id: 'dev-1',
+      app_version: '5.2.0',
+    },
     owner: null,
     certificate: null,
     text_fields: null,

@@ -6,7 +6,10 @@ import { normalizeWebhook } from '../../src/normalize/webhook-row.js';
 import { table } from '../../src/schema/schema.js';
 
 const NOW = '2026-11-22T04:00:00.000000Z';
-const columnsOf = (name: string): string[] => table(name).columns.map((c) => c.name).sort();
+const columnsOf = (name: string): string[] =>
+  table(name)
+    .columns.map((c) => c.name)
+    .sort();
 
 const webhook = {
   webhook_uuid: '6f1c2a9e-8c1b-4a57-9d0e-2b3c4d5e6f70',
@@ -45,17 +48,32 @@ describe('webhooks mirror', () => {
   });
 
   it.each([
-    ['v2 with null owner and timestamp', { ...webhook, webhook_owner: null, create_timestamp: null }, { organization_name: null, created_at: null, created_epoch: null }],
-    ['display only', { ...webhook, create_timestamp: { display: '2026-11-01T13:00:00.000001+01:00' } }, { created_at: '2026-11-01T12:00:00.000001Z', created_epoch: 1793534400.000001 }],
+    [
+      'v2 with null owner and timestamp',
+      { ...webhook, webhook_owner: null, create_timestamp: null },
+      { organization_name: null, created_at: null, created_epoch: null },
+    ],
+    [
+      'display only',
+      { ...webhook, create_timestamp: { display: '2026-11-01T13:00:00.000001+01:00' } },
+      { created_at: '2026-11-01T12:00:00.000001Z', created_epoch: 1793534400.000001 },
+    ],
     ['says it is inactive', { ...webhook, active: false }, { active: false }],
-    ['odd types become nulls', { ...webhook, channel: 5, endpoint: 'x', filters: null }, { channel: null, endpoint_url: null, filters: null }],
+    [
+      'odd types become nulls',
+      { ...webhook, channel: 5, endpoint: 'x', filters: null },
+      { channel: null, endpoint_url: null, filters: null },
+    ],
   ])('%s', (_, obj, expected) => {
     expect(normalizeWebhook(obj, 'default', NOW)).toMatchObject(expected);
   });
 
-  it.each([[null], ['x'], [[webhook]], [{ ...webhook, webhook_uuid: '' }], [{ channel: 'default' }]])('no row without a uuid: %j', (obj) => {
-    expect(normalizeWebhook(obj, 'default', NOW)).toBeNull();
-  });
+  it.each([[null], ['x'], [[webhook]], [{ ...webhook, webhook_uuid: '' }], [{ channel: 'default' }]])(
+    'no row without a uuid: %j',
+    (obj) => {
+      expect(normalizeWebhook(obj, 'default', NOW)).toBeNull();
+    },
+  );
 });
 
 describe('domains mirror', () => {
@@ -87,7 +105,10 @@ describe('catalog', () => {
         {
           brand_id: 'chanel',
           display: { name: 'Chanel' },
-          materials: [{ material_id: 'caviar_leather', display: { name: 'Caviar leather' } }, { display: { name: 'no id' } }],
+          materials: [
+            { material_id: 'caviar_leather', display: { name: 'Caviar leather' } },
+            { display: { name: 'no id' } },
+          ],
           details: [{ field_alias: 'serial', display: { name: 'Serial number' } }],
         },
         { brand_id: 'hermes', display: { name: 'Hermès' }, extra: true },
@@ -103,15 +124,20 @@ describe('catalog', () => {
     const rows = normalizeAuthConfig(config, 'default', NOW);
     for (const r of rows.catalog_brands) expect(Object.keys(r).sort()).toEqual(columnsOf('catalog_brands'));
     for (const r of rows.catalog_materials) expect(Object.keys(r).sort()).toEqual(columnsOf('catalog_materials'));
-    for (const r of rows.catalog_detail_fields) expect(Object.keys(r).sort()).toEqual(columnsOf('catalog_detail_fields'));
+    for (const r of rows.catalog_detail_fields)
+      expect(Object.keys(r).sort()).toEqual(columnsOf('catalog_detail_fields'));
     expect(rows.catalog_brands.map((b) => [b.brand_id, b.name])).toEqual([
       ['chanel', 'Chanel'],
       ['hermes', 'Hermès'],
     ]);
     expect(JSON.parse(rows.catalog_brands[1]?.raw ?? '')).toEqual(config.config.brands[1]);
     expect(rows.catalog_brands[0]?.last_synced_at).toBe(NOW);
-    expect(rows.catalog_materials).toEqual([{ account: 'default', brand_id: 'chanel', material_id: 'caviar_leather', name: 'Caviar leather' }]);
-    expect(rows.catalog_detail_fields).toEqual([{ account: 'default', brand_id: 'chanel', field_alias: 'serial', name: 'Serial number' }]);
+    expect(rows.catalog_materials).toEqual([
+      { account: 'default', brand_id: 'chanel', material_id: 'caviar_leather', name: 'Caviar leather' },
+    ]);
+    expect(rows.catalog_detail_fields).toEqual([
+      { account: 'default', brand_id: 'chanel', field_alias: 'serial', name: 'Serial number' },
+    ]);
     expect(rows.problems).toEqual([
       'config.brands[0].materials[1].material_id: expected a non-empty string, got nothing',
       'config.brands[2].brand_id: expected a non-empty string, got nothing',
@@ -120,7 +146,18 @@ describe('catalog', () => {
   });
 
   it('keeps one row per key when an id repeats', () => {
-    const rows = normalizeAuthConfig({ config: { brands: [{ brand_id: 'a', display: { name: 'old' } }, { brand_id: 'a', display: { name: 'new' } }] } }, 'default', NOW);
+    const rows = normalizeAuthConfig(
+      {
+        config: {
+          brands: [
+            { brand_id: 'a', display: { name: 'old' } },
+            { brand_id: 'a', display: { name: 'new' } },
+          ],
+        },
+      },
+      'default',
+      NOW,
+    );
     expect(rows.catalog_brands.map((b) => b.name)).toEqual(['new']);
   });
 
@@ -134,11 +171,22 @@ describe('catalog', () => {
   });
 
   it('turns the supported catalog into category rows', () => {
-    const brands = [{ brand_id: 'chanel', display: { name: 'Chanel' }, materials: [{ material_id: 'caviar_leather', display: { name: 'Caviar' } }] }];
+    const brands = [
+      {
+        brand_id: 'chanel',
+        display: { name: 'Chanel' },
+        materials: [{ material_id: 'caviar_leather', display: { name: 'Caviar' } }],
+      },
+    ];
     const rows = normalizeCatalog(
       {
         categories: [
-          { product_category: 'luxury', customer_product_group: 'bags', display: { product_category: 'Luxury', customer_product_group: 'Bags' }, brands },
+          {
+            product_category: 'luxury',
+            customer_product_group: 'bags',
+            display: { product_category: 'Luxury', customer_product_group: 'Bags' },
+            brands,
+          },
           { product_category: 'luxury', customer_product_group: null, display: null, brands: [] },
         ],
       },

@@ -10,7 +10,10 @@ const DOC = fileURLToPath(new URL('../../docs/schema.md', import.meta.url));
 describe('docs/schema.md', () => {
   it('is the rendered schema', () => {
     const onDisk = readFileSync(DOC, 'utf8');
-    expect(onDisk === renderSchemaDoc(), `docs/schema.md is out of date with src/schema/schema.ts or views.ts; regenerate it with: ${SCHEMA_DOC_COMMAND}`).toBe(true);
+    expect(
+      onDisk === renderSchemaDoc(),
+      `docs/schema.md is out of date with src/schema/schema.ts or views.ts; regenerate it with: ${SCHEMA_DOC_COMMAND}`,
+    ).toBe(true);
   });
 
   it('names every table and every column', () => {

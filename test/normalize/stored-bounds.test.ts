@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeItem } from '../../src/normalize/normalize-item.js';
 import { rejectedRow } from '../../src/normalize/rejected-row.js';
-import { MAX_DEPTH, MAX_KEY_BYTES, nestsDeeperThan, oversizedKey, textNestsDeeperThan, TOO_DEEP } from '../../src/normalize/stored-bounds.js';
+import {
+  MAX_DEPTH,
+  MAX_KEY_BYTES,
+  nestsDeeperThan,
+  oversizedKey,
+  textNestsDeeperThan,
+  TOO_DEEP,
+} from '../../src/normalize/stored-bounds.js';
 import { OBSERVED_AT, v14Authentication, v14Compare, v2Authentication } from './fixtures.js';
 import { accepted, ctx, rejected } from './helpers.js';
 
@@ -12,8 +19,16 @@ describe('oversizedKey', () => {
   it.each([
     ['a service id', 'A-1001', null],
     ['exactly the bound in ASCII', 'x'.repeat(MAX_KEY_BYTES), null],
-    ['one byte over', 'x'.repeat(MAX_KEY_BYTES + 1), `service_id: 1025 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`],
-    ['under the bound in characters, over it in UTF-8 bytes', 'é'.repeat(513), `service_id: 1026 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`],
+    [
+      'one byte over',
+      'x'.repeat(MAX_KEY_BYTES + 1),
+      `service_id: 1025 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`,
+    ],
+    [
+      'under the bound in characters, over it in UTF-8 bytes',
+      'é'.repeat(513),
+      `service_id: 1026 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`,
+    ],
   ])('%s', (_name, id, reason) => {
     expect(oversizedKey('service_id', id)).toBe(reason);
   });
@@ -40,15 +55,32 @@ describe('items past the bounds are kept aside with a reason, on every interface
   it('a 300,000-character service_id: the reason gives its length, the id is left out of the indexed column', () => {
     const item = { ...v14Authentication(), service_id: hugeId };
     const r = rejected('authentications', '1.4', item);
-    expect(r.reason).toBe(`service_id: 300000 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`);
+    expect(r.reason).toBe(
+      `service_id: 300000 bytes long, longer than the ${MAX_KEY_BYTES} bytes every target can index`,
+    );
     expect(r.service_id).toBeNull();
     expect(JSON.parse(r.raw).service_id).toBe(hugeId);
   });
 
   it.each([
-    ['customer_item_id (v1.4 text field)', () => ({ ...v14Authentication(), text_fields: { customer_item_id: 'c'.repeat(2000) } }), 'customer_item_id: 2000 bytes'],
-    ['customer_item_id (v2)', () => ({ ...v2Authentication(), properties: { ...(v2Authentication().properties as object), customer_item_id: 'c'.repeat(2000) } }), 'customer_item_id: 2000 bytes'],
-    ['a text field key', () => ({ ...v14Authentication(), text_fields: { ['k'.repeat(1500)]: 'v' } }), 'text_fields (a key): 1500 bytes'],
+    [
+      'customer_item_id (v1.4 text field)',
+      () => ({ ...v14Authentication(), text_fields: { customer_item_id: 'c'.repeat(2000) } }),
+      'customer_item_id: 2000 bytes',
+    ],
+    [
+      'customer_item_id (v2)',
+      () => ({
+        ...v2Authentication(),
+        properties: { ...(v2Authentication().properties as object), customer_item_id: 'c'.repeat(2000) },
+      }),
+      'customer_item_id: 2000 bytes',
+    ],
+    [
+      'a text field key',
+      () => ({ ...v14Authentication(), text_fields: { ['k'.repeat(1500)]: 'v' } }),
+      'text_fields (a key): 1500 bytes',
+    ],
   ])('a key over the bound: %s', (_name, item, reason) => {
     const r = rejected('authentications', _name.includes('v2') ? '2' : '1.4', item());
     expect(r.reason.startsWith(reason)).toBe(true);

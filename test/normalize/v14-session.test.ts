@@ -5,7 +5,10 @@ import { table } from '../../src/schema/schema.js';
 import { OBSERVED_AT, PARENT_WARNING, v14Authentication, v14Compare, v14Register } from './fixtures.js';
 import { accepted, ctx } from './helpers.js';
 
-const columnsOf = (name: string): string[] => table(name).columns.map((c) => c.name).sort();
+const columnsOf = (name: string): string[] =>
+  table(name)
+    .columns.map((c) => c.name)
+    .sort();
 
 describe('v1.4 authentication', () => {
   it('fills every column of the authentications table', () => {
@@ -85,14 +88,18 @@ describe('v1.4 authentication', () => {
   it('takes update_counter from the context first, then from the item (webhook deliveries)', () => {
     const item = { ...v14Authentication(), update_counter: 7 };
     expect(accepted('authentications', '1.4', item, ctx({ source: 'webhook' })).row.update_counter).toBe(7);
-    expect(accepted('authentications', '1.4', item, ctx({ source: 'webhook', updateCounter: 9 })).row.update_counter).toBe(9);
+    expect(
+      accepted('authentications', '1.4', item, ctx({ source: 'webhook', updateCounter: 9 })).row.update_counter,
+    ).toBe(9);
     expect(accepted('authentications', '1.4', item, ctx({ source: 'webhook' })).row.source).toBe('webhook');
   });
 
   it('reads a minimal item (only the required fields) as nulls', () => {
     const s = accepted('authentications', '1.4', { service_id: 'A-min', timestamp: { epoch: 1795316777 } });
     expect(s.row.created_at).toBe('2026-11-22T03:06:17.000000Z');
-    const nullColumns = Object.entries(s.row).filter(([, v]) => v === null).map(([k]) => k);
+    const nullColumns = Object.entries(s.row)
+      .filter(([, v]) => v === null)
+      .map(([k]) => k);
     expect(nullColumns).toContain('brand_id');
     expect(nullColumns).toContain('result_final');
     expect(nullColumns).toContain('customer_item_id');
@@ -106,7 +113,13 @@ describe('v1.4 fingerprints', () => {
       name: 'register: no parent, parent_accessible null',
       item: v14Register,
       context: ctx(),
-      expected: { mode: 'register', parent_service_id: null, parent_customer_item_id: null, parent_relationship_type: null, parent_accessible: null },
+      expected: {
+        mode: 'register',
+        parent_service_id: null,
+        parent_customer_item_id: null,
+        parent_relationship_type: null,
+        parent_accessible: null,
+      },
       warnings: [],
       // The key is absent, so the observation cannot know; the stored nulls stay nulls.
       preserve: [...PARENT_COLUMNS],
@@ -115,7 +128,13 @@ describe('v1.4 fingerprints', () => {
       name: 'compare: the parent is shown',
       item: v14Compare,
       context: ctx(),
-      expected: { mode: 'compare', parent_service_id: 'F-2001', parent_customer_item_id: 'BAG-9', parent_relationship_type: null, parent_accessible: true },
+      expected: {
+        mode: 'compare',
+        parent_service_id: 'F-2001',
+        parent_customer_item_id: 'BAG-9',
+        parent_relationship_type: null,
+        parent_accessible: true,
+      },
       warnings: [],
       preserve: [],
     },
@@ -123,8 +142,21 @@ describe('v1.4 fingerprints', () => {
       name: 'compare, partial case: empty parent and the response warning',
       item: () => ({ ...v14Compare(), fingerprint_parent: {} }),
       context: ctx({ source: 'get', responseWarnings: [PARENT_WARNING] }),
-      expected: { mode: 'compare', parent_service_id: null, parent_customer_item_id: null, parent_relationship_type: null, parent_accessible: false },
-      warnings: [{ service_id: 'F-2002', code: 'fingerprint_parent_not_authorized', message: PARENT_WARNING.message, seen_at: OBSERVED_AT }],
+      expected: {
+        mode: 'compare',
+        parent_service_id: null,
+        parent_customer_item_id: null,
+        parent_relationship_type: null,
+        parent_accessible: false,
+      },
+      warnings: [
+        {
+          service_id: 'F-2002',
+          code: 'fingerprint_parent_not_authorized',
+          message: PARENT_WARNING.message,
+          seen_at: OBSERVED_AT,
+        },
+      ],
       preserve: [],
     },
     {
@@ -134,7 +166,14 @@ describe('v1.4 fingerprints', () => {
         return { ...rest, update_counter: 3 };
       },
       context: ctx({ source: 'webhook' }),
-      expected: { mode: 'compare', parent_service_id: null, parent_customer_item_id: null, parent_relationship_type: null, parent_accessible: null, update_counter: 3 },
+      expected: {
+        mode: 'compare',
+        parent_service_id: null,
+        parent_customer_item_id: null,
+        parent_relationship_type: null,
+        parent_accessible: null,
+        update_counter: 3,
+      },
       warnings: [],
       preserve: ['parent_service_id', 'parent_customer_item_id', 'parent_relationship_type', 'parent_accessible'],
     },
@@ -185,7 +224,12 @@ describe('v1.4 fingerprints', () => {
   it('attributes the page-level parent warning to every item with an empty parent, and only to them', () => {
     const hidden1 = { ...v14Compare(), service_id: 'F-h1', fingerprint_parent: {} };
     const hidden2 = { ...v14Compare(), service_id: 'F-h2', fingerprint_parent: {} };
-    const batch = normalizeItems('fingerprints', '1.4', [hidden1, v14Compare(), v14Register(), hidden2], ctx({ responseWarnings: [PARENT_WARNING] }));
+    const batch = normalizeItems(
+      'fingerprints',
+      '1.4',
+      [hidden1, v14Compare(), v14Register(), hidden2],
+      ctx({ responseWarnings: [PARENT_WARNING] }),
+    );
     expect(batch.rejected).toEqual([]);
     expect(batch.sessions.map((s) => [s.row.service_id, s.warnings.map((w) => w.code)])).toEqual([
       ['F-h1', ['fingerprint_parent_not_authorized']],

@@ -3,7 +3,10 @@ import { table } from '../../src/schema/schema.js';
 import { OBSERVED_AT, PARENT_WARNING, v2Authentication, v2Compare } from './fixtures.js';
 import { accepted, ctx } from './helpers.js';
 
-const columnsOf = (name: string): string[] => table(name).columns.map((c) => c.name).sort();
+const columnsOf = (name: string): string[] =>
+  table(name)
+    .columns.map((c) => c.name)
+    .sort();
 
 describe('v2 authentication (brand as a string)', () => {
   it('fills every column of the authentications table', () => {
@@ -111,14 +114,35 @@ describe('v2 fingerprint (brand as an object, parent with relationship_type)', (
 
   it('reads the brand object of a v2 authentication too', () => {
     const item = v2Authentication();
-    item['properties'] = { customer_item_id: 'ORDER-5', brand: { id: 'hermes', name: 'Hermès' }, material: { id: 'box', name: 'Box calf' } };
+    item['properties'] = {
+      customer_item_id: 'ORDER-5',
+      brand: { id: 'hermes', name: 'Hermès' },
+      material: { id: 'box', name: 'Box calf' },
+    };
     const s = accepted('authentications', '2', item);
-    expect([s.row.brand_id, s.row.brand_display, s.row.material_id, s.row.material_display]).toEqual(['hermes', 'Hermès', 'box', 'Box calf']);
+    expect([s.row.brand_id, s.row.brand_display, s.row.material_id, s.row.material_display]).toEqual([
+      'hermes',
+      'Hermès',
+      'box',
+      'Box calf',
+    ]);
   });
 
   const parentCases = [
-    { name: 'null parent (register)', parent: null, accessible: null, warnings: [] as string[], preserve: [] as string[] },
-    { name: 'empty parent with the warning', parent: {}, accessible: false, warnings: ['fingerprint_parent_not_authorized'], preserve: [] },
+    {
+      name: 'null parent (register)',
+      parent: null,
+      accessible: null,
+      warnings: [] as string[],
+      preserve: [] as string[],
+    },
+    {
+      name: 'empty parent with the warning',
+      parent: {},
+      accessible: false,
+      warnings: ['fingerprint_parent_not_authorized'],
+      preserve: [],
+    },
     {
       name: 'no parent key (webhook)',
       parent: undefined,

@@ -5,15 +5,23 @@ import { call, crawl, itemsOf } from './http.js';
 type Item = Record<string, unknown>;
 let sim: RunningSimulator;
 beforeAll(async () => {
-  sim = await startSimulator({ sessions: 800, otherOwnerSessions: 300, rate: 100_000, tokens: { 'test-token': 'alice', 'bob-token': 'bob' } });
+  sim = await startSimulator({
+    sessions: 800,
+    otherOwnerSessions: 300,
+    rate: 100_000,
+    tokens: { 'test-token': 'alice', 'bob-token': 'bob' },
+  });
 });
 afterAll(() => sim.close());
 
-const username = (i: Item): string => ((i.owner as { user: { username: string } }).user.username);
+const username = (i: Item): string => (i.owner as { user: { username: string } }).user.username;
 
 describe('ownership', () => {
   it("never returns another owner's sessions, and answers 403 for them by id", async () => {
-    const items = [...itemsOf(await crawl(sim, '/v1/search/authentications')), ...itemsOf(await crawl(sim, '/v1/search/fingerprints'))];
+    const items = [
+      ...itemsOf(await crawl(sim, '/v1/search/authentications')),
+      ...itemsOf(await crawl(sim, '/v1/search/fingerprints')),
+    ];
     expect(items.length).toBe(800);
     expect(items.every((i) => username(i) === 'alice')).toBe(true);
 
@@ -62,17 +70,29 @@ describe('fingerprint parents', () => {
     const got = await call(sim, 'GET', `/v1/fingerprints/${id}`);
     expect(got.status).toBe(200);
     expect((got.json.item as Item).fingerprint_parent).toEqual({});
-    expect(got.json.warnings).toEqual([expect.objectContaining({ code: 'fingerprint_parent_not_authorized', message: expect.any(String) })]);
+    expect(got.json.warnings).toEqual([
+      expect.objectContaining({ code: 'fingerprint_parent_not_authorized', message: expect.any(String) }),
+    ]);
 
     const pages = await crawl(sim, '/v1/search/fingerprints');
     const page = pages.find((p) => (p.items as Item[]).some((i) => i.service_id === id)) as Item;
-    expect(page.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'fingerprint_parent_not_authorized' })]));
-    const clean = pages.filter((p) => (p.items as Item[]).every((i) => (i.fingerprint_parent as Item | undefined) === undefined || Object.keys(i.fingerprint_parent as Item).length > 0));
+    expect(page.warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'fingerprint_parent_not_authorized' })]),
+    );
+    const clean = pages.filter((p) =>
+      (p.items as Item[]).every(
+        (i) =>
+          (i.fingerprint_parent as Item | undefined) === undefined ||
+          Object.keys(i.fingerprint_parent as Item).length > 0,
+      ),
+    );
     expect(clean.every((p) => p.warnings === undefined)).toBe(true);
   });
 
   it('a full parent carries activity, service_id, customer_item_id and url', async () => {
-    const compare = sim.world.truth('test-token', 'fingerprints').find((i) => Object.keys((i.fingerprint_parent as Item | undefined) ?? {}).length > 0) as Item;
+    const compare = sim.world
+      .truth('test-token', 'fingerprints')
+      .find((i) => Object.keys((i.fingerprint_parent as Item | undefined) ?? {}).length > 0) as Item;
     const parent = compare.fingerprint_parent as { service_id: string; url: string; activity: Item; text_fields: Item };
     expect(parent.activity).toEqual({ form_factor: expect.any(String), mode: 'register', name: 'fingerprint' });
     expect(parent.text_fields.customer_item_id).toEqual(expect.any(String));
@@ -82,7 +102,9 @@ describe('fingerprint parents', () => {
   });
 
   it('moving the parent away makes the child partial', async () => {
-    const compare = sim.world.truth('test-token', 'fingerprints').find((i) => Object.keys((i.fingerprint_parent as Item | undefined) ?? {}).length > 0) as Item;
+    const compare = sim.world
+      .truth('test-token', 'fingerprints')
+      .find((i) => Object.keys((i.fingerprint_parent as Item | undefined) ?? {}).length > 0) as Item;
     const parentId = (compare.fingerprint_parent as { service_id: string }).service_id;
     sim.world.removeAccess(parentId);
     const got = await call(sim, 'GET', `/v1/fingerprints/${String(compare.service_id)}`);
@@ -98,13 +120,29 @@ describe('items', () => {
     const item = json.item as Item;
     expect(item).toMatchObject({
       service_id: id,
-      activity: { name: 'authentication', form_factor: expect.any(String), product_category: expect.any(String), product_group: expect.any(String) },
+      activity: {
+        name: 'authentication',
+        form_factor: expect.any(String),
+        product_category: expect.any(String),
+        product_group: expect.any(String),
+      },
       certificate: { preview: expect.stringMatching(/^https:/), site: expect.stringMatching(/^https:/) },
       owner: { organization: { name: expect.any(String) }, user: { username: 'alice' } },
-      properties: { brand: { id: expect.any(String), display: expect.any(String) }, material: { id: expect.any(String), display: expect.any(String) } },
+      properties: {
+        brand: { id: expect.any(String), display: expect.any(String) },
+        material: { id: expect.any(String), display: expect.any(String) },
+      },
       status: { result: { id: expect.any(String), display: expect.any(String), final: expect.any(Boolean) } },
-      text_fields: { customer_item_id: expect.any(String), identifier: expect.any(String), style_code: expect.any(String), us_size: expect.any(String) },
-      timestamp: { display: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/), epoch: expect.any(Number) },
+      text_fields: {
+        customer_item_id: expect.any(String),
+        identifier: expect.any(String),
+        style_code: expect.any(String),
+        us_size: expect.any(String),
+      },
+      timestamp: {
+        display: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
+        epoch: expect.any(Number),
+      },
       images: { photos: expect.any(Array) },
     });
     expect('flag' in (item.status as Item)).toBe(true);
@@ -121,8 +159,12 @@ describe('items', () => {
     const id = sim.world.serviceIds('alice', 'authentications').find((s) => sim.world.get(s)?.final === true);
     const en = (await call(sim, 'GET', `/v1/authentications/${id}`)).json.item as Item;
     const ja = (await call(sim, 'GET', `/v1/authentications/${id}`, { language: 'ja' })).json.item as Item;
-    expect((ja.properties as { brand: { display: string } }).brand.display).not.toBe((en.properties as { brand: { display: string } }).brand.display);
-    expect((ja.status as { result: { display: string } }).result.display).not.toBe((en.status as { result: { display: string } }).result.display);
+    expect((ja.properties as { brand: { display: string } }).brand.display).not.toBe(
+      (en.properties as { brand: { display: string } }).brand.display,
+    );
+    expect((ja.status as { result: { display: string } }).result.display).not.toBe(
+      (en.status as { result: { display: string } }).result.display,
+    );
     expect({ ...ja, properties: null, status: null }).toEqual({ ...en, properties: null, status: null });
   });
 
@@ -155,7 +197,9 @@ describe('lookup', () => {
     const cid2 = 'ORD-LOOKUP-2';
     sim.world.addSession({ customerItemId: cid2, epoch: 1_780_000_000, final: false });
     const newest = sim.world.addSession({ customerItemId: cid2, epoch: 1_780_000_500, final: false });
-    expect(((await call(sim, 'GET', `/v1/lookup/authentications/${cid2}`)).json.item as Item).service_id).toBe(newest.serviceId);
+    expect(((await call(sim, 'GET', `/v1/lookup/authentications/${cid2}`)).json.item as Item).service_id).toBe(
+      newest.serviceId,
+    );
     expect((await call(sim, 'GET', '/v1/lookup/authentications/NOPE')).status).toBe(403);
     expect((await call(sim, 'GET', '/v2/lookup/authentications/NOPE')).status).toBe(404);
   });

@@ -12,7 +12,10 @@ describe('parseFaultSpec', () => {
   it.each<[string, FaultSpec]>([
     ['', {}],
     ['500=0.05', { '500': 0.05 }],
-    ['500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.02', { '500': 0.05, reset: 0.02, truncate: 0.02, slow: { probability: 0.01, ms: 3000 }, '429': 0.02 }],
+    [
+      '500=0.05,reset=0.02,truncate=0.02,slow=0.01:3000,429=0.02',
+      { '500': 0.05, reset: 0.02, truncate: 0.02, slow: { probability: 0.01, ms: 3000 }, '429': 0.02 },
+    ],
     [' reset=1 ', { reset: 1 }],
   ])('%j', (text, expected) => {
     expect(parseFaultSpec(text)).toEqual(expected);
@@ -46,8 +49,30 @@ describe('TokenBucket', () => {
   it.each([
     // rate, burst, steps of [advance ms, expected take()]
     [10, 10, [...Array<[number, boolean]>(10).fill([0, true]), [0, false], [100, true], [0, false]]],
-    [2, 1, [[0, true], [0, false], [499, false], [1, true]]],
-    [5, 3, [[0, true], [0, true], [0, true], [0, false], [10_000, true], [0, true], [0, true], [0, false]]],
+    [
+      2,
+      1,
+      [
+        [0, true],
+        [0, false],
+        [499, false],
+        [1, true],
+      ],
+    ],
+    [
+      5,
+      3,
+      [
+        [0, true],
+        [0, true],
+        [0, true],
+        [0, false],
+        [10_000, true],
+        [0, true],
+        [0, true],
+        [0, false],
+      ],
+    ],
   ] as [number, number, [number, boolean][]][])('rate %i burst %i', (rate, burst, steps) => {
     let now = 0;
     const bucket = new TokenBucket(rate, burst, () => now);
@@ -84,7 +109,9 @@ describe('cursor', () => {
   });
 
   it('ends the array style with null or [] by query, the string style always with null', () => {
-    const ends = new Set(Array.from({ length: 20 }, (_, i) => JSON.stringify(endOfPages(queryHash(['q', i]), 'array'))));
+    const ends = new Set(
+      Array.from({ length: 20 }, (_, i) => JSON.stringify(endOfPages(queryHash(['q', i]), 'array'))),
+    );
     expect([...ends].sort()).toEqual(['[]', 'null']);
     for (let i = 0; i < 20; i++) expect(endOfPages(queryHash(['q', i]), 'string')).toBeNull();
   });
@@ -120,8 +147,12 @@ describe('parseSearchRequest', () => {
   });
 
   it('keys differ per resource', () => {
-    expect(parseSearchRequest({ filters: [{ key: 'properties.brand.id', value: 'x' }] }, 'fingerprints', 25).ok).toBe(false);
-    expect(parseSearchRequest({ filters: [{ key: 'activity.mode', value: 'x' }] }, 'authentications', 25).ok).toBe(false);
+    expect(parseSearchRequest({ filters: [{ key: 'properties.brand.id', value: 'x' }] }, 'fingerprints', 25).ok).toBe(
+      false,
+    );
+    expect(parseSearchRequest({ filters: [{ key: 'activity.mode', value: 'x' }] }, 'authentications', 25).ok).toBe(
+      false,
+    );
   });
 });
 

@@ -17,7 +17,12 @@ export interface CallResult {
 }
 
 /** One request to the simulator over real HTTP; v1.4 headers unless told otherwise. */
-export async function call(sim: RunningSimulator, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+export async function call(
+  sim: RunningSimulator,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = {};
   const version = options.version === undefined ? (path.startsWith('/v2/') ? '2.0.0' : '1.4') : options.version;
   if (version !== null) headers['Api-Version'] = version;
@@ -41,8 +46,15 @@ export async function call(sim: RunningSimulator, method: string, path: string, 
 
 type Item = Record<string, unknown>;
 
-/** Pages a search to the end (next_cursor null or []), sending each cursor back as it came; returns every page's body. */
-export async function crawl(sim: RunningSimulator, path: string, body: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Item[]> {
+/**
+ * Pages a search to the end (next_cursor null or []), sending each cursor back as it came; returns every page's body.
+ */
+export async function crawl(
+  sim: RunningSimulator,
+  path: string,
+  body: Record<string, unknown> = {},
+  options: CallOptions = {},
+): Promise<Item[]> {
   const pages: Item[] = [];
   let cursor: unknown = null;
   for (let i = 0; i < 10_000; i++) {

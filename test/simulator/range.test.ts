@@ -25,7 +25,9 @@ describe('range semantics on whole-second created times', () => {
       [a.serviceId, 'A'],
       [b.serviceId, 'B'],
     ]);
-    const res = await call(sim, 'POST', '/v1/search/authentications', { body: { range: { start: EDGE, end: EDGE + 1 } } });
+    const res = await call(sim, 'POST', '/v1/search/authentications', {
+      body: { range: { start: EDGE, end: EDGE + 1 } },
+    });
     expect(res.status).toBe(200);
     const items = res.json.items as { service_id: string; timestamp: { epoch: number } }[];
     expect(items.map((i) => names.get(i.service_id) ?? i.service_id)).toEqual(expected);
@@ -47,9 +49,15 @@ describe('range semantics on whole-second created times', () => {
     const truth = sim.world.truth();
     const pivot = (truth[50]?.timestamp as { epoch: number }).epoch;
     const newer = truth.filter((i) => (i.timestamp as { epoch: number }).epoch >= Math.ceil(pivot)).length;
-    const res = await call(sim, 'POST', '/v1/search/authentications', { body: { return: 'service_ids', range: { start: Math.ceil(pivot), end: null } } });
+    const res = await call(sim, 'POST', '/v1/search/authentications', {
+      body: { return: 'service_ids', range: { start: Math.ceil(pivot), end: null } },
+    });
     expect(res.json.service_id_count).toBe(Math.min(25, newer));
-    const older = await call(sim, 'POST', '/v1/search/authentications', { body: { limit: 1, range: { start: null, end: Math.floor(pivot) } } });
-    expect(((older.json.items as { timestamp: { epoch: number } }[])[0]?.timestamp.epoch ?? 0) < Math.floor(pivot)).toBe(true);
+    const older = await call(sim, 'POST', '/v1/search/authentications', {
+      body: { limit: 1, range: { start: null, end: Math.floor(pivot) } },
+    });
+    expect(
+      ((older.json.items as { timestamp: { epoch: number } }[])[0]?.timestamp.epoch ?? 0) < Math.floor(pivot),
+    ).toBe(true);
   });
 });

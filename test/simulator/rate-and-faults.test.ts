@@ -9,7 +9,13 @@ const simulator = useSimulators({});
 describe('rate limit', () => {
   it('answers 429 with Retry-After beyond the burst, per token, and refills with the clock', async () => {
     let now = 1_000_000;
-    sim = await simulator({ sessions: 10, rate: 5, retryAfterSeconds: 2, clock: () => now, tokens: { 'test-token': 'alice', other: 'bob' } });
+    sim = await simulator({
+      sessions: 10,
+      rate: 5,
+      retryAfterSeconds: 2,
+      clock: () => now,
+      tokens: { 'test-token': 'alice', other: 'bob' },
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await call(sim, 'GET', '/v1/health')).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
@@ -25,7 +31,10 @@ describe('rate limit', () => {
     expect((await call(sim, 'GET', '/v1/health')).status).toBe(429);
     expect(sim.stats.byRoute['GET /v1/health']).toEqual({ '200': 8, '429': 3 });
     // Per owner only what its bucket let through, with the clock of the first and the last.
-    expect(sim.stats.byOwner).toEqual({ alice: { requests: 7, firstAt: 1_000_000, lastAt: 1_000_400 }, bob: { requests: 1, firstAt: 1_000_000, lastAt: 1_000_000 } });
+    expect(sim.stats.byOwner).toEqual({
+      alice: { requests: 7, firstAt: 1_000_000, lastAt: 1_000_400 },
+      bob: { requests: 1, firstAt: 1_000_000, lastAt: 1_000_000 },
+    });
   });
 });
 

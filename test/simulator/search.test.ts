@@ -107,10 +107,17 @@ describe('body validation', () => {
 
   it('accepts identifier with a brand filter, and fingerprint keys on the fingerprint search', async () => {
     const ok1 = await call(sim, 'POST', AUTH, {
-      body: { filters: [{ key: 'text_fields.identifier', value: 'x' }, { key: 'properties.brand.id', value: 'chanel' }] },
+      body: {
+        filters: [
+          { key: 'text_fields.identifier', value: 'x' },
+          { key: 'properties.brand.id', value: 'chanel' },
+        ],
+      },
     });
     expect(ok1.status).toBe(200);
-    const ok2 = await call(sim, 'POST', '/v1/search/fingerprints', { body: { filters: [{ key: 'activity.mode', value: 'register' }] } });
+    const ok2 = await call(sim, 'POST', '/v1/search/fingerprints', {
+      body: { filters: [{ key: 'activity.mode', value: 'register' }] },
+    });
     expect(ok2.status).toBe(200);
   });
 });
@@ -120,15 +127,21 @@ describe('filters', () => {
 
   it('value, values and exclude', async () => {
     const authentic = itemsOf(await crawl(sim, AUTH, { filters: [{ key: 'status.result.id', value: 'authentic' }] }));
-    expect(authentic.length).toBe(all().filter((i) => (i.status as { result: { id: string } }).result.id === 'authentic').length);
+    expect(authentic.length).toBe(
+      all().filter((i) => (i.status as { result: { id: string } }).result.id === 'authentic').length,
+    );
     expect(authentic.length).toBeGreaterThan(0);
 
-    const brands = itemsOf(await crawl(sim, AUTH, { filters: [{ key: 'properties.brand.id', values: ['chanel', 'gucci'] }] }));
+    const brands = itemsOf(
+      await crawl(sim, AUTH, { filters: [{ key: 'properties.brand.id', values: ['chanel', 'gucci'] }] }),
+    );
     const brandOf = (i: Item): string => (i.properties as { brand: { id: string } }).brand.id;
     expect(brands.length).toBe(all().filter((i) => ['chanel', 'gucci'].includes(brandOf(i))).length);
     expect(brands.every((i) => ['chanel', 'gucci'].includes(brandOf(i)))).toBe(true);
 
-    const notChanel = itemsOf(await crawl(sim, AUTH, { filters: [{ key: 'properties.brand.id', value: 'chanel', exclude: true }] }));
+    const notChanel = itemsOf(
+      await crawl(sim, AUTH, { filters: [{ key: 'properties.brand.id', value: 'chanel', exclude: true }] }),
+    );
     expect(notChanel.length).toBe(all().filter((i) => brandOf(i) !== 'chanel').length);
   });
 
@@ -136,14 +149,20 @@ describe('filters', () => {
     const target = all()[3] as Item;
     const id = (target.text_fields as { customer_item_id: string }).customer_item_id; // e.g. ORD-012345-K
     const mangled = id.toLowerCase().replace(/-/g, ' ');
-    const canonical = itemsOf(await crawl(sim, AUTH, { filters: [{ key: 'text_fields.customer_item_id', value: mangled }] }));
+    const canonical = itemsOf(
+      await crawl(sim, AUTH, { filters: [{ key: 'text_fields.customer_item_id', value: mangled }] }),
+    );
     expect(canonical.map((i) => i.service_id)).toContain(target.service_id);
     const verbatimMiss = itemsOf(
-      await crawl(sim, AUTH, { filters: [{ key: 'text_fields.customer_item_id', value: mangled, text_fields: 'verbatim' }] }),
+      await crawl(sim, AUTH, {
+        filters: [{ key: 'text_fields.customer_item_id', value: mangled, text_fields: 'verbatim' }],
+      }),
     );
     expect(verbatimMiss).toEqual([]);
     const verbatimHit = itemsOf(
-      await crawl(sim, AUTH, { filters: [{ key: 'text_fields.customer_item_id', value: id, text_fields: 'verbatim' }] }),
+      await crawl(sim, AUTH, {
+        filters: [{ key: 'text_fields.customer_item_id', value: id, text_fields: 'verbatim' }],
+      }),
     );
     expect(verbatimHit.map((i) => i.service_id)).toContain(target.service_id);
   });
@@ -154,7 +173,11 @@ describe('filters', () => {
       return parent?.service_id !== undefined;
     }) as Item;
     const parentId = (compare.fingerprint_parent as { service_id: string }).service_id;
-    const children = itemsOf(await crawl(sim, '/v1/search/fingerprints', { filters: [{ key: 'fingerprint_parent.service_id', value: parentId }] }));
+    const children = itemsOf(
+      await crawl(sim, '/v1/search/fingerprints', {
+        filters: [{ key: 'fingerprint_parent.service_id', value: parentId }],
+      }),
+    );
     expect(children.map((i) => i.service_id)).toContain(compare.service_id);
     expect(children.every((i) => (i.fingerprint_parent as { service_id: string }).service_id === parentId)).toBe(true);
   });

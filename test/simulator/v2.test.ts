@@ -19,7 +19,10 @@ describe('v2', () => {
     expect(res.json.item).toMatchObject({
       service_id: id,
       timestamp: { created_at: expect.stringMatching(ISO_MICROS) },
-      status: { result: { id: expect.any(String), final: true, display: expect.any(String) }, initial_result: expect.any(Object) },
+      status: {
+        result: { id: expect.any(String), final: true, display: expect.any(String) },
+        initial_result: expect.any(Object),
+      },
       activity: { form_factor: expect.any(String), name: 'authentication', mode: null },
       properties: { customer_item_id: expect.any(String), brand: expect.any(String) },
       owner: { organization_id: expect.any(String), user_id: expect.any(String) },
@@ -36,7 +39,11 @@ describe('v2', () => {
     const res = await call(sim, 'GET', `/v2/fingerprints/${compareId}`);
     expect(res.json.item).toMatchObject({
       activity: { name: 'fingerprint', mode: 'compare', product_category: null },
-      properties: { brand: { id: expect.any(String), name: expect.any(String) }, device_id: expect.any(String), app_version: expect.any(String) },
+      properties: {
+        brand: { id: expect.any(String), name: expect.any(String) },
+        device_id: expect.any(String),
+        app_version: expect.any(String),
+      },
       fingerprint_parent: { service_id: expect.any(String), relationship_type: expect.any(String) },
     });
   });
@@ -60,10 +67,20 @@ describe('v2', () => {
   it('authentication config and supported catalog', async () => {
     const config = await call(sim, 'GET', '/v2/authentication-config');
     expect(config.json).toMatchObject({ iat: expect.any(Number), exp: expect.any(Number) });
-    const brand = ((config.json.config as { brands: Item[] }).brands)[0];
-    expect(brand).toMatchObject({ brand_id: expect.any(String), display: { name: expect.any(String) }, materials: expect.any(Array), details: expect.any(Array) });
+    const brand = (config.json.config as { brands: Item[] }).brands[0];
+    expect(brand).toMatchObject({
+      brand_id: expect.any(String),
+      display: { name: expect.any(String) },
+      materials: expect.any(Array),
+      details: expect.any(Array),
+    });
     const catalog = await call(sim, 'GET', '/v2/supported-catalog');
-    expect((catalog.json.categories as Item[])[0]).toMatchObject({ product_category: 'luxury', customer_product_group: expect.any(String), display: expect.any(Object), brands: expect.any(Array) });
+    expect((catalog.json.categories as Item[])[0]).toMatchObject({
+      product_category: 'luxury',
+      customer_product_group: expect.any(String),
+      display: expect.any(Object),
+      brands: expect.any(Array),
+    });
   });
 
   it('supported catalog may answer 503', async () => {
@@ -86,9 +103,17 @@ describe('v2', () => {
 
   it('domains and webhooks routes under /v2', async () => {
     const domains = await call(sim, 'POST', '/v2/search/domains', { body: {} });
-    expect((domains.json.items as Item[]).map((d) => d.domain_name)).toEqual(['hooks.example.com', '127.0.0.1', 'localhost']);
+    expect((domains.json.items as Item[]).map((d) => d.domain_name)).toEqual([
+      'hooks.example.com',
+      '127.0.0.1',
+      'localhost',
+    ]);
     const created = await call(sim, 'POST', '/v2/webhooks', {
-      body: { endpoint: { type: 'url', value: 'https://hooks.example.com/in' }, secret_key: 'x'.repeat(24), filters: [{ key: 'activity.name', value: 'authentication' }] },
+      body: {
+        endpoint: { type: 'url', value: 'https://hooks.example.com/in' },
+        secret_key: 'x'.repeat(24),
+        filters: [{ key: 'activity.name', value: 'authentication' }],
+      },
     });
     expect(created.status).toBe(200);
     const uuid = created.json.webhook_uuid as string;

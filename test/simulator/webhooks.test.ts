@@ -13,7 +13,10 @@ interface Received {
   signatureOk: boolean;
 }
 
-/** A plain receiver that verifies the signature and answers with the next scripted status (200 once the script runs out). */
+/**
+ * A plain receiver that verifies the signature and answers with the next scripted status (200 once the script runs
+ * out).
+ */
 async function startReceiver(script: number[] = []): Promise<{ url: string; received: Received[]; server: Server }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
@@ -51,7 +54,11 @@ async function receiver(script?: number[]): Promise<Awaited<ReturnType<typeof st
   return r;
 }
 
-const createBody = (url: string, filters: Item[] = [{ key: 'activity.name', value: 'authentication' }], extra: Item = {}): Item => ({
+const createBody = (
+  url: string,
+  filters: Item[] = [{ key: 'activity.name', value: 'authentication' }],
+  extra: Item = {},
+): Item => ({
   endpoint: { type: 'url', value: url },
   secret_key: SECRET,
   filters,
@@ -65,10 +72,21 @@ describe('webhook creation', () => {
     ['secret shorter than 20', 400, { secret_key: 'short' }],
     ['no activity.name filter', 400, { filters: [{ key: 'activity.form_factor', value: 'lightbox' }] }],
     ['unregistered domain', 403, { endpoint: { type: 'url', value: 'https://evil.example.net/x' } }],
-    ['username outside the organization', 403, { filters: [{ key: 'activity.name', value: 'authentication' }, { key: 'owner.user.username', value: 'mallory' }] }],
+    [
+      'username outside the organization',
+      403,
+      {
+        filters: [
+          { key: 'activity.name', value: 'authentication' },
+          { key: 'owner.user.username', value: 'mallory' },
+        ],
+      },
+    ],
   ])('%s -> %i', async (_name, status, override) => {
     const sim = await setup();
-    const res = await call(sim, 'POST', '/v1/webhooks', { body: { ...createBody('https://hooks.example.com/in'), ...override } });
+    const res = await call(sim, 'POST', '/v1/webhooks', {
+      body: { ...createBody('https://hooks.example.com/in'), ...override },
+    });
     expect(res.status).toBe(status);
     expect(res.text).not.toContain(SECRET);
   });
@@ -76,15 +94,23 @@ describe('webhook creation', () => {
   it('malformed JSON -> 400; versions 1.3 and above accepted, 1.2 not', async () => {
     const sim = await setup();
     expect((await call(sim, 'POST', '/v1/webhooks', { rawBody: '{' })).status).toBe(400);
-    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/a'), version: '1.2' })).status).toBe(400);
-    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/a'), version: '1.3' })).status).toBe(200);
+    expect(
+      (await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/a'), version: '1.2' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/a'), version: '1.3' }))
+        .status,
+    ).toBe(200);
   });
 
   it('10 active webhooks at most (409 on the 11th); deactivating frees a place; search lists active ones', async () => {
     const sim = await setup();
     const uuids: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const res = await call(sim, 'POST', '/v1/webhooks', { body: createBody(`https://hooks.example.com/${i}`, undefined, { channel: `c${i}` }) });
+      const res = await call(sim, 'POST', '/v1/webhooks', {
+        body: createBody(`https://hooks.example.com/${i}`, undefined, { channel: `c${i}` }),
+      });
       expect(res.status).toBe(200);
       expect(res.json).toMatchObject({
         webhook_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -96,7 +122,9 @@ describe('webhook creation', () => {
       expect(JSON.stringify(res.json)).not.toContain(SECRET);
       uuids.push(res.json.webhook_uuid as string);
     }
-    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/11') })).status).toBe(409);
+    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/11') })).status).toBe(
+      409,
+    );
     const listed = await call(sim, 'POST', '/v1/search/webhooks', { body: { limit: 4 } });
     expect(listed.json.item_count).toBe(4);
     expect(listed.json.next_cursor).not.toBeNull();
@@ -104,7 +132,9 @@ describe('webhook creation', () => {
     expect((await call(sim, 'POST', `/v1/webhooks/${uuids[0]}/deactivate`)).status).toBe(403);
     const all = await call(sim, 'POST', '/v1/search/webhooks', { body: {} });
     expect((all.json.items as Item[]).map((w) => w.webhook_uuid)).toEqual(uuids.slice(1));
-    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/11') })).status).toBe(200);
+    expect((await call(sim, 'POST', '/v1/webhooks', { body: createBody('https://hooks.example.com/11') })).status).toBe(
+      200,
+    );
     expect((await call(sim, 'GET', '/v1/webhooks/00000000-0000-4000-8000-000000000000')).status).toBe(403);
   });
 
@@ -134,7 +164,9 @@ describe('webhook deliveries', () => {
   it('a mutation produces a signed delivery with update_counter; non-matching sessions produce none', async () => {
     const sim = await setup();
     const hook = await receiver();
-    const created = await call(sim, 'POST', '/v1/webhooks', { body: createBody(hook.url, undefined, { channel: 'orders' }) });
+    const created = await call(sim, 'POST', '/v1/webhooks', {
+      body: createBody(hook.url, undefined, { channel: 'orders' }),
+    });
     const nonFinal = sim.world.addSession({ final: false });
     sim.world.addSession({ resource: 'fingerprints' }); // filtered out by activity.name
     sim.world.finalize(nonFinal.serviceId, 'authentic');
@@ -152,7 +184,9 @@ describe('webhook deliveries', () => {
   it('fingerprint deliveries omit fingerprint_parent', async () => {
     const sim = await setup();
     const hook = await receiver();
-    await call(sim, 'POST', '/v1/webhooks', { body: createBody(hook.url, [{ key: 'activity.name', value: 'fingerprint' }]) });
+    await call(sim, 'POST', '/v1/webhooks', {
+      body: createBody(hook.url, [{ key: 'activity.name', value: 'fingerprint' }]),
+    });
     const compare = sim.world.addSession({ resource: 'fingerprints', mode: 'compare' });
     expect(compare.parentId).not.toBeNull();
     await sim.deliveries.settled();
@@ -169,10 +203,17 @@ describe('webhook deliveries', () => {
     await sim.deliveries.settled();
     expect(flaky.received.length).toBe(2);
     expect(flaky.received[1]?.body).toEqual(flaky.received[0]?.body);
-    expect(sim.stats.deliveries).toMatchObject({ attempted: 2, succeeded: 1, failed: 1, failuresByStatus: { '500': 1 } });
+    expect(sim.stats.deliveries).toMatchObject({
+      attempted: 2,
+      succeeded: 1,
+      failed: 1,
+      failuresByStatus: { '500': 1 },
+    });
 
     const broken = await receiver([503, 503, 503, 503]);
-    await call(sim, 'POST', '/v1/webhooks', { body: createBody(broken.url, [{ key: 'activity.name', value: 'fingerprint' }]) });
+    await call(sim, 'POST', '/v1/webhooks', {
+      body: createBody(broken.url, [{ key: 'activity.name', value: 'fingerprint' }]),
+    });
     sim.world.addSession({ resource: 'fingerprints' });
     await sim.deliveries.settled();
     expect(broken.received.length).toBe(3);

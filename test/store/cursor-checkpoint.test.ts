@@ -11,10 +11,21 @@ forEachTarget((_dialect, ctx) => {
   it('a checkpoint keeps the cursor in the shape the service sent it', async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
-    const shapes: Cursor[] = [['1789000000', 's-1', 'h'], '["looks","like","an","array"]', { after: 's-1', n: 2 }, 'plain'];
+    const shapes: Cursor[] = [
+      ['1789000000', 's-1', 'h'],
+      '["looks","like","an","array"]',
+      { after: 's-1', n: 2 },
+      'plain',
+    ];
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });
     for (const [i, cursor] of shapes.entries()) {
-      await sink.commitPage({ key: authWindow, batch: batch([auth(`a${i}`)]), nextCursor: cursor, done: false, now: t(2 + i) });
+      await sink.commitPage({
+        key: authWindow,
+        batch: batch([auth(`a${i}`)]),
+        nextCursor: cursor,
+        done: false,
+        now: t(2 + i),
+      });
       const [w] = await sink.listWindows(query);
       expect(w!.cursor).toEqual(cursor);
     }
@@ -33,7 +44,8 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
     await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(1) });
-    // What an older ivsync left: its cursor as plain text (one that JSON would misread, too), and no record of the migration.
+    // What an older ivsync left: its cursor as plain text (one that JSON would misread, too), and no record of the
+    // migration.
     const old = 'eyJ"quoted\\back"slash';
     await sink.query('UPDATE sync_windows SET cursor = ? RETURNING window_start', [old]);
     await sink.query('DELETE FROM knex_migrations WHERE name = ? RETURNING name', [CURSOR_JSON]);
@@ -42,7 +54,9 @@ forEachTarget((_dialect, ctx) => {
     const again = await ctx.open();
     const [w] = await again.listWindows(query);
     expect(w!.cursor).toBe(old);
-    expect((await again.query('SELECT name FROM knex_migrations ORDER BY id')).map((m) => m.name).sort()).toEqual(MIGRATIONS.map((m) => m.name).sort());
+    expect((await again.query('SELECT name FROM knex_migrations ORDER BY id')).map((m) => m.name).sort()).toEqual(
+      MIGRATIONS.map((m) => m.name).sort(),
+    );
     // Migrating again leaves the quoted cursor alone.
     await again.migrate();
     const [same] = await again.listWindows(query);

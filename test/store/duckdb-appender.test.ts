@@ -36,10 +36,12 @@ describe('DuckDB Appender after a refused row', () => {
       const def = table('authentications');
       // `source` is NOT NULL: rows proven absent are appended straight into the table, whose flush refuses it.
       // The error is kept as text, not as the object, which would keep the Appender from being collected.
-      const refused = await driver.transaction((tx) => tx.write(def, [row('bad', { source: null as never })], 'fail')).then(
-        () => null,
-        (error: unknown) => String(error),
-      );
+      const refused = await driver
+        .transaction((tx) => tx.write(def, [row('bad', { source: null as never })], 'fail'))
+        .then(
+          () => null,
+          (error: unknown) => String(error),
+        );
       expect(refused).toMatch(/NOT NULL/);
 
       await driver.transaction(async (tx) => {

@@ -19,13 +19,16 @@ describe('DuckDB target settings', () => {
     const sink = await openSink(`duckdb:${join(tempDir(), 'bounded.duckdb')}`);
     try {
       const [row] = await sink.query(
-        "SELECT current_setting('memory_limit') AS memory_limit, current_setting('threads') AS threads, current_setting('preserve_insertion_order') AS ordered, current_setting('checkpoint_threshold') AS checkpoint",
+        "SELECT current_setting('memory_limit') AS memory_limit, current_setting('threads') AS threads, " +
+          "current_setting('preserve_insertion_order') AS ordered, current_setting('checkpoint_threshold') AS " +
+          'checkpoint',
       );
       // DuckDB prints the limit in MiB of its own rounding: 96 MB reads back as 91.5 MiB.
       expect(row?.memory_limit).toMatch(/^9\d(\.\d)? MiB$/);
       expect(Number(row?.threads)).toBe(1);
       expect(row?.ordered).toBe(false);
-      // 8 MB: un-checkpointed rows, held uncompressed in the pool, stay a fraction of it, with room for what a checkpoint of a long history pins.
+      // 8 MB: un-checkpointed rows, held uncompressed in the pool, stay a fraction of it, with room for what a
+      // checkpoint of a long history pins.
       expect(row?.checkpoint).toMatch(/^7\.\d MiB$|^8(\.0)? MiB$/);
     } finally {
       await sink.close();
@@ -33,13 +36,22 @@ describe('DuckDB target settings', () => {
   });
 
   it('stores rows in row groups of ROW_GROUP_ROWS, which bound what one checkpoint rewrites', async () => {
-    const driver = await DuckdbDriver.open(join(tempDir(), 'groups.duckdb'), () => new Date('2026-11-24T00:00:00.000Z'));
+    const driver = await DuckdbDriver.open(
+      join(tempDir(), 'groups.duckdb'),
+      () => new Date('2026-11-24T00:00:00.000Z'),
+    );
     try {
       await driver.migrate(MIGRATIONS);
-      const rows = Array.from({ length: ROW_GROUP_ROWS + 10 }, (_, i) => ({ service_id: `S${i}`, key: 'k', value: 'v' }));
+      const rows = Array.from({ length: ROW_GROUP_ROWS + 10 }, (_, i) => ({
+        service_id: `S${i}`,
+        key: 'k',
+        value: 'v',
+      }));
       await driver.transaction((tx) => tx.write(table('session_text_fields'), rows, 'fail'));
       await driver.read((tx) => tx.run('CHECKPOINT'));
-      const [groups] = await driver.read((tx) => tx.all("SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('session_text_fields')"));
+      const [groups] = await driver.read((tx) =>
+        tx.all("SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('session_text_fields')"),
+      );
       expect(ROW_GROUP_ROWS).toBeLessThan(122_880);
       expect(groups?.n).toBe(2);
     } finally {

@@ -49,69 +49,101 @@ const BOOKKEEPING = new Set(['account', 'first_seen_at', 'last_synced_at', 'miss
 function withRaw<S extends NormalizedSession>(session: S, given: string | undefined): S {
   if (given !== undefined) return session;
   const content = Object.fromEntries(Object.entries(session.row).filter(([k]) => !BOOKKEEPING.has(k)));
-  const raw = JSON.stringify({ ...content, textFields: session.textFields, images: session.images, warnings: session.warnings.map((w) => w.code) });
+  const raw = JSON.stringify({
+    ...content,
+    textFields: session.textFields,
+    images: session.images,
+    warnings: session.warnings.map((w) => w.code),
+  });
   return { ...session, row: { ...session.row, raw } };
 }
 
-export function auth(id: string, row: Partial<AuthenticationRow> = {}, extra: Partial<NormalizedAuthentication> = {}): NormalizedAuthentication {
-  return withRaw<NormalizedAuthentication>({
-    resource: 'authentications',
-    row: {
-      ...base(id, 1_000),
-      form_factor: 'microscopic',
-      product_category: 'luxury',
-      product_group: 'bags',
-      brand_id: 'acme',
-      brand_display: 'Acme',
-      material_id: null,
-      material_display: null,
-      initial_result_id: null,
-      retake_required: false,
-      identifier: null,
-      style_code: null,
-      us_size: null,
-      certificate_id: null,
-      certificate_preview: null,
-      certificate_site: null,
-      ...row,
+export function auth(
+  id: string,
+  row: Partial<AuthenticationRow> = {},
+  extra: Partial<NormalizedAuthentication> = {},
+): NormalizedAuthentication {
+  return withRaw<NormalizedAuthentication>(
+    {
+      resource: 'authentications',
+      row: {
+        ...base(id, 1_000),
+        form_factor: 'microscopic',
+        product_category: 'luxury',
+        product_group: 'bags',
+        brand_id: 'acme',
+        brand_display: 'Acme',
+        material_id: null,
+        material_display: null,
+        initial_result_id: null,
+        retake_required: false,
+        identifier: null,
+        style_code: null,
+        us_size: null,
+        certificate_id: null,
+        certificate_preview: null,
+        certificate_site: null,
+        ...row,
+      },
+      textFields: [],
+      images: [],
+      warnings: [],
+      preserve: [],
+      ...extra,
     },
-    textFields: [],
-    images: [],
-    warnings: [],
-    preserve: [],
-    ...extra,
-  }, row.raw);
+    row.raw,
+  );
 }
 
-export function fp(id: string, row: Partial<FingerprintRow> = {}, extra: Partial<NormalizedFingerprint> = {}): NormalizedFingerprint {
-  return withRaw<NormalizedFingerprint>({
-    resource: 'fingerprints',
-    row: {
-      ...base(id, 1_000),
-      result_id: 'registered',
-      result_display: 'Registered',
-      mode: 'register',
-      form_factor: 'microscopic',
-      parent_service_id: null,
-      parent_customer_item_id: null,
-      parent_relationship_type: null,
-      parent_accessible: null,
-      ...row,
+export function fp(
+  id: string,
+  row: Partial<FingerprintRow> = {},
+  extra: Partial<NormalizedFingerprint> = {},
+): NormalizedFingerprint {
+  return withRaw<NormalizedFingerprint>(
+    {
+      resource: 'fingerprints',
+      row: {
+        ...base(id, 1_000),
+        result_id: 'registered',
+        result_display: 'Registered',
+        mode: 'register',
+        form_factor: 'microscopic',
+        parent_service_id: null,
+        parent_customer_item_id: null,
+        parent_relationship_type: null,
+        parent_accessible: null,
+        ...row,
+      },
+      textFields: [],
+      images: [],
+      warnings: [],
+      preserve: [],
+      ...extra,
     },
-    textFields: [],
-    images: [],
-    warnings: [],
-    preserve: [],
-    ...extra,
-  }, row.raw);
+    row.raw,
+  );
 }
 
 export function rejected(id: string, seenAt: string): RejectedRow {
-  return { id, resource: 'authentications', service_id: null, reason: 'status.result: expected an object', raw: '{"bad":true}', seen_at: seenAt, account: 'default' };
+  return {
+    id,
+    resource: 'authentications',
+    service_id: null,
+    reason: 'status.result: expected an object',
+    raw: '{"bad":true}',
+    seen_at: seenAt,
+    account: 'default',
+  };
 }
 
 export function batch(sessions: NormalizedSession[], rejectedRows: RejectedRow[] = []): NormalizedBatch {
   return { sessions, rejected: rejectedRows };
 }
 
-export const authWindow: WindowKey = { account: 'default', resource: 'authentications', apiVersion: '1.4', windowStart: 0 };
+export const authWindow: WindowKey = {
+  account: 'default',
+  resource: 'authentications',
+  apiVersion: '1.4',
+  windowStart: 0,
+};

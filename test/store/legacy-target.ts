@@ -33,8 +33,10 @@ export async function createTargetAt(target: string, migrations: readonly Migrat
     const connection = await instance.connect();
     try {
       const db = {
-        all: async (sql: string, params: readonly unknown[] = []) => (await connection.runAndReadAll(sql, params as never)).getRowObjectsJS(),
-        run: async (sql: string, params: readonly unknown[] = []) => Number((await connection.run(sql, params as never)).rowsChanged),
+        all: async (sql: string, params: readonly unknown[] = []) =>
+          (await connection.runAndReadAll(sql, params as never)).getRowObjectsJS(),
+        run: async (sql: string, params: readonly unknown[] = []) =>
+          Number((await connection.run(sql, params as never)).rowsChanged),
       };
       await migrateDuckdb(db, migrations, '2025-11-22T00:00:00.000Z');
       for (const [table, tableRows] of Object.entries(rows)) {
@@ -66,10 +68,17 @@ export async function createTargetAt(target: string, migrations: readonly Migrat
     await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${parsed.schema}"`);
   }
   try {
-    await knex.migrate.latest({ migrationSource: new StaticMigrationSource(migrations), ...(schemaName ? { schemaName } : {}) });
+    await knex.migrate.latest({
+      migrationSource: new StaticMigrationSource(migrations),
+      ...(schemaName ? { schemaName } : {}),
+    });
     for (const [table, tableRows] of Object.entries(rows)) {
       // SQLite has no booleans: that release stored 0/1.
-      const values = tableRows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' && parsed.kind === 'sqlite' ? Number(v) : v])));
+      const values = tableRows.map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' && parsed.kind === 'sqlite' ? Number(v) : v]),
+        ),
+      );
       // Chunks keep PostgreSQL's bind parameters and SQLite's variables within their limits.
       for (let i = 0; i < values.length; i += 100) await knex(table).insert(values.slice(i, i + 100));
     }

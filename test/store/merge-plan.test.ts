@@ -33,18 +33,59 @@ describe('planMerge', () => {
 
   it('a winner keeps first_seen_at, the highest counter, the later sync time and its preserved columns', () => {
     const plan = planMerge(
-      [fp('f', { update_counter: 9, source: 'webhook', last_synced_at: t(3), parent_service_id: null }, { preserve: ['parent_service_id', 'not_a_column'] })],
-      { ...none, fingerprints: new Map([stored('f', { update_counter: 4, last_synced_at: t(5), preserved: { parent_service_id: 'p' } })]) },
+      [
+        fp(
+          'f',
+          { update_counter: 9, source: 'webhook', last_synced_at: t(3), parent_service_id: null },
+          { preserve: ['parent_service_id', 'not_a_column'] },
+        ),
+      ],
+      {
+        ...none,
+        fingerprints: new Map([
+          stored('f', { update_counter: 4, last_synced_at: t(5), preserved: { parent_service_id: 'p' } }),
+        ]),
+      },
     );
-    expect(plan.rows.fingerprints[0]).toMatchObject({ update_counter: 9, first_seen_at: t(1), last_synced_at: t(5), parent_service_id: 'p' });
+    expect(plan.rows.fingerprints[0]).toMatchObject({
+      update_counter: 9,
+      first_seen_at: t(1),
+      last_synced_at: t(5),
+      parent_service_id: 'p',
+    });
     expect(plan.rows.fingerprints[0]).not.toHaveProperty('not_a_column');
   });
 
-  const staleCases: Array<{ name: string; incoming: NormalizedSession; stored: StoredSession; seen: Array<{ lastSyncedAt: string }> }> = [
-    { name: 'stale poll seen later', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(8) }), stored: stored('s', { last_updated_at: t(2) })[1], seen: [{ lastSyncedAt: t(8) }] },
-    { name: 'stale poll of a missing session', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }), stored: stored('s', { last_updated_at: t(2), missing_since: t(3) })[1], seen: [{ lastSyncedAt: t(5) }] },
-    { name: 'stale poll seen earlier changes nothing', incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }), stored: stored('s', { last_updated_at: t(2) })[1], seen: [] },
-    { name: 'stale webhook is not a sighting', incoming: auth('s', { update_counter: 1, source: 'webhook', last_synced_at: t(8) }), stored: stored('s', { update_counter: 2, missing_since: t(3) })[1], seen: [] },
+  const staleCases: Array<{
+    name: string;
+    incoming: NormalizedSession;
+    stored: StoredSession;
+    seen: Array<{ lastSyncedAt: string }>;
+  }> = [
+    {
+      name: 'stale poll seen later',
+      incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(8) }),
+      stored: stored('s', { last_updated_at: t(2) })[1],
+      seen: [{ lastSyncedAt: t(8) }],
+    },
+    {
+      name: 'stale poll of a missing session',
+      incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }),
+      stored: stored('s', { last_updated_at: t(2), missing_since: t(3) })[1],
+      seen: [{ lastSyncedAt: t(5) }],
+    },
+    {
+      name: 'stale poll seen earlier changes nothing',
+      incoming: auth('s', { last_updated_at: t(1), last_synced_at: t(4) }),
+      stored: stored('s', { last_updated_at: t(2) })[1],
+      seen: [],
+    },
+    {
+      name: 'stale webhook is not a sighting',
+      incoming: auth('s', { update_counter: 1, source: 'webhook', last_synced_at: t(8) }),
+      stored: stored('s', { update_counter: 2, missing_since: t(3) })[1],
+      seen: [],
+    },
   ];
   for (const c of staleCases) {
     it(c.name, () => {
@@ -81,10 +122,34 @@ describe('replacedChildren', () => {
   const w = [{ service_id: 'x', code: 'c', message: null, seen_at: t(0) }];
   const cases: Array<[string, NormalizedSession, Record<string, boolean>]> = [
     ['poll without children', auth('x'), { session_text_fields: false, session_images: false, session_warnings: true }],
-    ['poll with all children', auth('x', {}, { textFields: [{ service_id: 'x', key: 'k', value: null }], images: [{ service_id: 'x', name: 'n', url: null, metadata: null }], warnings: w }), { session_text_fields: true, session_images: true, session_warnings: true }],
-    ['webhook without warnings', fp('x', { source: 'webhook' }), { session_text_fields: false, session_images: false, session_warnings: false }],
-    ['webhook with warnings', fp('x', { source: 'webhook' }, { warnings: w }), { session_text_fields: false, session_images: false, session_warnings: true }],
-    ['preserve names a child table', auth('x', {}, { preserve: ['session_warnings'], warnings: w }), { session_text_fields: false, session_images: false, session_warnings: false }],
+    [
+      'poll with all children',
+      auth(
+        'x',
+        {},
+        {
+          textFields: [{ service_id: 'x', key: 'k', value: null }],
+          images: [{ service_id: 'x', name: 'n', url: null, metadata: null }],
+          warnings: w,
+        },
+      ),
+      { session_text_fields: true, session_images: true, session_warnings: true },
+    ],
+    [
+      'webhook without warnings',
+      fp('x', { source: 'webhook' }),
+      { session_text_fields: false, session_images: false, session_warnings: false },
+    ],
+    [
+      'webhook with warnings',
+      fp('x', { source: 'webhook' }, { warnings: w }),
+      { session_text_fields: false, session_images: false, session_warnings: true },
+    ],
+    [
+      'preserve names a child table',
+      auth('x', {}, { preserve: ['session_warnings'], warnings: w }),
+      { session_text_fields: false, session_images: false, session_warnings: false },
+    ],
   ];
   for (const [name, session, expected] of cases) it(name, () => expect(replacedChildren(session)).toEqual(expected));
 });

@@ -54,8 +54,10 @@ function reachable(file: string): Map<string, string[]> {
 }
 
 describe('migrations are frozen', () => {
-  it('no migration reaches a module of today\'s definitions, directly or through another module', () => {
-    const files = readdirSync(join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts')).map((f) => `migrations/${f}`);
+  it("no migration reaches a module of today's definitions, directly or through another module", () => {
+    const files = readdirSync(join(ROOT, 'migrations'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `migrations/${f}`);
     expect(files.length).toBeGreaterThan(MIGRATIONS.length);
     const offending = files.flatMap((file) =>
       [...reachable(file)].filter(([module]) => TODAY.includes(module)).map(([, chain]) => chain.join(' -> ')),
@@ -63,7 +65,7 @@ describe('migrations are frozen', () => {
     expect(offending).toEqual([]);
   });
 
-  it('the check sees an import of today\'s definitions, also through another module', () => {
+  it("the check sees an import of today's definitions, also through another module", () => {
     const fromDoc = [...reachable('src/store/schema-doc.ts').keys()];
     expect(fromDoc).toEqual(expect.arrayContaining(['src/schema/schema.ts', 'src/store/views.ts']));
     expect(runtimeImports('src/store/drivers/knex-ddl.ts')).not.toContain('src/store/migration/migration-step.ts');

@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SQLITE_MIN_NODE, unsupportedNode, UnsupportedNodeError, type NodeVersions } from '../../src/store/drivers/sqlite/node-support.js';
+import {
+  SQLITE_MIN_NODE,
+  unsupportedNode,
+  UnsupportedNodeError,
+  type NodeVersions,
+} from '../../src/store/drivers/sqlite/node-support.js';
 import { SqliteDriver } from '../../src/store/drivers/sqlite/sqlite-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
@@ -36,7 +41,9 @@ describe('which Node runs the SQLite driver (better-sqlite3 13 needs Node-API 10
     const dir = join(tempDir(), 'new-dir');
     const open = SqliteDriver.open(join(dir, 'x.sqlite'), { nodeVersions: { node: '20.20.2', napi: '9' } });
     await expect(open).rejects.toBeInstanceOf(UnsupportedNodeError);
-    await expect(open).rejects.toThrow(/^SQLite targets need Node\.js 22\.14 or later .* this is Node\.js 20\.20\.2 \(Node-API 9\)/);
+    await expect(open).rejects.toThrow(
+      /^SQLite targets need Node\.js 22\.14 or later .* this is Node\.js 20\.20\.2 \(Node-API 9\)/,
+    );
     expect(existsSync(dir)).toBe(false);
   });
 });

@@ -62,7 +62,7 @@ async function inspect(url: string, dialect: Dialect, migrations = MIGRATIONS) {
 }
 
 eachTarget((dialect, target) => {
-  it('a target the first release (8adc796) wrote opens, migrates and syncs on with today\'s ivsync', async () => {
+  it("a target the first release (8adc796) wrote opens, migrates and syncs on with today's ivsync", async () => {
     const { url } = target();
     await placeFixture(dialect, url);
     // As the first release left it: its one migration run, its backfill stored.
@@ -94,7 +94,10 @@ eachTarget((dialect, target) => {
     const sink = await openSink(url);
     try {
       const runs = await sink.query('SELECT command, status, requests FROM sync_runs ORDER BY started_at');
-      expect(runs.map((r) => [r.command, r.status])).toEqual([['backfill', 'succeeded'], ['sync', 'succeeded']]);
+      expect(runs.map((r) => [r.command, r.status])).toEqual([
+        ['backfill', 'succeeded'],
+        ['sync', 'succeeded'],
+      ]);
       // From the checkpoints: the sync asked for far less than the backfill did.
       expect(Number(runs[1]!.requests)).toBeLessThan(Number(runs[0]!.requests) / 2);
       const pending = await sink.query("SELECT COUNT(*) AS n FROM sync_windows WHERE status NOT IN ('done', 'sealed')");

@@ -10,18 +10,36 @@ describe('parseTarget', () => {
     ['duckdb:out/a.duckdb', { kind: 'duckdb', path: 'out/a.duckdb' }],
     [
       'postgres://u@h:5432/db',
-      { kind: 'postgres', connectionString: 'postgres://u@h:5432/db', schema: 'public', redacted: 'postgres://u@h:5432/db', password: null },
+      {
+        kind: 'postgres',
+        connectionString: 'postgres://u@h:5432/db',
+        schema: 'public',
+        redacted: 'postgres://u@h:5432/db',
+        password: null,
+      },
     ],
     [
       'postgresql://u:p%40ss@h/db?schema=tenant_1&sslmode=disable',
-      { kind: 'postgres', connectionString: 'postgresql://u:p%40ss@h/db?sslmode=disable', schema: 'tenant_1', redacted: 'postgresql://u:***@h/db?schema=tenant_1&sslmode=disable', password: 'p@ss' },
+      {
+        kind: 'postgres',
+        connectionString: 'postgresql://u:p%40ss@h/db?sslmode=disable',
+        schema: 'tenant_1',
+        redacted: 'postgresql://u:***@h/db?schema=tenant_1&sslmode=disable',
+        password: 'p@ss',
+      },
     ],
   ];
   for (const [target, expected] of cases) {
     it(target, () => expect(parseTarget(target)).toEqual(expected));
   }
 
-  for (const bad of ['mysql://x', 'sqlite:', './file.sqlite', 'postgres://u@h/db?schema=bad-name', 'postgres://u@h/db?schema=1x']) {
+  for (const bad of [
+    'mysql://x',
+    'sqlite:',
+    './file.sqlite',
+    'postgres://u@h/db?schema=bad-name',
+    'postgres://u@h/db?schema=1x',
+  ]) {
     it(`rejects ${bad}`, () => expect(() => parseTarget(bad)).toThrow(UserError));
   }
 
@@ -43,6 +61,8 @@ describe('openSink', () => {
     const error: unknown = await openSink('postgres://ivs:hunter2@127.0.0.1:1/db').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).toContain('postgres://ivs:***@127.0.0.1:1/db');
-    expect(JSON.stringify({ message: (error as Error).message, stack: (error as Error).stack })).not.toContain('hunter2');
+    expect(JSON.stringify({ message: (error as Error).message, stack: (error as Error).stack })).not.toContain(
+      'hunter2',
+    );
   });
 });

@@ -20,12 +20,26 @@ const webhookRow = (uuid: string, account: string) => ({
 forEachTarget((dialect, ctx) => {
   it('a lease is held by one holder until its heartbeat is older than the ttl', async () => {
     const sink = await ctx.open();
-    expect(await sink.acquireLease('account:default', 'A', 60, t(0))).toMatchObject({ holder: 'A', held: true, acquiredAt: t(0) });
+    expect(await sink.acquireLease('account:default', 'A', 60, t(0))).toMatchObject({
+      holder: 'A',
+      held: true,
+      acquiredAt: t(0),
+    });
     expect(await sink.acquireLease('account:default', 'B', 60, t(30))).toMatchObject({ holder: 'A', held: false });
     // Renewing keeps acquired_at and moves the heartbeat.
-    expect(await sink.acquireLease('account:default', 'A', 60, t(50))).toEqual({ name: 'account:default', holder: 'A', acquiredAt: t(0), heartbeatAt: t(50), held: true });
+    expect(await sink.acquireLease('account:default', 'A', 60, t(50))).toEqual({
+      name: 'account:default',
+      holder: 'A',
+      acquiredAt: t(0),
+      heartbeatAt: t(50),
+      held: true,
+    });
     expect(await sink.acquireLease('account:default', 'B', 60, t(109))).toMatchObject({ holder: 'A', held: false });
-    expect(await sink.acquireLease('account:default', 'B', 60, t(111))).toMatchObject({ holder: 'B', held: true, acquiredAt: t(111) });
+    expect(await sink.acquireLease('account:default', 'B', 60, t(111))).toMatchObject({
+      holder: 'B',
+      held: true,
+      acquiredAt: t(111),
+    });
     expect(await sink.acquireLease('account:default', 'A', 60, t(112))).toMatchObject({ holder: 'B', held: false });
     await sink.releaseLease('account:default', 'A'); // not the holder: no effect
     expect((await sink.leases()).map((l) => l.holder)).toEqual(['B']);
@@ -55,7 +69,13 @@ forEachTarget((dialect, ctx) => {
 
   it('rejected items are kept once per id, with the latest seen_at', async () => {
     const sink = await ctx.open();
-    expect(await sink.mergeBatch(batch([], [rejected('r1', t(1)), rejected('r2', t(1))]))).toEqual({ written: 0, unchanged: 0, stale: 0, rejected: 2, missing: 0 });
+    expect(await sink.mergeBatch(batch([], [rejected('r1', t(1)), rejected('r2', t(1))]))).toEqual({
+      written: 0,
+      unchanged: 0,
+      stale: 0,
+      rejected: 2,
+      missing: 0,
+    });
     await sink.mergeBatch(batch([], [rejected('r1', t(5))]));
     expect(await sink.query('SELECT id, seen_at, reason FROM rejected_items ORDER BY id')).toEqual([
       { id: 'r1', seen_at: t(5), reason: 'status.result: expected an object' },
@@ -74,7 +94,9 @@ forEachTarget((dialect, ctx) => {
       ['w3', 'default', true],
       ['w9', 'second', true],
     ]);
-    await expect(sink.replaceMirror('webhooks', 'default', [{ webhook_uuid: 'x', account: 'default' }])).rejects.toThrow(/lacks/);
+    await expect(
+      sink.replaceMirror('webhooks', 'default', [{ webhook_uuid: 'x', account: 'default' }]),
+    ).rejects.toThrow(/lacks/);
     await expect(sink.replaceMirror('authentications' as never, 'default', [])).rejects.toThrow(/not a mirror/);
   });
 });

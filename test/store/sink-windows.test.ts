@@ -28,20 +28,48 @@ forEachTarget((_dialect, ctx) => {
     await sink.startPass(authWindow, { passFrom: 0, passTo: 1_500, startedAt: t(1) });
     const first = await sink.commitPage({
       key: authWindow,
-      batch: batch([auth('a', { last_synced_at: t(2) }, { textFields: [{ service_id: 'a', key: 'identifier', value: 'I-1' }] }), auth('b', { last_synced_at: t(2) })], [rejected('r1', t(2))]),
+      batch: batch(
+        [
+          auth('a', { last_synced_at: t(2) }, { textFields: [{ service_id: 'a', key: 'identifier', value: 'I-1' }] }),
+          auth('b', { last_synced_at: t(2) }),
+        ],
+        [rejected('r1', t(2))],
+      ),
       nextCursor: 'cur-1',
       done: false,
       now: t(2),
     });
     expect(first).toEqual({ written: 2, unchanged: 0, stale: 0, rejected: 1, missing: 0 });
     let [w] = await sink.listWindows(query);
-    expect(w).toMatchObject({ windowEnd: 2_000, status: 'running', cursor: 'cur-1', pages: 1, items: 3, attempts: 1, passFrom: 0, passTo: 1_500, passStartedAt: t(1), syncedTo: null, updatedAt: t(2) });
-    await sink.commitPage({ key: authWindow, batch: batch([auth('c', { last_synced_at: t(3) })]), nextCursor: null, done: true, now: t(3) });
+    expect(w).toMatchObject({
+      windowEnd: 2_000,
+      status: 'running',
+      cursor: 'cur-1',
+      pages: 1,
+      items: 3,
+      attempts: 1,
+      passFrom: 0,
+      passTo: 1_500,
+      passStartedAt: t(1),
+      syncedTo: null,
+      updatedAt: t(2),
+    });
+    await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('c', { last_synced_at: t(3) })]),
+      nextCursor: null,
+      done: true,
+      now: t(3),
+    });
     [w] = await sink.listWindows(query);
     expect(w).toMatchObject({ status: 'done', cursor: null, pages: 2, items: 4, syncedTo: 1_500 });
     expect(await sink.highWaterMark('default', 'authentications', '1.4')).toBe(1_500);
     expect(await sink.highWaterMark('default', 'fingerprints', '1.4')).toBeNull();
-    expect((await sink.status()).tables).toMatchObject({ authentications: 3, session_text_fields: 1, rejected_items: 1 });
+    expect((await sink.status()).tables).toMatchObject({
+      authentications: 3,
+      session_text_fields: 1,
+      rejected_items: 1,
+    });
   });
 
   it('a pass over part of a covered window keeps its coverage and marks missing only inside the part', async () => {
@@ -56,19 +84,35 @@ forEachTarget((_dialect, ctx) => {
     );
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
     await sink.startPass(authWindow, { passFrom: 0, passTo: 1_000, startedAt: t(1) });
-    const all = ['below', 'inside-gone', 'inside-seen', 'above'].map((id, i) => auth(id, { created_epoch: [200, 550, 600, 900][i], last_synced_at: t(1) }));
+    const all = ['below', 'inside-gone', 'inside-seen', 'above'].map((id, i) =>
+      auth(id, { created_epoch: [200, 550, 600, 900][i], last_synced_at: t(1) }),
+    );
     await sink.commitPage({ key: authWindow, batch: batch(all), nextCursor: null, done: true, now: t(1) });
     expect((await sink.listWindows(query))[0]?.syncedTo).toBe(1_000);
 
     // A refresh pages [500, 700) again: the window stays covered to 1,000, and only 'inside-gone' is missing.
     await sink.startPass(authWindow, { passFrom: 500, passTo: 700, startedAt: t(2) });
-    await sink.commitPage({ key: authWindow, batch: batch([auth('inside-seen', { created_epoch: 600, last_synced_at: t(3) })]), nextCursor: null, done: true, now: t(3) });
-    expect((await sink.listWindows(query))[0]).toMatchObject({ status: 'done', syncedTo: 1_000, passFrom: 500, passTo: 700, items: 1 });
-    const missing = await sink.query("SELECT service_id FROM authentications WHERE missing_since IS NOT NULL ORDER BY service_id");
+    await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('inside-seen', { created_epoch: 600, last_synced_at: t(3) })]),
+      nextCursor: null,
+      done: true,
+      now: t(3),
+    });
+    expect((await sink.listWindows(query))[0]).toMatchObject({
+      status: 'done',
+      syncedTo: 1_000,
+      passFrom: 500,
+      passTo: 700,
+      items: 1,
+    });
+    const missing = await sink.query(
+      'SELECT service_id FROM authentications WHERE missing_since IS NOT NULL ORDER BY service_id',
+    );
     expect(missing.map((r) => r.service_id)).toEqual(['inside-gone']);
   });
 
-  it('the first pass of a window, from --since inside it, sets its mark at the pass\'s end', async () => {
+  it("the first pass of a window, from --since inside it, sets its mark at the pass's end", async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
     await sink.startPass(authWindow, { passFrom: 500, passTo: 700, startedAt: t(1) });
@@ -76,37 +120,50 @@ forEachTarget((_dialect, ctx) => {
     expect((await sink.listWindows(query))[0]?.syncedTo).toBe(700);
   });
 
-  it('a complete pass marks the sessions of its range it did not see as missing; seeing them again clears it', async () => {
-    const sink = await ctx.open();
-    await sink.mergeBatch(
-      batch([
-        auth('seen', { created_epoch: 1_100, last_synced_at: t(0) }),
-        auth('gone', { created_epoch: 1_200, last_synced_at: t(0) }),
-        auth('later', { created_epoch: 2_100, last_synced_at: t(0) }),
-        auth('other-account', { created_epoch: 1_300, account: 'second', last_synced_at: t(0) }),
-        auth('v2-gone', { created_epoch: 1_400, api_version: '2', last_synced_at: t(0) }),
-        fp('fingerprint', { created_epoch: 1_300, last_synced_at: t(0) }),
-      ]),
-    );
-    const key: WindowKey = { ...authWindow, windowStart: 1_000 };
-    await sink.planWindows([{ ...key, windowEnd: 2_000 }]);
-    await sink.startPass(key, { passFrom: 1_000, passTo: 2_000, startedAt: t(10) });
-    const result = await sink.commitPage({ key, batch: batch([auth('seen', { created_epoch: 1_100, last_synced_at: t(11) })]), nextCursor: null, done: true, now: t(12) });
-    expect(result.missing).toBe(2);
-    const rows = await sink.query('SELECT service_id, missing_since FROM authentications ORDER BY service_id');
-    expect(rows).toEqual([
-      { service_id: 'gone', missing_since: t(12) },
-      { service_id: 'later', missing_since: null },
-      { service_id: 'other-account', missing_since: null },
-      { service_id: 'seen', missing_since: null },
-      { service_id: 'v2-gone', missing_since: t(12) },
-    ]);
-    expect((await sink.query("SELECT missing_since FROM fingerprints WHERE service_id = 'fingerprint'"))[0]?.missing_since).toBeNull();
-    expect((await sink.status()).missing).toEqual({ authentications: 2, fingerprints: 0 });
+  it(
+    'a complete pass marks the sessions of its range it ' + 'did not see as missing; seeing them again clears it',
+    async () => {
+      const sink = await ctx.open();
+      await sink.mergeBatch(
+        batch([
+          auth('seen', { created_epoch: 1_100, last_synced_at: t(0) }),
+          auth('gone', { created_epoch: 1_200, last_synced_at: t(0) }),
+          auth('later', { created_epoch: 2_100, last_synced_at: t(0) }),
+          auth('other-account', { created_epoch: 1_300, account: 'second', last_synced_at: t(0) }),
+          auth('v2-gone', { created_epoch: 1_400, api_version: '2', last_synced_at: t(0) }),
+          fp('fingerprint', { created_epoch: 1_300, last_synced_at: t(0) }),
+        ]),
+      );
+      const key: WindowKey = { ...authWindow, windowStart: 1_000 };
+      await sink.planWindows([{ ...key, windowEnd: 2_000 }]);
+      await sink.startPass(key, { passFrom: 1_000, passTo: 2_000, startedAt: t(10) });
+      const result = await sink.commitPage({
+        key,
+        batch: batch([auth('seen', { created_epoch: 1_100, last_synced_at: t(11) })]),
+        nextCursor: null,
+        done: true,
+        now: t(12),
+      });
+      expect(result.missing).toBe(2);
+      const rows = await sink.query('SELECT service_id, missing_since FROM authentications ORDER BY service_id');
+      expect(rows).toEqual([
+        { service_id: 'gone', missing_since: t(12) },
+        { service_id: 'later', missing_since: null },
+        { service_id: 'other-account', missing_since: null },
+        { service_id: 'seen', missing_since: null },
+        { service_id: 'v2-gone', missing_since: t(12) },
+      ]);
+      expect(
+        (await sink.query("SELECT missing_since FROM fingerprints WHERE service_id = 'fingerprint'"))[0]?.missing_since,
+      ).toBeNull();
+      expect((await sink.status()).missing).toEqual({ authentications: 2, fingerprints: 0 });
 
-    await sink.mergeBatch(batch([auth('gone', { created_epoch: 1_200, last_synced_at: t(20) })]));
-    expect((await sink.query("SELECT missing_since FROM authentications WHERE service_id = 'gone'"))[0]?.missing_since).toBeNull();
-  });
+      await sink.mergeBatch(batch([auth('gone', { created_epoch: 1_200, last_synced_at: t(20) })]));
+      expect(
+        (await sink.query("SELECT missing_since FROM authentications WHERE service_id = 'gone'"))[0]?.missing_since,
+      ).toBeNull();
+    },
+  );
 
   it('a pass that requests several windows completes each for its own range only', async () => {
     const sink = await ctx.open();
@@ -153,7 +210,9 @@ forEachTarget((_dialect, ctx) => {
       [0, 300, 'pending'],
     ]);
     expect(windows[0]?.syncedTo).toBe(1_000);
-    expect((await sink.listWindows({ ...query, status: ['pending'], from: 0, to: 300 })).map((w) => w.windowStart)).toEqual([0]);
+    expect(
+      (await sink.listWindows({ ...query, status: ['pending'], from: 0, to: 300 })).map((w) => w.windowStart),
+    ).toEqual([0]);
   });
 
   it('markWindow, runs and status report what was written', async () => {
@@ -167,11 +226,30 @@ forEachTarget((_dialect, ctx) => {
     const [failed] = await sink.listWindows({ ...query, status: ['failed'] });
     expect(failed).toMatchObject({ status: 'failed', error: 'HTTP 500', updatedAt: t(3) });
     await sink.startPass(authWindow, { passFrom: 0, passTo: 100, startedAt: t(4) });
-    await sink.commitPage({ key: authWindow, batch: batch([auth('a', { result_final: false }), auth('b')]), nextCursor: null, done: true, now: t(5) });
+    await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('a', { result_final: false }), auth('b')]),
+      nextCursor: null,
+      done: true,
+      now: t(5),
+    });
     await sink.mergeBatch(batch([fp('f', { result_final: false }), fp('g', { result_final: false })]));
     await sink.markMissing('default', 'fingerprints', ['g'], t(6));
-    for (let i = 0; i < 12; i += 1) await sink.startRun({ id: `run-${String(i).padStart(2, '0')}`, command: 'sync', startedAt: t(10 + i), account: null, holder: 'h:1:x' });
-    await sink.finishRun('run-11', { finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom' });
+    for (let i = 0; i < 12; i += 1)
+      await sink.startRun({
+        id: `run-${String(i).padStart(2, '0')}`,
+        command: 'sync',
+        startedAt: t(10 + i),
+        account: null,
+        holder: 'h:1:x',
+      });
+    await sink.finishRun('run-11', {
+      finishedAt: t(30),
+      status: 'failed',
+      requests: 4,
+      itemsWritten: 2,
+      error: 'boom',
+    });
 
     const status = await sink.status();
     expect(status.tables).toMatchObject({ authentications: 2, fingerprints: 2, sync_windows: 3, sync_runs: 12 });
@@ -188,7 +266,18 @@ forEachTarget((_dialect, ctx) => {
     expect(status.missing).toEqual({ authentications: 0, fingerprints: 1 });
     expect(status.rejected).toBe(0);
     expect(status.lastRuns).toHaveLength(10);
-    expect(status.lastRuns[0]).toEqual({ id: 'run-11', command: 'sync', startedAt: t(21), finishedAt: t(30), status: 'failed', requests: 4, itemsWritten: 2, error: 'boom', holder: 'h:1:x', refresh: null });
+    expect(status.lastRuns[0]).toEqual({
+      id: 'run-11',
+      command: 'sync',
+      startedAt: t(21),
+      finishedAt: t(30),
+      status: 'failed',
+      requests: 4,
+      itemsWritten: 2,
+      error: 'boom',
+      holder: 'h:1:x',
+      refresh: null,
+    });
     expect(status.lastRuns[1]).toMatchObject({ id: 'run-10', status: 'running', finishedAt: null });
     expect([...(await sink.nonFinalEpochs('default', 'fingerprints'))]).toEqual([1_000]);
     expect([...(await sink.nonFinalEpochs('default', 'authentications'))]).toEqual([1_000]);
@@ -199,7 +288,9 @@ forEachTarget((_dialect, ctx) => {
     const sink = await ctx.open();
     // Several chunks of 2,048, and ids whose order is not their created order.
     const n = 5_003;
-    const sessions = Array.from({ length: n }, (_, i) => auth(`s-${String((i * 7919) % n).padStart(5, '0')}`, { result_final: false, created_epoch: 10_000 - i }));
+    const sessions = Array.from({ length: n }, (_, i) =>
+      auth(`s-${String((i * 7919) % n).padStart(5, '0')}`, { result_final: false, created_epoch: 10_000 - i }),
+    );
     await sink.mergeBatch(batch([...sessions, auth('final-one'), auth('gone', { result_final: false })]));
     await sink.markMissing('default', 'authentications', ['gone'], t(6));
     const epochs = [...(await sink.nonFinalEpochs('default', 'authentications'))];
@@ -214,12 +305,22 @@ forEachTarget((_dialect, ctx) => {
 
   it('a group of 40 pages commits in one call', async () => {
     const sink = await ctx.open();
-    const windows = Array.from({ length: 4 }, (_, i) => ({ ...authWindow, windowStart: i * 1_000, windowEnd: (i + 1) * 1_000 }));
+    const windows = Array.from({ length: 4 }, (_, i) => ({
+      ...authWindow,
+      windowStart: i * 1_000,
+      windowEnd: (i + 1) * 1_000,
+    }));
     await sink.planWindows(windows);
     for (const w of windows) await sink.startPass(w, { passFrom: w.windowStart, passTo: w.windowEnd, startedAt: t(0) });
     const pages = Array.from({ length: 40 }, (_, p) => {
       const w = windows[p % 4]!;
-      const sessions = Array.from({ length: 25 }, (_, i) => auth(`s-${p}-${i}`, { created_epoch: w.windowStart + i, last_synced_at: t(1) }, { textFields: [{ service_id: `s-${p}-${i}`, key: 'k', value: 'v' }] }));
+      const sessions = Array.from({ length: 25 }, (_, i) =>
+        auth(
+          `s-${p}-${i}`,
+          { created_epoch: w.windowStart + i, last_synced_at: t(1) },
+          { textFields: [{ service_id: `s-${p}-${i}`, key: 'k', value: 'v' }] },
+        ),
+      );
       return { key: w, batch: batch(sessions), nextCursor: p >= 36 ? null : `c${p}`, done: p >= 36, now: t(1) };
     });
     const results = await sink.commitPages(pages);
@@ -232,24 +333,27 @@ forEachTarget((_dialect, ctx) => {
 });
 
 forEachTarget((dialect, ctx) => {
-  it.runIf(dialect === 'duckdb')('a closed DuckDB file opens read-only in a fresh instance, WAL folded in', async () => {
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { existsSync } = await import('node:fs');
-    const sink = await ctx.open();
-    await sink.mergeBatch(batch([auth('a', { customer_item_id: 'X' })]));
-    await sink.close();
-    const path = ctx.target().slice('duckdb:'.length);
-    expect(existsSync(`${path}.wal`)).toBe(false);
-    const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
-    try {
-      const connection = await instance.connect();
-      const reader = await connection.runAndReadAll('SELECT service_id FROM v_latest_authentications');
-      expect(reader.getRowObjectsJS()).toEqual([{ service_id: 'a' }]);
-      connection.closeSync();
-    } finally {
-      instance.closeSync();
-    }
-  });
+  it.runIf(dialect === 'duckdb')(
+    'a closed DuckDB file opens read-only in a fresh instance, WAL folded in',
+    async () => {
+      const { DuckDBInstance } = await import('@duckdb/node-api');
+      const { existsSync } = await import('node:fs');
+      const sink = await ctx.open();
+      await sink.mergeBatch(batch([auth('a', { customer_item_id: 'X' })]));
+      await sink.close();
+      const path = ctx.target().slice('duckdb:'.length);
+      expect(existsSync(`${path}.wal`)).toBe(false);
+      const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
+      try {
+        const connection = await instance.connect();
+        const reader = await connection.runAndReadAll('SELECT service_id FROM v_latest_authentications');
+        expect(reader.getRowObjectsJS()).toEqual([{ service_id: 'a' }]);
+        connection.closeSync();
+      } finally {
+        instance.closeSync();
+      }
+    },
+  );
 });
 
 forEachTarget((dialect, ctx) => {

@@ -15,7 +15,12 @@ describe('a SQLite target another process is writing to', () => {
     const writer = new Database(path);
     writer.pragma('journal_mode = WAL');
     writer.exec('BEGIN IMMEDIATE');
-    writer.prepare("INSERT INTO sync_runs (id, command, started_at, status, requests, items_written) VALUES ('w', 'backfill', 'x', 'running', 0, 0)").run();
+    writer
+      .prepare(
+        "INSERT INTO sync_runs (id, command, started_at, status, requests, items_written) VALUES ('w', " +
+          "'backfill', 'x', 'running', 0, 0)",
+      )
+      .run();
     try {
       const sink = await openSink(`sqlite:${path}`);
       try {

@@ -66,17 +66,20 @@ describe('SQLite checkpoints', () => {
   });
 
   // Otherwise a backfill's WAL grew to the autocheckpoint size, 64 MiB beside a 7 MiB file.
-  it.each([['inline'], ['background']] as const)('%s: a commit that leaves the WAL past its bound is folded in and the WAL emptied before the call returns', async (checkpoint) => {
-    const path = join(tempDir(), `${checkpoint}.sqlite`);
-    const sink = await open(path, checkpoint);
-    try {
-      const before = statSync(path).size;
-      await sink.mergeBatch(bulk(4000));
-      expect(statSync(path).size).toBeGreaterThan(before + WAL_FLOOR_BYTES);
-      expect(statSync(`${path}-wal`).size).toBe(0);
-      expect(await sink.query('SELECT COUNT(*) AS n FROM session_text_fields')).toEqual([{ n: 4000 }]);
-    } finally {
-      await sink.close();
-    }
-  });
+  it.each([['inline'], ['background']] as const)(
+    '%s: a commit that leaves the WAL past its bound is folded in and the WAL emptied before the call returns',
+    async (checkpoint) => {
+      const path = join(tempDir(), `${checkpoint}.sqlite`);
+      const sink = await open(path, checkpoint);
+      try {
+        const before = statSync(path).size;
+        await sink.mergeBatch(bulk(4000));
+        expect(statSync(path).size).toBeGreaterThan(before + WAL_FLOOR_BYTES);
+        expect(statSync(`${path}-wal`).size).toBe(0);
+        expect(await sink.query('SELECT COUNT(*) AS n FROM session_text_fields')).toEqual([{ n: 4000 }]);
+      } finally {
+        await sink.close();
+      }
+    },
+  );
 });

@@ -25,8 +25,11 @@ describe('nearestRank', () => {
 
 describe('observedChange', () => {
   const v2 = (updated: string) => auth('s', { api_version: '2', last_synced_at: t(160), last_updated_at: updated });
-  const lag = (changed: number, stored: number, lagSeconds: number) =>
-    ({ changedAt: t(changed), storedAt: t(stored), lagSeconds });
+  const lag = (changed: number, stored: number, lagSeconds: number) => ({
+    changedAt: t(changed),
+    storedAt: t(stored),
+    lagSeconds,
+  });
   const delivered = auth('d', { last_synced_at: t(160), source: 'webhook' });
   type Stored = string | null | undefined;
   type Case = [name: string, outcome: SessionOutcome, session: ReturnType<typeof auth>, stored: Stored];
@@ -48,7 +51,13 @@ describe('refresh spending', () => {
   it.each([
     { outcomes: [], spend: undefined },
     { outcomes: [{ budget: 0, requests: 0 }], spend: undefined },
-    { outcomes: [{ budget: 300, requests: 12 }, { budget: 300, requests: 0 }], spend: { budget: 600, spent: 12 } },
+    {
+      outcomes: [
+        { budget: 300, requests: 12 },
+        { budget: 300, requests: 0 },
+      ],
+      spend: { budget: 600, spent: 12 },
+    },
     { outcomes: [{ budget: 300, requests: 300 }], spend: { budget: 300, spent: 300 } },
     // Retries and a part holding more than its estimate: what was sent, past the budget too.
     { outcomes: [{ budget: 300, requests: 303 }], spend: { budget: 300, spent: 303 } },
@@ -111,7 +120,11 @@ describe('status lines', () => {
   it('summarizes lags per account and resource', () => {
     expect(summarizeLags([])).toEqual([]);
     expect(summarizeLags(report.changeLags)).toEqual([
-      { account: 'a', resource: 'authentications', changes: 2, since: t(980), 
+      {
+        account: 'a',
+        resource: 'authentications',
+        changes: 2,
+        since: t(980),
         p50Seconds: 4,
         p95Seconds: 300,
         maxSeconds: 300,

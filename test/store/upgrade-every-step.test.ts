@@ -110,9 +110,10 @@ async function upgradesAndSyncsOn(dialect: Dialect, count: number, expect: Expec
 describe.concurrent('every migration step', () => {
   for (const dialect of ['sqlite', 'duckdb', 'postgres'] as const) {
     if (dialect === 'postgres' && !postgresUp) {
-      if (REQUIRE_POSTGRES) it('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
-        throw new Error(`${postgresProblem}, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres target`);
-      });
+      if (REQUIRE_POSTGRES)
+        it('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
+          throw new Error(`${postgresProblem}, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres target`);
+        });
       continue;
     }
     describe(dialect, () => {

@@ -24,9 +24,22 @@ const CRAWL = { windowSeconds: 14 * 86_400, concurrency: 6, overlapSeconds: 86_4
 /** Windows of a quarter: a few pages each in the small test worlds, so the cursors are followed and resumed. */
 const PAGED_CRAWL = { ...CRAWL, windowSeconds: 91 * 86_400 };
 
-function envFor(sim: RunningSimulator, db: string, apiVersion: '1.4' | '2', rate = 2000, crawl: Record<string, number> = CRAWL): Record<string, string> {
+function envFor(
+  sim: RunningSimulator,
+  db: string,
+  apiVersion: '1.4' | '2',
+  rate = 2000,
+  crawl: Record<string, number> = CRAWL,
+): Record<string, string> {
   const config = writeConfig(tempDir(), { crawl });
-  return { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: db, IVS_CONFIG: config, IVS_RATE: String(rate), IVS_API_VERSION: apiVersion };
+  return {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: db,
+    IVS_CONFIG: config,
+    IVS_RATE: String(rate),
+    IVS_API_VERSION: apiVersion,
+  };
 }
 
 const backfillArgs = ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)];
@@ -40,7 +53,8 @@ async function expectEqualsTruth(db: string, sim: RunningSimulator, apiVersion: 
   }
 }
 
-const isArrayCursor = (cursor: unknown): boolean => Array.isArray(cursor) && cursor.length > 0 && cursor.every((p) => typeof p === 'string');
+const isArrayCursor = (cursor: unknown): boolean =>
+  Array.isArray(cursor) && cursor.length > 0 && cursor.every((p) => typeof p === 'string');
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 eachTarget((dialect, target) => {
@@ -48,23 +62,38 @@ eachTarget((dialect, target) => {
     ['1.4', 'string', CRAWL],
     ['2', 'string', CRAWL],
     ['1.4', 'array', PAGED_CRAWL],
-  ] as const)('a full backfill over API %s with %s cursors equals the simulator truth', async (apiVersion, cursorStyle, crawl) => {
-    const sim = await simulator({ cursorStyle });
-    const { url } = target();
-    const result = await runIvsync(backfillArgs, envFor(sim, url, apiVersion, 2000, crawl));
-    expect(cliError(result.stderr)).toBeUndefined();
-    expect(result.code).toBe(0);
-    await expectEqualsTruth(url, sim, apiVersion);
-    const versions = await readTarget(url, 'SELECT DISTINCT api_version FROM authentications');
-    expect(versions).toEqual([{ api_version: apiVersion }]);
-    if (cursorStyle === 'array') expect(sim.stats.searches.some((s) => isArrayCursor(s.cursor))).toBe(true);
-  });
+  ] as const)(
+    'a full backfill over API %s with %s cursors equals the simulator truth',
+    async (apiVersion, cursorStyle, crawl) => {
+      const sim = await simulator({ cursorStyle });
+      const { url } = target();
+      const result = await runIvsync(backfillArgs, envFor(sim, url, apiVersion, 2000, crawl));
+      expect(cliError(result.stderr)).toBeUndefined();
+      expect(result.code).toBe(0);
+      await expectEqualsTruth(url, sim, apiVersion);
+      const versions = await readTarget(url, 'SELECT DISTINCT api_version FROM authentications');
+      expect(versions).toEqual([{ api_version: apiVersion }]);
+      if (cursorStyle === 'array') expect(sim.stats.searches.some((s) => isArrayCursor(s.cursor))).toBe(true);
+    },
+  );
 
   it('resumes an interrupted backfill from an array checkpoint, sending the array back as it came', async () => {
     // Paced so the interruption lands while windows of four pages or so are mid-pass; no splits, so they stay mid-pass.
-    const sim = await simulator({ sessions: 400, seed: 23, cursorStyle: 'array', rate: 100, burst: 10, latencyMs: [2, 8] });
+    const sim = await simulator({
+      sessions: 400,
+      seed: 23,
+      cursorStyle: 'array',
+      rate: 100,
+      burst: 10,
+      latencyMs: [2, 8],
+    });
     const { url } = target();
-    const env = envFor(sim, url, '1.4', 100, { ...PAGED_CRAWL, windowSeconds: 122 * 86_400, concurrency: 3, splitAfterPages: 1000 });
+    const env = envFor(sim, url, '1.4', 100, {
+      ...PAGED_CRAWL,
+      windowSeconds: 122 * 86_400,
+      concurrency: 3,
+      splitAfterPages: 1000,
+    });
     const stop = new AbortController();
     const first = runIvsync(backfillArgs, env, stop.signal);
     // A request carrying a cursor means the page that handed it out is committed (pages are fetched lazily).
@@ -72,7 +101,10 @@ eachTarget((dialect, target) => {
     stop.abort();
     expect((await first).code).toBe(3);
 
-    const checkpoints = await readTarget(url, "SELECT cursor FROM sync_windows WHERE status = 'running' AND cursor IS NOT NULL");
+    const checkpoints = await readTarget(
+      url,
+      "SELECT cursor FROM sync_windows WHERE status = 'running' AND cursor IS NOT NULL",
+    );
     expect(checkpoints.length).toBeGreaterThan(0);
     const stored = checkpoints.map((r) => JSON.parse(String(r.cursor)) as unknown);
     for (const cursor of stored) expect(isArrayCursor(cursor), JSON.stringify(cursor)).toBe(true);
@@ -86,7 +118,9 @@ eachTarget((dialect, target) => {
       // The stored array went out again, and the pass it belongs to did not start over from its first page.
       const carried = after.find((s) => same(s.cursor, cursor));
       expect(carried, `resumed with ${JSON.stringify(cursor)}`).toBeDefined();
-      expect(after.filter((s) => s.route === carried!.route && same(s.range, carried!.range) && s.cursor === null)).toEqual([]);
+      expect(
+        after.filter((s) => s.route === carried!.route && same(s.range, carried!.range) && s.cursor === null),
+      ).toEqual([]);
     }
     await expectEqualsTruth(url, sim, '1.4');
   });
@@ -94,7 +128,10 @@ eachTarget((dialect, target) => {
   it('a first sync over API 2 with array cursors pages the whole history', async () => {
     const sim = await simulator({ cursorStyle: 'array' });
     const { url } = target();
-    const result = await runIvsync(['sync', '--since', String(HISTORY_START)], envFor(sim, url, '2', 2000, PAGED_CRAWL));
+    const result = await runIvsync(
+      ['sync', '--since', String(HISTORY_START)],
+      envFor(sim, url, '2', 2000, PAGED_CRAWL),
+    );
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     await expectEqualsTruth(url, sim, '2');
@@ -146,7 +183,11 @@ eachTarget((dialect, target) => {
       expect(Number(counts[0]!.n)).toBe(truthFacts(sim, resource, '2').length);
       expect(Number(counts[0]!.d)).toBe(Number(counts[0]!.n));
     }
-    const rows = await readTarget(url, `SELECT service_id, api_version, result_id, result_final FROM authentications WHERE service_id IN (?, ?, ?)`, changed);
+    const rows = await readTarget(
+      url,
+      `SELECT service_id, api_version, result_id, result_final FROM authentications WHERE service_id IN (?, ?, ?)`,
+      changed,
+    );
     const byId = new Map(rows.map((r) => [String(r.service_id), r]));
     for (const id of changed) expect(byId.get(id)?.api_version).toBe('2');
     expect(Boolean(byId.get(changed[0]!)?.result_final)).toBe(true);
@@ -157,11 +198,16 @@ eachTarget((dialect, target) => {
   it('keeps malformed items in rejected_items and stores everything else', async () => {
     const sim = await simulator({ sessions: 80 });
     sim.world.injectBadItem('authentications', 'missing_service_id', { epoch: HISTORY_START + 86_400 * 10 });
-    const wrong = sim.world.injectBadItem('authentications', 'final_not_boolean', { epoch: HISTORY_START + 86_400 * 40 });
+    const wrong = sim.world.injectBadItem('authentications', 'final_not_boolean', {
+      epoch: HISTORY_START + 86_400 * 40,
+    });
     const { url } = target();
     const result = await runIvsync(backfillArgs, envFor(sim, url, '1.4'));
     expect(result.code).toBe(0);
-    const rejected = await readTarget(url, 'SELECT resource, service_id, reason, raw FROM rejected_items ORDER BY reason');
+    const rejected = await readTarget(
+      url,
+      'SELECT resource, service_id, reason, raw FROM rejected_items ORDER BY reason',
+    );
     expect(rejected).toHaveLength(2);
     expect(rejected.map((r) => r.resource)).toEqual(['authentications', 'authentications']);
     expect(rejected.map((r) => String(r.reason)).join(' ')).toMatch(/service_id/);

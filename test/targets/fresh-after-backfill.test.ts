@@ -22,14 +22,22 @@ interface Change {
 
 /** `n` non-final sessions of a resource spread over the stored history, oldest to youngest. */
 async function ofEveryAge(url: string, resource: Resource, n: number): Promise<string[]> {
-  const rows = await readTarget(url, `SELECT service_id FROM ${resource} WHERE NOT result_final ORDER BY created_epoch`);
+  const rows = await readTarget(
+    url,
+    `SELECT service_id FROM ${resource} WHERE NOT result_final ORDER BY created_epoch`,
+  );
   expect(rows.length).toBeGreaterThan(n);
   return Array.from({ length: n }, (_, i) => String(rows[Math.floor((i * (rows.length - 1)) / (n - 1))]!.service_id));
 }
 
 async function stored(url: string, change: Change): Promise<{ final: boolean; flag: string | null }> {
-  const [row] = await readTarget(url, `SELECT result_final, flag FROM ${change.resource} WHERE service_id = ?`, [change.serviceId]);
-  return { final: row!.result_final === true || Number(row!.result_final) === 1, flag: (row!.flag as string | null) ?? null };
+  const [row] = await readTarget(url, `SELECT result_final, flag FROM ${change.resource} WHERE service_id = ?`, [
+    change.serviceId,
+  ]);
+  return {
+    final: row!.result_final === true || Number(row!.result_final) === 1,
+    flag: (row!.flag as string | null) ?? null,
+  };
 }
 
 eachTarget((dialect, target) => {
@@ -38,14 +46,26 @@ eachTarget((dialect, target) => {
     it.each([
       { name: 'API 1.4', backfill: [['1.4', 0, 1]], sync: '1.4' },
       { name: 'API 2', backfill: [['2', 0, 1]], sync: '2' },
-      { name: 'a mixed history, v1.4 then v2, synced over v2', backfill: [['1.4', 0, 0.5], ['2', 0.5, 1]], sync: '2' },
+      {
+        name: 'a mixed history, v1.4 then v2, synced over v2',
+        backfill: [
+          ['1.4', 0, 0.5],
+          ['2', 0.5, 1],
+        ],
+        sync: '2',
+      },
     ] as const)('shows every change to non-final sessions of every age: $name', async ({ backfill, sync }) => {
       const now = Math.floor(Date.now() / 1000);
       const from = now - 365 * DAY;
       const sim = await simulator({ from, to: now - 60 });
       const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: target().url, IVS_RATE: RATE };
       for (const [version, a, b] of backfill) {
-        const span = ['--from', String(Math.floor(from + a * 365 * DAY) - 1), '--to', String(Math.ceil(from + b * 365 * DAY) + (b === 1 ? 60 : 0))];
+        const span = [
+          '--from',
+          String(Math.floor(from + a * 365 * DAY) - 1),
+          '--to',
+          String(Math.ceil(from + b * 365 * DAY) + (b === 1 ? 60 : 0)),
+        ];
         const done = await runIvsync(['backfill', ...span, '--api-version', version], env);
         expect(done.code, done.stderr.slice(-600)).toBe(0);
       }
@@ -65,11 +85,14 @@ eachTarget((dialect, target) => {
       const missed: string[] = [];
       for (const change of changes) {
         const row = await stored(target().url, change);
-        if (row.final !== change.final || row.flag !== change.flag) missed.push(`${change.resource} ${change.serviceId}: ${JSON.stringify(row)}`);
+        if (row.final !== change.final || row.flag !== change.flag)
+          missed.push(`${change.resource} ${change.serviceId}: ${JSON.stringify(row)}`);
       }
       expect(missed, `${missed.length} of ${changes.length} changes not in their rows`).toEqual([]);
       // And it says what it spent: within the budget, nothing left for later.
-      const report = JSON.parse(synced.stdout) as { outcomes: Array<{ refreshRequests: number; refreshBudget: number; refreshDeferred: number }> };
+      const report = JSON.parse(synced.stdout) as {
+        outcomes: Array<{ refreshRequests: number; refreshBudget: number; refreshDeferred: number }>;
+      };
       for (const o of report.outcomes) {
         expect(o.refreshRequests).toBeLessThanOrEqual(o.refreshBudget);
         expect(o.refreshDeferred).toBe(0);

@@ -23,7 +23,14 @@ async function idleRuns(url: string): Promise<{ idle: number[]; checkedLast: num
     crawl: { windowSeconds: DAY, concurrency: 1, overlapSeconds: DAY },
     refresh: { hotSeconds: 3 * DAY },
   });
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url, IVS_CONFIG: config, IVS_RATE: '5000', IVS_SINCE: String(now - 21 * DAY) };
+  const env = {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: url,
+    IVS_CONFIG: config,
+    IVS_RATE: '5000',
+    IVS_SINCE: String(now - 21 * DAY),
+  };
   let t = now * 1000;
   for (let run = 0; run <= 10; run++) {
     const result = await runIvsync(['sync'], env, undefined, () => t);
@@ -36,23 +43,33 @@ async function idleRuns(url: string): Promise<{ idle: number[]; checkedLast: num
   return {
     idle: runs.slice(1).map((r) => Number(r.requests)),
     // Every row of session_refresh the last run wrote carries its time, the latest of all.
-    checkedLast: await count('SELECT COUNT(*) AS n FROM session_refresh WHERE checked_at = (SELECT MAX(checked_at) FROM session_refresh)'),
-    nonFinal: await count('SELECT (SELECT COUNT(*) FROM authentications WHERE NOT result_final) + (SELECT COUNT(*) FROM fingerprints WHERE NOT result_final) AS n'),
+    checkedLast: await count(
+      'SELECT COUNT(*) AS n FROM session_refresh WHERE checked_at = (SELECT MAX(checked_at) FROM session_refresh)',
+    ),
+    nonFinal: await count(
+      'SELECT (SELECT COUNT(*) FROM authentications WHERE NOT result_final) + (SELECT COUNT(*) FROM ' +
+        'fingerprints WHERE NOT result_final) AS n',
+    ),
   };
 }
 
 eachTarget((dialect, target) => {
   // SQLite and PostgreSQL: DuckDB's writes are the slow part of this and say nothing more here.
   describe.skipIf(dialect === 'duckdb')('idle sync', () => {
-    it('never costs more than the second idle run, and checks every non-final session every run when that fits', async () => {
-      const { idle, checkedLast, nonFinal } = await idleRuns(target().url);
-      expect(idle).toHaveLength(10);
-      const dearer = idle.map((requests, i) => ({ run: i + 1, requests })).filter((r, i) => i >= 2 && r.requests > idle[1]!);
-      expect(dearer, `requests per idle run: ${idle.join(', ')}`).toEqual([]);
-      // Checking them all costs far less than the budget (a tenth of 5,000 requests/s over five minutes): the
-      // last run checked every one, the old sessions a backfill-like first sync stored as well as the young.
-      expect(nonFinal).toBeGreaterThan(20);
-      expect(checkedLast, `${checkedLast} of ${nonFinal} non-final sessions checked by the last run`).toBe(nonFinal);
-    });
+    it(
+      'never costs more than the second idle run, and checks ' + 'every non-final session every run when that fits',
+      async () => {
+        const { idle, checkedLast, nonFinal } = await idleRuns(target().url);
+        expect(idle).toHaveLength(10);
+        const dearer = idle
+          .map((requests, i) => ({ run: i + 1, requests }))
+          .filter((r, i) => i >= 2 && r.requests > idle[1]!);
+        expect(dearer, `requests per idle run: ${idle.join(', ')}`).toEqual([]);
+        // Checking them all costs far less than the budget (a tenth of 5,000 requests/s over five minutes): the
+        // last run checked every one, the old sessions a backfill-like first sync stored as well as the young.
+        expect(nonFinal).toBeGreaterThan(20);
+        expect(checkedLast, `${checkedLast} of ${nonFinal} non-final sessions checked by the last run`).toBe(nonFinal);
+      },
+    );
   });
 });

@@ -175,7 +175,11 @@ eachTarget((dialect, target) => {
         expect(row.sessions, key).toBe(list.length);
         const rounded = { p50: Math.round(expected.p50), p95: Math.round(expected.p95), max: Math.round(expected.max) };
         expect(row.checkAgeSeconds, key).toEqual(rounded);
-        for (const [rank, value] of [['50', expected.p50], ['95', expected.p95], ['100', expected.max]] as const) {
+        for (const [rank, value] of [
+          ['50', expected.p50],
+          ['95', expected.p95],
+          ['100', expected.max],
+        ] as const) {
           expect(sample(gauge, { account, resource, tier, percentile: rank }), `${key} p${rank}`).toBeCloseTo(value, 1);
         }
       }

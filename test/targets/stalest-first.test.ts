@@ -24,31 +24,57 @@ function ages(db: string, now: number): number[] {
   return rows.map((r) => now - Date.parse(r.seen) / 1000);
 }
 
-it('spends the whole budget on the stalest sessions when it cannot check them all: the oldest check stays bounded', async () => {
-  const now = Math.floor(Date.now() / 1000);
-  const sim = await simulator({ from: now - 365 * DAY, to: now - 60 });
-  const dir = tempDir();
-  const db = join(dir, 'ivsync.sqlite');
-  // Daily windows: a part paged again holds few non-final sessions, so most checks are GETs, one a request.
-  const config = writeConfig(dir, { crawl: { windowSeconds: DAY, overlapSeconds: 3600 }, refresh: { maxRequestsPerRun: BUDGET } });
-  const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: config, IVS_RATE: '5000' };
-  let t = now;
-  expect((await runIvsync(['backfill', '--from', String(now - 366 * DAY), '--to', String(now)], env, undefined, () => t * 1000)).code).toBe(0);
-  const nonFinal = ages(db, t).length;
-  // Each run checks at least BUDGET sessions (a GET checks one, a paged part at least as many as it costs), so
-  // every session comes round within this many runs, and its age never passes it by more than one run.
-  const rounds = Math.ceil(nonFinal / BUDGET);
-  expect(rounds).toBeGreaterThan(4);
-  const oldest: number[] = [];
-  for (let run = 1; run <= rounds + 4; run++) {
-    t += RUN;
-    const result = await runIvsync(['sync', '--json'], env, undefined, () => t * 1000);
-    expect(result.code, result.stderr.slice(-600)).toBe(0);
-    const report = JSON.parse(result.stdout) as { outcomes: Array<{ refreshRequests: number; refreshBudget: number }> };
-    // Nothing is left unspent while sessions wait: each resource spends its share whole (a part may cost one more).
-    for (const o of report.outcomes) expect(o.refreshRequests).toBeGreaterThanOrEqual(o.refreshBudget - 1);
-    oldest.push(Math.max(...ages(db, t)));
-  }
-  const bound = (rounds + 1) * RUN;
-  expect(oldest.slice(rounds).filter((age) => age > bound), `oldest check per run (s): ${oldest.join(', ')}`).toEqual([]);
-});
+it(
+  'spends the whole budget on the stalest sessions when ' + 'it cannot check them all: the oldest check stays bounded',
+  async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const sim = await simulator({ from: now - 365 * DAY, to: now - 60 });
+    const dir = tempDir();
+    const db = join(dir, 'ivsync.sqlite');
+    // Daily windows: a part paged again holds few non-final sessions, so most checks are GETs, one a request.
+    const config = writeConfig(dir, {
+      crawl: { windowSeconds: DAY, overlapSeconds: 3600 },
+      refresh: { maxRequestsPerRun: BUDGET },
+    });
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: config,
+      IVS_RATE: '5000',
+    };
+    let t = now;
+    expect(
+      (
+        await runIvsync(
+          ['backfill', '--from', String(now - 366 * DAY), '--to', String(now)],
+          env,
+          undefined,
+          () => t * 1000,
+        )
+      ).code,
+    ).toBe(0);
+    const nonFinal = ages(db, t).length;
+    // Each run checks at least BUDGET sessions (a GET checks one, a paged part at least as many as it costs), so
+    // every session comes round within this many runs, and its age never passes it by more than one run.
+    const rounds = Math.ceil(nonFinal / BUDGET);
+    expect(rounds).toBeGreaterThan(4);
+    const oldest: number[] = [];
+    for (let run = 1; run <= rounds + 4; run++) {
+      t += RUN;
+      const result = await runIvsync(['sync', '--json'], env, undefined, () => t * 1000);
+      expect(result.code, result.stderr.slice(-600)).toBe(0);
+      const report = JSON.parse(result.stdout) as {
+        outcomes: Array<{ refreshRequests: number; refreshBudget: number }>;
+      };
+      // Nothing is left unspent while sessions wait: each resource spends its share whole (a part may cost one more).
+      for (const o of report.outcomes) expect(o.refreshRequests).toBeGreaterThanOrEqual(o.refreshBudget - 1);
+      oldest.push(Math.max(...ages(db, t)));
+    }
+    const bound = (rounds + 1) * RUN;
+    expect(
+      oldest.slice(rounds).filter((age) => age > bound),
+      `oldest check per run (s): ${oldest.join(', ')}`,
+    ).toEqual([]);
+  },
+);

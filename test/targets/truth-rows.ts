@@ -10,14 +10,18 @@ export type TargetReader = string | ((sql: string) => Promise<Record<string, unk
 export async function storedFacts(target: TargetReader, resource: SessionResource): Promise<SessionFacts[]> {
   const parent = resource === 'fingerprints' ? ', parent_service_id' : '';
   const read = typeof target === 'string' ? (sql: string) => readTarget(target, sql) : target;
-  const rows = await read(`SELECT service_id, result_id, result_final, flag${parent} FROM ${resource} WHERE missing_since IS NULL`);
+  const rows = await read(
+    `SELECT service_id, result_id, result_final, flag${parent} FROM ${resource} WHERE missing_since IS NULL`,
+  );
   return rows
     .map((r) => ({
       service_id: String(r.service_id),
       result_id: r.result_id === null ? null : String(r.result_id),
       result_final: r.result_final === null ? null : Boolean(r.result_final),
       flag: r.flag === null ? null : String(r.flag),
-      ...(resource === 'fingerprints' ? { parent_service_id: r.parent_service_id === null ? null : String(r.parent_service_id) } : {}),
+      ...(resource === 'fingerprints'
+        ? { parent_service_id: r.parent_service_id === null ? null : String(r.parent_service_id) }
+        : {}),
     }))
     .sort((a, b) => compare(a.service_id, b.service_id));
 }

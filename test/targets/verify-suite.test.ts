@@ -19,14 +19,25 @@ eachTarget((_dialect, target) => {
   it('finds changes at the service inside sealed windows, repairs them, and then finds none', async () => {
     const sim = await simulator();
     const { url } = target();
-    const config = writeConfig(tempDir(), { crawl: { windowSeconds: 61 * 86_400, concurrency: 6, overlapSeconds: 86_400, resources: ['authentications'] } });
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: url, IVS_CONFIG: config, IVS_RATE: '2000' };
-    expect((await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)).code).toBe(0);
+    const config = writeConfig(tempDir(), {
+      crawl: { windowSeconds: 61 * 86_400, concurrency: 6, overlapSeconds: 86_400, resources: ['authentications'] },
+    });
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: url,
+      IVS_CONFIG: config,
+      IVS_RATE: '2000',
+    };
+    expect(
+      (await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env)).code,
+    ).toBe(0);
     expect((await runIvsync(['sync'], env)).code).toBe(0);
     const sealed = await readTarget(
       url,
       `SELECT s.service_id, s.created_epoch FROM authentications s JOIN sync_windows w
-         ON w.resource = 'authentications' AND w.status = 'sealed' AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end
+         ON w.resource = 'authentications' AND w.status = 'sealed' AND s.created_epoch >= w.window_start AND ` +
+        `s.created_epoch < w.window_end
        WHERE s.result_final ORDER BY s.created_epoch`,
     );
     expect(sealed.length).toBeGreaterThan(4);
@@ -40,12 +51,16 @@ eachTarget((_dialect, target) => {
     const found = await runIvsync(['verify', '--json'], env);
     expect(cliError(found.stderr)).toBeUndefined();
     expect(found.code).toBe(4);
-    const findings = (JSON.parse(found.stdout) as { findings: Array<{ kind: string; serviceId: string; column: string | null }> }).findings;
+    const findings = (
+      JSON.parse(found.stdout) as { findings: Array<{ kind: string; serviceId: string; column: string | null }> }
+    ).findings;
     expect(findings.map((f) => `${f.kind} ${f.serviceId} ${f.column ?? '-'}`).sort()).toEqual(
       [`changed ${flagged} flag`, `not_returned ${gone} -`, `missing_locally ${late.serviceId} -`].sort(),
     );
     const runs = await readTarget(url, 'SELECT status, findings FROM verify_runs');
-    expect(runs.map((r) => ({ status: r.status, findings: Number(r.findings) }))).toEqual([{ status: 'succeeded', findings: 3 }]);
+    expect(runs.map((r) => ({ status: r.status, findings: Number(r.findings) }))).toEqual([
+      { status: 'succeeded', findings: 3 },
+    ]);
 
     expect((await runIvsync(['verify', '--repair'], env)).code).toBe(4);
     expect(await storedFacts(url, 'authentications')).toEqual(truthFacts(sim, 'authentications', '1.4'));

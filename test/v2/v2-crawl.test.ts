@@ -58,7 +58,7 @@ describe('the crawl over API version 2', () => {
   it('backfills exactly the v2 truth, 25 sessions a page (v2 would default to 10)', async () => {
     const { sim, db } = await backfilledV2();
     await expectEqualsTruthV2(db, sim);
-    expect(query(db, "SELECT DISTINCT api_version FROM sync_windows")).toEqual([{ api_version: '2' }]);
+    expect(query(db, 'SELECT DISTINCT api_version FROM sync_windows')).toEqual([{ api_version: '2' }]);
     // Well over 10 sessions a page on average: only a limit above v2's default of 10 carries that.
     const windows = query<{ pages: number; items: number }>(db, 'SELECT pages, items FROM sync_windows');
     const pages = windows.reduce((n, w) => n + w.pages, 0);
@@ -86,9 +86,15 @@ describe('the crawl over API version 2', () => {
     expect(cliError(result.stderr)).toBeUndefined();
     expect(result.code).toBe(0);
     await expectEqualsTruthV2(db, sim);
-    expect(query(db, 'SELECT count(*) AS n FROM authentications WHERE service_id = ?', fresh.serviceId)).toEqual([{ n: 1 }]);
-    expect(query(db, 'SELECT result_final FROM authentications WHERE service_id = ?', picked[0]!)).toEqual([{ result_final: 1 }]);
-    expect(query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone)).toEqual([{ missing: 1 }]);
+    expect(query(db, 'SELECT count(*) AS n FROM authentications WHERE service_id = ?', fresh.serviceId)).toEqual([
+      { n: 1 },
+    ]);
+    expect(query(db, 'SELECT result_final FROM authentications WHERE service_id = ?', picked[0]!)).toEqual([
+      { result_final: 1 },
+    ]);
+    expect(
+      query(db, 'SELECT missing_since IS NOT NULL AS missing FROM authentications WHERE service_id = ?', gone),
+    ).toEqual([{ missing: 1 }]);
     // The refresh asked for the non-final sessions by id, and the service's 404 was an answer, not an error.
     expect(sim.stats.byRoute['GET /v2/authentications/{service_id}']?.['404']).toBeGreaterThanOrEqual(1);
   });
@@ -99,7 +105,9 @@ describe('the catalog refresh of a v2 sync', () => {
     const { db, env } = await backfilledV2({ catalogUnavailableShare: 0 });
     const result = await runIvsync(['sync', '--json'], env);
     expect(result.code).toBe(0);
-    const out = JSON.parse(result.stdout) as { catalogs: Array<{ account: string; stored: Record<string, number>; failures: string[] }> };
+    const out = JSON.parse(result.stdout) as {
+      catalogs: Array<{ account: string; stored: Record<string, number>; failures: string[] }>;
+    };
     expect(out.catalogs).toHaveLength(1);
     expect(out.catalogs[0]!.failures).toEqual([]);
     const count = (table: string): number => query<{ n: number }>(db, `SELECT count(*) AS n FROM ${table}`)[0]!.n;
@@ -107,10 +115,15 @@ describe('the catalog refresh of a v2 sync', () => {
       expect(count(table)).toBeGreaterThan(0);
       expect(out.catalogs[0]!.stored[table]).toBe(count(table));
     }
-    expect(query(db, "SELECT DISTINCT account FROM catalog_brands")).toEqual([{ account: 'default' }]);
+    expect(query(db, 'SELECT DISTINCT account FROM catalog_brands')).toEqual([{ account: 'default' }]);
     // Brands of the sessions are brands of the catalog.
-    expect(query(db, 'SELECT DISTINCT brand_id FROM authentications WHERE brand_id NOT IN (SELECT brand_id FROM catalog_brands)')).toEqual([]);
-    expect(query(db, "SELECT customer_product_group FROM catalog_categories ORDER BY 1")).toEqual([
+    expect(
+      query(
+        db,
+        'SELECT DISTINCT brand_id FROM authentications WHERE brand_id NOT IN (SELECT brand_id FROM catalog_brands)',
+      ),
+    ).toEqual([]);
+    expect(query(db, 'SELECT customer_product_group FROM catalog_categories ORDER BY 1')).toEqual([
       { customer_product_group: 'handbags' },
       { customer_product_group: 'jewelry' },
     ]);
@@ -125,7 +138,9 @@ describe('the catalog refresh of a v2 sync', () => {
     expect(result.stdout).toMatch(/WARNING not refreshed: supported catalog: .*503/);
     expect(result.stderr).toMatch(/"level":"warn".*catalog not refreshed/);
     // The sessions were synced all the same, and the config part was stored.
-    expect(query(db, 'SELECT count(*) AS n FROM authentications WHERE service_id = ?', fresh.serviceId)).toEqual([{ n: 1 }]);
+    expect(query(db, 'SELECT count(*) AS n FROM authentications WHERE service_id = ?', fresh.serviceId)).toEqual([
+      { n: 1 },
+    ]);
     expect(query<{ n: number }>(db, 'SELECT count(*) AS n FROM catalog_brands')[0]!.n).toBeGreaterThan(0);
     expect(query(db, 'SELECT count(*) AS n FROM catalog_categories')).toEqual([{ n: 0 }]);
     expect(sim.stats.byRoute['GET /v2/supported-catalog']?.['503']).toBeGreaterThan(1);
@@ -136,7 +151,13 @@ describe('the catalog refresh of a v2 sync', () => {
     sim = await simulator({ sessions: 30, rate: 2000, burst: 2000 });
     const dir = tempDir();
     const db = join(dir, 'ivsync.sqlite');
-    const env = { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_DB: `sqlite:${db}`, IVS_CONFIG: writeConfig(dir), IVS_RATE: '2000' };
+    const env = {
+      IVS_BASE_URL: sim.url,
+      IVS_API_TOKEN: 'test-token',
+      IVS_DB: `sqlite:${db}`,
+      IVS_CONFIG: writeConfig(dir),
+      IVS_RATE: '2000',
+    };
     const result = await runIvsync(['sync', '--since', String(HISTORY_END - 7 * 86_400), '--json'], env);
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as { catalogs: unknown[] }).catalogs).toEqual([]);

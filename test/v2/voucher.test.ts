@@ -14,10 +14,27 @@ afterEach(async () => {
 
 function env(apiVersion: '1.4' | '2'): Record<string, string> {
   const dir = tempDir();
-  return { IVS_BASE_URL: sim.url, IVS_API_TOKEN: 'test-token', IVS_CONFIG: writeConfig(dir), IVS_API_VERSION: apiVersion, IVS_DB: `sqlite:${dir}/x.sqlite` };
+  return {
+    IVS_BASE_URL: sim.url,
+    IVS_API_TOKEN: 'test-token',
+    IVS_CONFIG: writeConfig(dir),
+    IVS_API_VERSION: apiVersion,
+    IVS_DB: `sqlite:${dir}/x.sqlite`,
+  };
 }
 
-const create = ['voucher', 'create', '--user-id', 'u-1001', '--email', 'ana@example.com', '--first-name', 'Ana', '--last-name', 'Lima'];
+const create = [
+  'voucher',
+  'create',
+  '--user-id',
+  'u-1001',
+  '--email',
+  'ana@example.com',
+  '--first-name',
+  'Ana',
+  '--last-name',
+  'Lima',
+];
 
 describe('ivsync voucher create', () => {
   it('prints the username and the voucher on stdout, and the voucher nowhere else', async () => {
@@ -46,13 +63,17 @@ describe('ivsync voucher create', () => {
     const again = await runIvsync(create, env('2'));
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
-    expect(errorMessage(again.stderr)).toMatch(/^the service will not issue another login voucher for user 'u-1001' \(409: .+\); the user has one already$/);
+    expect(errorMessage(again.stderr)).toMatch(
+      /^the service will not issue another login voucher for user 'u-1001' \(409: .+\); the user has one already$/,
+    );
   });
 
   it('says in a sentence what the service refused (400)', async () => {
     const result = await runIvsync(['voucher', 'create', '--user-id', 'u-1', '--email', 'not-an-address'], env('2'));
     expect(result.code).toBe(1);
-    expect(errorMessage(result.stderr)).toMatch(/^the service refused a login voucher for user 'u-1' \(400: .*email.*\); check --user-id and --email$/);
+    expect(errorMessage(result.stderr)).toMatch(
+      /^the service refused a login voucher for user 'u-1' \(400: .*email.*\); check --user-id and --email$/,
+    );
   });
 
   it('refuses a 1.4 account before sending anything', async () => {

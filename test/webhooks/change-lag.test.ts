@@ -52,12 +52,16 @@ describe('observed lag of webhook deliveries', () => {
     const { rows, id, changedMicros, arrival } = await deliveredChange('2');
     const stored = toIsoMicros(arrival / 1000);
     const changedAt = isoFromMicros(changedMicros);
-    expect(rows).toEqual([{ service_id: id, changed_at: changedAt, stored_at: stored, lag_seconds: 45, source: 'webhook' }]);
+    expect(rows).toEqual([
+      { service_id: id, changed_at: changedAt, stored_at: stored, lag_seconds: 45, source: 'webhook' },
+    ]);
   });
 
   it('v1.4: the delivery arrived when the change was made', async () => {
     const { rows, id, arrival } = await deliveredChange('1.4');
     const stored = toIsoMicros(arrival / 1000);
-    expect(rows).toEqual([{ service_id: id, changed_at: stored, stored_at: stored, lag_seconds: 0, source: 'webhook' }]);
+    expect(rows).toEqual([
+      { service_id: id, changed_at: stored, stored_at: stored, lag_seconds: 0, source: 'webhook' },
+    ]);
   });
 });

@@ -52,7 +52,13 @@ describe('checkEndpoint', () => {
 });
 
 describe('buildWebhookCreate', () => {
-  const base = { url: 'https://hooks.example.com/ivs', secret: 'x'.repeat(20), envSecret: undefined, channel: undefined, filters: ['activity.name=authentication'] };
+  const base = {
+    url: 'https://hooks.example.com/ivs',
+    secret: 'x'.repeat(20),
+    envSecret: undefined,
+    channel: undefined,
+    filters: ['activity.name=authentication'],
+  };
 
   it('builds the request, secret wrapped', () => {
     const request = buildWebhookCreate({ ...base, channel: 'shop-1' });
@@ -64,7 +70,9 @@ describe('buildWebhookCreate', () => {
   });
 
   it('takes the secret from the environment when --secret is absent; the flag wins', () => {
-    expect(buildWebhookCreate({ ...base, secret: undefined, envSecret: 'e'.repeat(24) }).secretKey.reveal()).toBe('e'.repeat(24));
+    expect(buildWebhookCreate({ ...base, secret: undefined, envSecret: 'e'.repeat(24) }).secretKey.reveal()).toBe(
+      'e'.repeat(24),
+    );
     expect(buildWebhookCreate({ ...base, envSecret: 'e'.repeat(24) }).secretKey.reveal()).toBe('x'.repeat(20));
   });
 
@@ -92,15 +100,64 @@ describe('buildWebhookCreate', () => {
 
 describe('explainManagementFailure', () => {
   it.each([
-    ['create', 409, 'at most 10 active webhooks are allowed', {}, '10 webhooks are already active: deactivate one first (ivsync webhooks list)'],
-    ['create', 403, 'endpoint.value: the domain x.org is not registered to your organization', {}, "the endpoint's domain is not registered to your organization (ivsync domains list)"],
-    ['create', 403, 'owner.user.username: the user is not in your organization', {}, 'a username in --filter owner.user.username is not in your organization'],
-    ['create', 403, 'forbidden', {}, "the endpoint's domain is not registered to your organization (ivsync domains list)"],
-    ['create', 403, 'forbidden', { hasUsernameFilter: true }, "the endpoint's domain is not registered to your organization (ivsync domains list), or a username in --filter owner.user.username is not in your organization"],
+    [
+      'create',
+      409,
+      'at most 10 active webhooks are allowed',
+      {},
+      '10 webhooks are already active: deactivate one first (ivsync webhooks list)',
+    ],
+    [
+      'create',
+      403,
+      'endpoint.value: the domain x.org is not registered to your organization',
+      {},
+      "the endpoint's domain is not registered to your organization (ivsync domains list)",
+    ],
+    [
+      'create',
+      403,
+      'owner.user.username: the user is not in your organization',
+      {},
+      'a username in --filter owner.user.username is not in your organization',
+    ],
+    [
+      'create',
+      403,
+      'forbidden',
+      {},
+      "the endpoint's domain is not registered to your organization (ivsync domains list)",
+    ],
+    [
+      'create',
+      403,
+      'forbidden',
+      { hasUsernameFilter: true },
+      "the endpoint's domain is not registered to your organization (ivsync domains list), " +
+        'or a username in --filter owner.user.username is not in your organization',
+    ],
     ['create', 500, 'oops', {}, null],
-    ['show', 403, 'unknown webhook or not yours', { uuid: 'u-1' }, 'webhook u-1 does not exist or is not yours (ivsync webhooks list)'],
-    ['show', 404, 'unknown webhook', { uuid: 'u-1' }, 'webhook u-1 does not exist or is not yours (ivsync webhooks list)'],
-    ['deactivate', 403, '', { uuid: 'u-2' }, 'webhook u-2 is not active, does not exist, or is not yours (ivsync webhooks list)'],
+    [
+      'show',
+      403,
+      'unknown webhook or not yours',
+      { uuid: 'u-1' },
+      'webhook u-1 does not exist or is not yours (ivsync webhooks list)',
+    ],
+    [
+      'show',
+      404,
+      'unknown webhook',
+      { uuid: 'u-1' },
+      'webhook u-1 does not exist or is not yours (ivsync webhooks list)',
+    ],
+    [
+      'deactivate',
+      403,
+      '',
+      { uuid: 'u-2' },
+      'webhook u-2 is not active, does not exist, or is not yours (ivsync webhooks list)',
+    ],
     ['deactivate', 409, '', { uuid: 'u-2' }, null],
   ] as const)('%s %s %s', (operation, status, text, context, sentence) => {
     expect(explainManagementFailure(operation, status, text, context)).toBe(sentence);
@@ -124,8 +181,14 @@ describe('refreshReason', () => {
 
 describe('delivery bodies', () => {
   it.each([
-    ['{"webhook_uuid":"u","channel":"c","items":[]}', { ok: true, body: { webhookUuid: 'u', channel: 'c', items: [], itemTexts: [] } }],
-    ['{"items":[1],"future_key":{}}', { ok: true, body: { webhookUuid: null, channel: null, items: [1], itemTexts: ['1'] } }],
+    [
+      '{"webhook_uuid":"u","channel":"c","items":[]}',
+      { ok: true, body: { webhookUuid: 'u', channel: 'c', items: [], itemTexts: [] } },
+    ],
+    [
+      '{"items":[1],"future_key":{}}',
+      { ok: true, body: { webhookUuid: null, channel: null, items: [1], itemTexts: ['1'] } },
+    ],
     ['not json', { ok: false, reason: 'the body is not valid JSON' }],
     ['[]', { ok: false, reason: 'the body is not a JSON object' }],
     ['{"webhook_uuid":"u"}', { ok: false, reason: 'the body has no items array' }],
@@ -190,7 +253,10 @@ describe('secrets by webhook', () => {
 
 describe('domain verification pages', () => {
   it('parses TOKEN=VALUE flags; the value may hold =', () => {
-    expect(parseDomainVerifications(['abc123=long-random=value', 'x_y=z'])).toEqual({ abc123: 'long-random=value', x_y: 'z' });
+    expect(parseDomainVerifications(['abc123=long-random=value', 'x_y=z'])).toEqual({
+      abc123: 'long-random=value',
+      x_y: 'z',
+    });
   });
   it.each([['novalue'], ['=v'], ['a/b=v'], ['a='], ['../x=v']])('refuses %s', (flag) => {
     expect(() => parseDomainVerifications([flag])).toThrow(/TOKEN=VALUE/);

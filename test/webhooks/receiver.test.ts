@@ -6,7 +6,21 @@ import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
-import { clientFor, count, createWebhook, deliveryBody, post, row, SECRET, sign, signedDelivery, startHarness, startSim, TOKEN, type Harness } from './harness.js';
+import {
+  clientFor,
+  count,
+  createWebhook,
+  deliveryBody,
+  post,
+  row,
+  SECRET,
+  sign,
+  signedDelivery,
+  startHarness,
+  startSim,
+  TOKEN,
+  type Harness,
+} from './harness.js';
 
 const tempDir = useTempDir();
 const closers: (() => Promise<void>)[] = [];
@@ -14,7 +28,10 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setup(options: Parameters<typeof startHarness>[1] = {}, simOptions: Parameters<typeof startSim>[0] = {}) {
+async function setup(
+  options: Parameters<typeof startHarness>[1] = {},
+  simOptions: Parameters<typeof startSim>[0] = {},
+) {
   const sim = await startSim(simOptions);
   closers.push(() => sim.close());
   const dir = tempDir();
@@ -55,7 +72,12 @@ describe('deliveries from the simulator', () => {
     expect(count(h.db, 'webhook_deliveries')).toBe(30);
     for (const id of ids) {
       const truth = sim.world.get(id)!;
-      expect(row(h.db, 'authentications', id)).toMatchObject({ update_counter: truth.updateCounter, result_id: 'authentic', result_final: 1, source: 'webhook' });
+      expect(row(h.db, 'authentications', id)).toMatchObject({
+        update_counter: truth.updateCounter,
+        result_id: 'authentic',
+        result_final: 1,
+        source: 'webhook',
+      });
     }
     const stale = h.events.reduce((n, e) => n + (e.outcome === 'accepted' ? e.stale : 0), 0);
     const applied = h.events.reduce((n, e) => n + (e.outcome === 'accepted' ? e.applied : 0), 0);
@@ -73,31 +95,48 @@ describe('deliveries from the simulator', () => {
     const [delivery] = query(h.db, 'SELECT * FROM webhook_deliveries');
     expect(delivery).toMatchObject({ webhook_uuid: uuid, channel: 'default', signature_ok: 1, items: 1, applied: 1 });
     expect(JSON.parse(String(delivery!.body)).items[0].service_id).toBe(id);
-    const dump = JSON.stringify(query(h.db, 'SELECT * FROM webhook_deliveries')) + JSON.stringify(query(h.db, 'SELECT * FROM authentications'));
+    const dump =
+      JSON.stringify(query(h.db, 'SELECT * FROM webhook_deliveries')) +
+      JSON.stringify(query(h.db, 'SELECT * FROM authentications'));
     expect(dump).not.toContain(SECRET.reveal());
     expect(dump).not.toContain('SHA256:');
   });
 
-  it('a poll after a webhook wins by time and keeps the counter; the held delivery then lands: newest state', async () => {
-    const { sim, h, client, env } = await setup();
-    await createWebhook(client, h.url);
-    const s = sim.world.addSession({ final: false });
-    sim.world.setResult(s.serviceId, 'unidentified', false);
-    await settle(sim, h);
-    const counterBefore = sim.world.get(s.serviceId)!.updateCounter;
-    expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'unidentified', update_counter: counterBefore });
+  it(
+    'a poll after a webhook wins by time and keeps the ' + 'counter; the held delivery then lands: newest state',
+    async () => {
+      const { sim, h, client, env } = await setup();
+      await createWebhook(client, h.url);
+      const s = sim.world.addSession({ final: false });
+      sim.world.setResult(s.serviceId, 'unidentified', false);
+      await settle(sim, h);
+      const counterBefore = sim.world.get(s.serviceId)!.updateCounter;
+      expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({
+        result_id: 'unidentified',
+        update_counter: counterBefore,
+      });
 
-    sim.deliveries.pause();
-    sim.world.finalize(s.serviceId, 'authentic');
-    const sync = await runIvsync(['sync', '--since', since()], env);
-    expect(cliError(sync.stderr)).toBeUndefined();
-    expect(sync.code).toBe(0);
-    expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'authentic', result_final: 1, source: 'search', update_counter: counterBefore });
+      sim.deliveries.pause();
+      sim.world.finalize(s.serviceId, 'authentic');
+      const sync = await runIvsync(['sync', '--since', since()], env);
+      expect(cliError(sync.stderr)).toBeUndefined();
+      expect(sync.code).toBe(0);
+      expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({
+        result_id: 'authentic',
+        result_final: 1,
+        source: 'search',
+        update_counter: counterBefore,
+      });
 
-    sim.deliveries.resume();
-    await settle(sim, h);
-    expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'authentic', result_final: 1, update_counter: sim.world.get(s.serviceId)!.updateCounter });
-  });
+      sim.deliveries.resume();
+      await settle(sim, h);
+      expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({
+        result_id: 'authentic',
+        result_final: 1,
+        update_counter: sim.world.get(s.serviceId)!.updateCounter,
+      });
+    },
+  );
 
   it('a delayed, stale webhook after a fresh poll changes nothing', async () => {
     const { sim, h, client, env } = await setup();
@@ -133,7 +172,11 @@ describe('deliveries from the simulator', () => {
     expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'authentic', update_counter: null });
     sim.deliveries.resume('reverse');
     await settle(sim, h);
-    expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({ result_id: 'authentic', result_final: 1, update_counter: sim.world.get(s.serviceId)!.updateCounter });
+    expect(row(h.db, 'authentications', s.serviceId)).toMatchObject({
+      result_id: 'authentic',
+      result_final: 1,
+      update_counter: sim.world.get(s.serviceId)!.updateCounter,
+    });
     expect(h.events.filter((e) => e.outcome === 'accepted' && e.stale === 1)).toHaveLength(2);
   });
 
@@ -143,9 +186,16 @@ describe('deliveries from the simulator', () => {
       .map((id) => sim.world.get(id)!)
       .find((r) => r.mode === 'compare' && r.parentId !== null && sim.world.get(r.parentId)?.owner === 'alice');
     expect(compare).toBeDefined();
-    const backfill = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--resources', 'fingerprints'], env);
+    const backfill = await runIvsync(
+      ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END), '--resources', 'fingerprints'],
+      env,
+    );
     expect(backfill.code).toBe(0);
-    expect(row(h.db, 'fingerprints', compare!.serviceId)).toMatchObject({ parent_service_id: compare!.parentId, parent_accessible: 1, update_counter: null });
+    expect(row(h.db, 'fingerprints', compare!.serviceId)).toMatchObject({
+      parent_service_id: compare!.parentId,
+      parent_accessible: 1,
+      update_counter: null,
+    });
 
     await createWebhook(client, h.url, ['fingerprint']);
     sim.world.setResult(compare!.serviceId, 'match', true);
@@ -161,41 +211,52 @@ describe('deliveries from the simulator', () => {
     });
   });
 
-  it('a delivery of a session the target does not hold is followed by a GET (after the answer), which brings the parent', async () => {
-    const sim = await startSim({ seed: 4 });
-    closers.push(() => sim.close());
-    const client = clientFor(sim);
-    closers.push(async () => client.close());
-    const h = await startHarness(tempDir(), { client });
-    closers.push(() => h.close());
-    const uuid = await createWebhook(client, h.url, ['fingerprint']);
-    const compare = goodIds(sim, 'fingerprints', 1000)
-      .map((id) => sim.world.get(id)!)
-      .find((r) => r.mode === 'compare' && r.parentId !== null && sim.world.get(r.parentId)?.owner === 'alice')!;
-    const gets = (): number => sim.stats.byRoute['GET /v1/fingerprints/{service_id}']?.['200'] ?? 0;
+  it(
+    'a delivery of a session the target does not hold is followed by a GET (after the answer), which brings the ' +
+      'parent',
+    async () => {
+      const sim = await startSim({ seed: 4 });
+      closers.push(() => sim.close());
+      const client = clientFor(sim);
+      closers.push(async () => client.close());
+      const h = await startHarness(tempDir(), { client });
+      closers.push(() => h.close());
+      const uuid = await createWebhook(client, h.url, ['fingerprint']);
+      const compare = goodIds(sim, 'fingerprints', 1000)
+        .map((id) => sim.world.get(id)!)
+        .find((r) => r.mode === 'compare' && r.parentId !== null && sim.world.get(r.parentId)?.owner === 'alice')!;
+      const gets = (): number => sim.stats.byRoute['GET /v1/fingerprints/{service_id}']?.['200'] ?? 0;
 
-    sim.world.setResult(compare.serviceId, 'match', true);
-    await settle(sim, h);
-    expect(gets()).toBe(1);
-    expect(row(h.db, 'fingerprints', compare.serviceId)).toMatchObject({ source: 'get', parent_service_id: compare.parentId, result_id: 'match' });
+      sim.world.setResult(compare.serviceId, 'match', true);
+      await settle(sim, h);
+      expect(gets()).toBe(1);
+      expect(row(h.db, 'fingerprints', compare.serviceId)).toMatchObject({
+        source: 'get',
+        parent_service_id: compare.parentId,
+        result_id: 'match',
+      });
 
-    // Known now, next counter: nothing to ask.
-    sim.world.setResult(compare.serviceId, 'match', true);
-    await settle(sim, h);
-    expect(gets()).toBe(1);
+      // Known now, next counter: nothing to ask.
+      sim.world.setResult(compare.serviceId, 'match', true);
+      await settle(sim, h);
+      expect(gets()).toBe(1);
 
-    // A counter jump (deliveries missing in between) asks again.
-    sim.world.setResult(compare.serviceId, 'match', true);
-    const skipped = deliveryBody(sim, compare.serviceId, uuid);
-    sim.world.setResult(compare.serviceId, 'match', true);
-    await settle(sim, h);
-    expect(gets()).toBe(1);
-    expect(JSON.parse(skipped).items[0].update_counter).toBe(sim.world.get(compare.serviceId)!.updateCounter - 1);
-    const jumped = deliveryBody(sim, compare.serviceId, uuid).replace(/"update_counter":(\d+)/, (_m, n: string) => `"update_counter":${Number(n) + 5}`);
-    expect((await post(h.url, jumped, { 'Service-Signature': sign(SECRET, jumped) })).status).toBe(200);
-    await h.receiver.idle();
-    expect(gets()).toBe(2);
-  });
+      // A counter jump (deliveries missing in between) asks again.
+      sim.world.setResult(compare.serviceId, 'match', true);
+      const skipped = deliveryBody(sim, compare.serviceId, uuid);
+      sim.world.setResult(compare.serviceId, 'match', true);
+      await settle(sim, h);
+      expect(gets()).toBe(1);
+      expect(JSON.parse(skipped).items[0].update_counter).toBe(sim.world.get(compare.serviceId)!.updateCounter - 1);
+      const jumped = deliveryBody(sim, compare.serviceId, uuid).replace(
+        /"update_counter":(\d+)/,
+        (_m, n: string) => `"update_counter":${Number(n) + 5}`,
+      );
+      expect((await post(h.url, jumped, { 'Service-Signature': sign(SECRET, jumped) })).status).toBe(200);
+      await h.receiver.idle();
+      expect(gets()).toBe(2);
+    },
+  );
 });
 
 describe('raw', () => {
@@ -204,7 +265,9 @@ describe('raw', () => {
     const [id] = goodIds(sim, 'authentications', 1);
     const compact = JSON.parse(deliveryBody(sim, id!, 'wh-raw')) as { items: Record<string, unknown>[] };
     const v14 = JSON.stringify(compact.items[0], null, 1);
-    const v2 = '{ "service_id": "raw-v2", "activity": {"name": "authentication"}, "timestamp": {"created_at": "2026-01-01T00:00:00Z"} }';
+    const v2 =
+      '{ "service_id": "raw-v2", "activity": {"name": "authentication"}, "timestamp": {"created_at": ' +
+      '"2026-01-01T00:00:00Z"} }';
     const body = `{"channel": "default", "webhook_uuid": "wh-raw", "item_count": 2, "items": [${v14}, ${v2}]}`;
     const answer = await post(h.url, body, { 'Service-Signature': sign(SECRET, body) });
     expect(answer.status).toBe(200);
@@ -215,17 +278,59 @@ describe('raw', () => {
 
 describe('refused requests change nothing', () => {
   it.each([
-    ['a wrong secret', (body: string) => ({ body, headers: { 'Service-Signature': sign(new Secret('not-the-configured-secret!'), body) } }), 401],
-    ['a tampered body', (body: string) => ({ body: body.replace('"default"', '"other"'), headers: { 'Service-Signature': sign(SECRET, body) } }), 401],
+    [
+      'a wrong secret',
+      (body: string) => ({
+        body,
+        headers: { 'Service-Signature': sign(new Secret('not-the-configured-secret!'), body) },
+      }),
+      401,
+    ],
+    [
+      'a tampered body',
+      (body: string) => ({
+        body: body.replace('"default"', '"other"'),
+        headers: { 'Service-Signature': sign(SECRET, body) },
+      }),
+      401,
+    ],
     ['a missing header', (body: string) => ({ body, headers: {} }), 401],
-    ['a sha256= header', (body: string) => ({ body, headers: { 'Service-Signature': `sha256=${sign(SECRET, body).slice(7)}` } }), 400],
-    ['a hex signature', (body: string) => ({ body, headers: { 'Service-Signature': `SHA256:${Buffer.from(sign(SECRET, body).slice(7), 'base64').toString('hex')}` } }), 400],
-    ['invalid JSON, signed', (_body: string) => ({ body: '{"items": [', headers: { 'Service-Signature': sign(SECRET, '{"items": [') } }), 400],
-    ['a body without items, signed', (_body: string) => ({ body: '{"webhook_uuid":"u"}', headers: { 'Service-Signature': sign(SECRET, '{"webhook_uuid":"u"}') } }), 400],
-    ['an oversized body, signed', (body: string) => {
-      const big = JSON.stringify({ ...JSON.parse(body), pad: 'x'.repeat(8000) });
-      return { body: big, headers: { 'Service-Signature': sign(SECRET, big) } };
-    }, 413],
+    [
+      'a sha256= header',
+      (body: string) => ({ body, headers: { 'Service-Signature': `sha256=${sign(SECRET, body).slice(7)}` } }),
+      400,
+    ],
+    [
+      'a hex signature',
+      (body: string) => ({
+        body,
+        headers: {
+          'Service-Signature': `SHA256:${Buffer.from(sign(SECRET, body).slice(7), 'base64').toString('hex')}`,
+        },
+      }),
+      400,
+    ],
+    [
+      'invalid JSON, signed',
+      (_body: string) => ({ body: '{"items": [', headers: { 'Service-Signature': sign(SECRET, '{"items": [') } }),
+      400,
+    ],
+    [
+      'a body without items, signed',
+      (_body: string) => ({
+        body: '{"webhook_uuid":"u"}',
+        headers: { 'Service-Signature': sign(SECRET, '{"webhook_uuid":"u"}') },
+      }),
+      400,
+    ],
+    [
+      'an oversized body, signed',
+      (body: string) => {
+        const big = JSON.stringify({ ...JSON.parse(body), pad: 'x'.repeat(8000) });
+        return { body: big, headers: { 'Service-Signature': sign(SECRET, big) } };
+      },
+      413,
+    ],
   ] as const)('%s', async (_name, make, status) => {
     const { sim, h } = await setup({ maxBodyBytes: 4096 });
     const [id] = goodIds(sim, 'authentications', 1);
@@ -233,7 +338,8 @@ describe('refused requests change nothing', () => {
     const { body, headers } = make(good);
     const answer = await post(h.url, body, headers);
     expect(answer.status).toBe(status);
-    for (const table of ['webhook_deliveries', 'authentications', 'fingerprints', 'rejected_items']) expect(count(h.db, table)).toBe(0);
+    for (const table of ['webhook_deliveries', 'authentications', 'fingerprints', 'rejected_items'])
+      expect(count(h.db, table)).toBe(0);
     expect(h.events).toEqual([expect.objectContaining({ outcome: 'refused', status })]);
 
     // The same receiver takes the genuine delivery.
@@ -241,27 +347,41 @@ describe('refused requests change nothing', () => {
     expect(count(h.db, 'webhook_deliveries')).toBe(1);
   });
 
-  it('a signed body that is not valid UTF-8 is refused 400 (invalid-encoding), never stored with replacement characters', async () => {
-    const h = await startHarness(tempDir());
-    closers.push(() => h.close());
-    const bytes = Buffer.from(signedDelivery('not-utf8').body.replace('"default"', '"defa@ult"'));
-    // 0xC3 opens a two-byte sequence that '(' cannot continue.
-    bytes.set([0xc3, 0x28], bytes.indexOf('@'));
-    const answer = await post(h.url, bytes, { 'Service-Signature': sign(SECRET, bytes) });
-    expect(answer.status).toBe(400);
-    expect(await answer.json()).toEqual({ error: 'the body is not valid UTF-8' });
-    for (const table of ['webhook_deliveries', 'authentications', 'rejected_items']) expect(count(h.db, table)).toBe(0);
-    expect(h.events).toEqual([{ outcome: 'refused', status: 400, reason: 'invalid-encoding' }]);
-  });
+  it(
+    'a signed body that is not valid UTF-8 is refused 400 (invalid-encoding), never stored with replacement ' +
+      'characters',
+    async () => {
+      const h = await startHarness(tempDir());
+      closers.push(() => h.close());
+      const bytes = Buffer.from(signedDelivery('not-utf8').body.replace('"default"', '"defa@ult"'));
+      // 0xC3 opens a two-byte sequence that '(' cannot continue.
+      bytes.set([0xc3, 0x28], bytes.indexOf('@'));
+      const answer = await post(h.url, bytes, { 'Service-Signature': sign(SECRET, bytes) });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({ error: 'the body is not valid UTF-8' });
+      for (const table of ['webhook_deliveries', 'authentications', 'rejected_items'])
+        expect(count(h.db, table)).toBe(0);
+      expect(h.events).toEqual([{ outcome: 'refused', status: 400, reason: 'invalid-encoding' }]);
+    },
+  );
 
   it('stops reading a chunked body at the limit and answers 413', async () => {
     const { h } = await setup({ maxBodyBytes: 4096 });
     const url = new URL(h.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Service-Signature': sign(SECRET, 'x'), 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'Service-Signature': sign(SECRET, 'x'), 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('x'.repeat(3000));
       req.write('x'.repeat(3000));
@@ -276,8 +396,16 @@ describe('refused requests change nothing', () => {
     const get = await post(h.url, '', {}, 'GET');
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect((await post(h.url.replace('/webhooks', '/hooks'), '{"items":[]}', { 'Service-Signature': sign(SECRET, '{"items":[]}') })).status).toBe(404);
-    expect((await post(`${h.url}/x`, '{"items":[]}', { 'Service-Signature': sign(SECRET, '{"items":[]}') })).status).toBe(404);
+    expect(
+      (
+        await post(h.url.replace('/webhooks', '/hooks'), '{"items":[]}', {
+          'Service-Signature': sign(SECRET, '{"items":[]}'),
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await post(`${h.url}/x`, '{"items":[]}', { 'Service-Signature': sign(SECRET, '{"items":[]}') })).status,
+    ).toBe(404);
     expect(count(h.db, 'webhook_deliveries')).toBe(0);
   });
 });
@@ -316,7 +444,10 @@ describe('replays and secrets', () => {
     ];
     for (const [id, uuid, secret, status] of cases) {
       const body = deliveryBody(sim, id, uuid, { channel: `ch-${uuid}` });
-      expect((await post(h.url, body, { 'Service-Signature': sign(secret, body) })).status, `${uuid} signed with the ${secret === own ? 'own' : 'default'} secret`).toBe(status);
+      expect(
+        (await post(h.url, body, { 'Service-Signature': sign(secret, body) })).status,
+        `${uuid} signed with the ${secret === own ? 'own' : 'default'} secret`,
+      ).toBe(status);
     }
     expect(query(h.db, 'SELECT webhook_uuid, channel FROM webhook_deliveries ORDER BY webhook_uuid')).toEqual([
       { webhook_uuid: 'wh-other', channel: 'ch-wh-other' },
@@ -345,6 +476,9 @@ describe('the other routes', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await page.text()).toBe('the-operators-long-random-string');
     expect((await fetch(`${h.server.url}/.well-known/service-domain-verification/tok-124`)).status).toBe(404);
-    expect((await fetch(`${h.server.url}/.well-known/service-domain-verification/tok-123`, { method: 'POST', body: 'x' })).status).toBe(404);
+    expect(
+      (await fetch(`${h.server.url}/.well-known/service-domain-verification/tok-123`, { method: 'POST', body: 'x' }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -27,24 +27,29 @@ function refusals(h: Harness, reason: string): number {
 }
 
 describe('slow clients', () => {
-  it('a request not fully arrived within the time-out is answered 408 and closed; a signed delivery still lands', async () => {
-    const timeoutMs = 300;
-    const h = await harness({ limits: { requestTimeoutMs: timeoutMs, maxConnections: 1_000 } });
-    const slow = await Promise.all(Array.from({ length: 200 }, (_, i) => openSlowClient(h.url, SLOW_REQUESTS[i % SLOW_REQUESTS.length]!)));
-    const lifetimes = await Promise.all(slow.map((c) => c.closed));
+  it(
+    'a request not fully arrived within the time-out is ' + 'answered 408 and closed; a signed delivery still lands',
+    async () => {
+      const timeoutMs = 300;
+      const h = await harness({ limits: { requestTimeoutMs: timeoutMs, maxConnections: 1_000 } });
+      const slow = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => openSlowClient(h.url, SLOW_REQUESTS[i % SLOW_REQUESTS.length]!)),
+      );
+      const lifetimes = await Promise.all(slow.map((c) => c.closed));
 
-    expect(slow.map((c) => statusOf(c.answer()))).toEqual(slow.map(() => 408));
-    // The server closed every one; how late is a hang guard against Node's 300 s default, not a timing measurement.
-    expect(Math.max(...lifetimes)).toBeLessThan(timeoutMs + 5_000);
-    expect(refusals(h, 'request-timeout')).toBe(200);
-    expect(h.events).toHaveLength(200);
+      expect(slow.map((c) => statusOf(c.answer()))).toEqual(slow.map(() => 408));
+      // The server closed every one; how late is a hang guard against Node's 300 s default, not a timing measurement.
+      expect(Math.max(...lifetimes)).toBeLessThan(timeoutMs + 5_000);
+      expect(refusals(h, 'request-timeout')).toBe(200);
+      expect(h.events).toHaveLength(200);
 
-    const { body, headers } = signedDelivery('slow-after-timeouts');
-    const answer = await post(h.url, body, headers);
-    expect(answer.status).toBe(200);
-    expect(count(h.db, 'webhook_deliveries')).toBe(1);
-    expect(row(h.db, 'authentications', 'slow-after-timeouts')).toMatchObject({ source: 'webhook' });
-  });
+      const { body, headers } = signedDelivery('slow-after-timeouts');
+      const answer = await post(h.url, body, headers);
+      expect(answer.status).toBe(200);
+      expect(count(h.db, 'webhook_deliveries')).toBe(1);
+      expect(row(h.db, 'authentications', 'slow-after-timeouts')).toMatchObject({ source: 'webhook' });
+    },
+  );
 
   it('at the connection cap, a new connection closes the oldest slow one: signed deliveries get through', async () => {
     const cap = 40;
@@ -53,7 +58,9 @@ describe('slow clients', () => {
     const h = await harness({ limits: { requestTimeoutMs: 120_000, maxConnections: cap, stopGraceMs: 100 } });
     const slow = await openSlow(h.url, opened);
     await Promise.all(slow.slice(0, opened - cap).map((c) => c.closed));
-    expect(slow.slice(0, opened - cap).map((c) => statusOf(c.answer()))).toEqual(slow.slice(0, opened - cap).map(() => 503));
+    expect(slow.slice(0, opened - cap).map((c) => statusOf(c.answer()))).toEqual(
+      slow.slice(0, opened - cap).map(() => 503),
+    );
 
     for (let i = 0; i < 3; i++) {
       const { body, headers } = signedDelivery(`slow-at-cap-${i}`);
@@ -68,7 +75,8 @@ describe('slow clients', () => {
     expect(refusals(h, 'connection-limit')).toBe(opened - cap + 1);
     expect(h.events.filter((e) => e.outcome === 'accepted')).toHaveLength(3);
 
-    // A stop gives requests under way a short grace, not the slow clients' time-out: nothing of theirs arrived to be stored.
+    // A stop gives requests under way a short grace, not the slow clients' time-out: nothing of theirs arrived to be
+    // stored.
     await h.server.close();
     await Promise.all(slow.map((c) => c.closed));
   });

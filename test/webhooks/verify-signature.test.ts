@@ -5,9 +5,12 @@ import { checkSignature, verifySignature, type SignatureVerdict } from '../../sr
 
 const A = new Secret('secret-A-of-more-than-20-chars');
 const B = new Secret('secret-B-of-more-than-20-chars');
-const BODY = '{"channel":"default","webhook_uuid":"u-1","items":[{"service_id":"s-1","update_counter":3}],"note":"caf\u00e9 \u2713"}';
+const BODY =
+  '{"channel":"default","webhook_uuid":"u-1","items":[{"service_id":"s-1","update_counter":3}],"note":"caf\u00e9 ' +
+  '\u2713"}';
 
-const sig = (secret: Secret, body: string | Buffer = BODY): string => createHmac('sha256', secret.reveal()).update(body).digest('base64');
+const sig = (secret: Secret, body: string | Buffer = BODY): string =>
+  createHmac('sha256', secret.reveal()).update(body).digest('base64');
 const hex = (secret: Secret): string => createHmac('sha256', secret.reveal()).update(BODY).digest('hex');
 
 describe('verifySignature', () => {
@@ -29,7 +32,11 @@ describe('verifySignature', () => {
     ['SHA-256 spelled with a dash', `SHA-256:${sig(A)}`, 'malformed'],
     ['hex instead of base64', `SHA256:${hex(A)}`, 'malformed'],
     ['base64 without padding', `SHA256:${sig(A).replace(/=+$/, '')}`, 'malformed'],
-    ['base64url alphabet', `SHA256:${sig(A).replace(/\+/g, '-').replace(/\//g, '_')}`, sig(A).match(/[+/]/) ? 'malformed' : 'ok'],
+    [
+      'base64url alphabet',
+      `SHA256:${sig(A).replace(/\+/g, '-').replace(/\//g, '_')}`,
+      sig(A).match(/[+/]/) ? 'malformed' : 'ok',
+    ],
     ['a 16-byte digest', `SHA256:${Buffer.alloc(16, 1).toString('base64')}`, 'malformed'],
     ['two headers', [`SHA256:${sig(A)}`, `SHA256:${sig(B)}`], 'malformed'],
     ['a space inside', `SHA256: ${sig(A)}`, 'malformed'],

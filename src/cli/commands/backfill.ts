@@ -20,18 +20,33 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
   uses: USES.crawl,
   usage: 'backfill --from T --to T',
   examples: [
-    ['$0 backfill --from 2024-01-01 --to 2024-12-31', 'page 2024 of both resources; Ctrl-C and the same command resume'],
-    ['$0 backfill --from 1704067200 --to 1706745599 --resources fingerprints', 'January 2024 in epoch seconds, fingerprints only'],
+    [
+      '$0 backfill --from 2024-01-01 --to 2024-12-31',
+      'page 2024 of both resources; Ctrl-C and the same command resume',
+    ],
+    [
+      '$0 backfill --from 1704067200 --to 1706745599 --resources fingerprints',
+      'January 2024 in epoch seconds, fingerprints only',
+    ],
   ],
   builder: (yargs) =>
     withLeaseOptions(withResources(yargs))
       .option('from', { type: 'string', demandOption: true, describe: 'start: ISO 8601 date-time or epoch seconds' })
-      .option('to', { type: 'string', demandOption: true, describe: 'end (inclusive): ISO 8601 date-time or epoch seconds' }),
+      .option('to', {
+        type: 'string',
+        demandOption: true,
+        describe: 'end (inclusive): ISO 8601 date-time or epoch seconds',
+      }),
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     const config = load();
     const now = io.clock() / 1000;
     // Refused here, before the target is opened or a run recorded.
-    const { from, to } = parseInterval({ from: args.from, to: args.to }, { from: '--from', to: '--to' }, now, config.crawl);
+    const { from, to } = parseInterval(
+      { from: args.from, to: args.to },
+      { from: '--from', to: '--to' },
+      now,
+      config.crawl,
+    );
     const resources = config.crawl.resources;
     const selected = selectAccounts(config, args.account);
     const runId = runIdOf();
@@ -43,15 +58,35 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
         extent = planExtent(event.plans);
         const resumed = event.plans.reduce((n, p) => n + p.resumed, 0);
         logger.debug({ plans: event.plans }, 'backfill plan');
-        if (extent.todo === 0) logger.info({ windows: extent.windows }, `backfill: nothing to do: the ${extent.windows} windows of the interval are paged already`);
-        else logger.info({ windows: extent.todo, resumed, done: extent.windows - extent.todo }, `backfill: ${extent.todo} of ${extent.windows} windows to page (${resumed} resumed)`);
+        if (extent.todo === 0)
+          logger.info(
+            { windows: extent.windows },
+            `backfill: nothing to do: the ${extent.windows} windows of the interval are paged already`,
+          );
+        else
+          logger.info(
+            { windows: extent.todo, resumed, done: extent.windows - extent.todo },
+            `backfill: ${extent.todo} of ${extent.windows} windows to page (${resumed} resumed)`,
+          );
       }
       progress.onEvent(event);
     };
     let report;
     try {
-      report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false }, (deps) =>
-        runBackfill(deps, { runId, accounts: selected.map((a) => a.name), from, to, resources, wait: args.wait ?? false }),
+      report = await withRunDeps(
+        config,
+        io,
+        selected,
+        { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false },
+        (deps) =>
+          runBackfill(deps, {
+            runId,
+            accounts: selected.map((a) => a.name),
+            from,
+            to,
+            resources,
+            wait: args.wait ?? false,
+          }),
       );
     } finally {
       progress.stop(report !== undefined && report.error === null && report.failedWindows.length === 0);
@@ -59,10 +94,19 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
     if (report.failedWindows.length > 0) logger.error({ failed: report.failedWindows }, 'windows failed');
     if (report.error) throw report.error;
     const windowsPaged = extent?.todo ?? 0;
-    const summary = { run: report.runId, items: report.items, written: report.itemsWritten, pages: report.pages, requests: report.requests, windowsPaged, failedWindows: report.failedWindows.length };
+    const summary = {
+      run: report.runId,
+      items: report.items,
+      written: report.itemsWritten,
+      pages: report.pages,
+      requests: report.requests,
+      windowsPaged,
+      failedWindows: report.failedWindows.length,
+    };
     const text =
       windowsPaged === 0
-        ? `backfill: nothing to do: every window from ${args.from} to ${args.to} is paged already (ivsync reset reopens windows to crawl them again)\n`
+        ? `backfill: nothing to do: every window from ${args.from} to ${args.to} is paged already (ivsync reset ` +
+          `reopens windows to crawl them again)\n`
         : // Items fetched count what the service sent (a session seen twice, a rejected item);
           // sessions new or changed, the rows stored.
           `backfill complete: ${summary.items} items fetched in ${summary.pages} pages, ` +

@@ -63,9 +63,18 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
 function logVerify(daemonLogger: Logger, report: VerifyReport): void {
   const logger = daemonLogger.child({ run: report.runId });
   const { run: _run, findings, ...figures } = verifyJson(report);
-  const fields = { ...figures, findings: (findings as unknown[]).length, ...(report.error ? { error: report.error.message } : {}) };
+  const fields = {
+    ...figures,
+    findings: (findings as unknown[]).length,
+    ...(report.error ? { error: report.error.message } : {}),
+  };
   if (report.error) logger.warn(fields, `verify ${report.status}`);
-  else if (report.findings.length > 0) logger.warn({ ...fields, drift: report.findings.slice(0, 20) }, `verify found ${report.findings.length} findings: the copy drifted from the service (ivsync verify --repair fixes it)`);
+  else if (report.findings.length > 0)
+    logger.warn(
+      { ...fields, drift: report.findings.slice(0, 20) },
+      `verify found ${report.findings.length} findings: the copy drifted from the service (ivsync verify ` +
+        `--repair fixes it)`,
+    );
   else logger.info(fields, 'verify found no drift');
 }
 
@@ -81,7 +90,9 @@ function logReport(daemonLogger: Logger, report: SyncReport | BackfillReport): v
     itemsWritten: report.itemsWritten,
     startedAt: report.startedAt,
     finishedAt: report.finishedAt,
-    ...('outcomes' in report ? { outcomes: syncJson(report).outcomes } : { items: report.items, pages: report.pages, failedWindows: report.failedWindows.length }),
+    ...('outcomes' in report
+      ? { outcomes: syncJson(report).outcomes }
+      : { items: report.items, pages: report.pages, failedWindows: report.failedWindows.length }),
     ...(report.error ? { error: report.error.message } : {}),
   };
   if (report.status === 'succeeded') logger.info(fields, `${report.command} finished`);
@@ -90,30 +101,75 @@ function logReport(daemonLogger: Logger, report: SyncReport | BackfillReport): v
 
 export const daemonCommand: CliCommand<DaemonArgs> = {
   command: 'daemon',
-  describe: 'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics, the status page, POST /runs and the webhook receiver',
+  describe:
+    'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics, the status page, ' +
+    'POST /runs and the webhook receiver',
   uses: USES.crawl,
   examples: [
     ['$0 daemon --port 9090', 'sync every 5 minutes; the status page, /healthz and /metrics on port 9090'],
-    ["$0 daemon --schedule '*/1 * * * *' --backfill-from 2023-01-01 --verify-every 1d", 'every minute, with a background backfill and a daily verify'],
+    [
+      "$0 daemon --schedule '*/1 * * * *' --backfill-from 2023-01-01 --verify-every 1d",
+      'every minute, with a background backfill and a daily verify',
+    ],
   ],
   builder: (yargs) =>
     withResources(yargs)
-      .option('schedule', { type: 'string', describe: `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else '${DEFAULTS.daemon.schedule}')` })
-      .option('timezone', { type: 'string', describe: `time zone of the schedule [env IVS_TIMEZONE] (default: daemon.timezone, else ${DEFAULTS.daemon.timezone})` })
-      .option('port', { type: 'number', describe: 'serve GET /healthz, GET /metrics, the status page at GET /, POST /runs and (with a webhook secret) the webhook receiver on this port' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address the port listens on (0.0.0.0 in a container); beyond loopback every route but /healthz and /webhooks needs IVS_UI_TOKEN as a bearer token' })
-      .option('since', { type: 'string', describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)' })
-      .option('backfill-from', { type: 'string', describe: 'also backfill from this time, in the background at the lowest priority' })
-      .option('backfill-to', { type: 'string', describe: 'end of the background backfill (default: when the daemon starts)' })
+      .option('schedule', {
+        type: 'string',
+        describe:
+          `cron expression, 5 fields or 6 with seconds [env IVS_SCHEDULE] (default: daemon.schedule, else ` +
+          `'${DEFAULTS.daemon.schedule}')`,
+      })
+      .option('timezone', {
+        type: 'string',
+        describe:
+          `time zone of the schedule [env IVS_TIMEZONE] (default: daemon.timezone, else ` +
+          `${DEFAULTS.daemon.timezone})`,
+      })
+      .option('port', {
+        type: 'number',
+        describe:
+          'serve GET /healthz, GET /metrics, the status page at GET /, POST /runs and (with a webhook secret) ' +
+          'the webhook receiver on this port',
+      })
+      .option('host', {
+        type: 'string',
+        default: '127.0.0.1',
+        describe:
+          'address the port listens on (0.0.0.0 in a container); beyond loopback every route but /healthz and ' +
+          '/webhooks needs IVS_UI_TOKEN as a bearer token',
+      })
+      .option('since', {
+        type: 'string',
+        describe:
+          'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: ' +
+          'crawl.since)',
+      })
+      .option('backfill-from', {
+        type: 'string',
+        describe: 'also backfill from this time, in the background at the lowest priority',
+      })
+      .option('backfill-to', {
+        type: 'string',
+        describe: 'end of the background backfill (default: when the daemon starts)',
+      })
       .option('verify-every', {
         type: 'string',
-        describe: "also verify each account after its sync this often: a period (6h, 1d) since the last verify or a cron expression, at the lowest priority [env IVS_VERIFY_EVERY] (default: verify.every, else never)",
+        describe:
+          'also verify each account after its sync this often: a period (6h, 1d) since the last verify or a ' +
+          'cron expression, at the lowest priority [env IVS_VERIFY_EVERY] (default: verify.every, else never)',
       })
       .option('refresh-budget', {
         type: 'number',
-        describe: 'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x schedule gap)',
+        describe:
+          'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] ' +
+          '(default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x ' +
+          'schedule gap)',
       })
-      .option('lease-ttl', { type: 'number', describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)' }),
+      .option('lease-ttl', {
+        type: 'number',
+        describe: 'seconds without a heartbeat after which a daemon and its account leases count as dead (default 60)',
+      }),
   run: async ({ args, io, config: load, daemonId: daemonIdOf }) => {
     // Loaded here, not at start-up: the metrics registry and the HTTP server are
     // the daemon's alone, and every other command stays smaller without them.
@@ -129,14 +185,22 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const resources = config.crawl.resources;
     const backfillText = args['backfill-from'];
     if (args['backfill-to'] !== undefined && backfillText === undefined) {
-      throw new InputError('BAD_BACKFILL', 'needs --backfill-from', { source: { kind: 'flag', name: '--backfill-to' }, value: args['backfill-to'] });
+      throw new InputError('BAD_BACKFILL', 'needs --backfill-from', {
+        source: { kind: 'flag', name: '--backfill-to' },
+        value: args['backfill-to'],
+      });
     }
     const now = io.clock() / 1000;
     const backfillToText = args['backfill-to'] ?? String(Math.floor(now));
     const backfill: Interval | undefined =
       backfillText === undefined
         ? undefined
-        : parseInterval({ from: backfillText, to: backfillToText }, { from: '--backfill-from', to: '--backfill-to' }, now, config.crawl);
+        : parseInterval(
+            { from: backfillText, to: backfillToText },
+            { from: '--backfill-from', to: '--backfill-to' },
+            now,
+            config.crawl,
+          );
     const selected = selectAccounts(config, args.account);
     // Before anything is opened: beyond loopback without a token the daemon does not start.
     const exposure = args.port === undefined ? undefined : requireExposure(args.host, io.env);
@@ -148,13 +212,18 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const { secrets, defaultSecret } = config.webhooks;
     const webhooksConfigured = hasAnySecret({ byUuid: secrets, defaultSecret });
     const metrics = new DaemonMetrics({
-      buckets: () => (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
+      buckets: () =>
+        (app?.accounts ?? []).map((b) => ({ account: b.config.name, bucket: b.limiter, rate: b.config.rate })),
       clock: io.clock,
       webhookHealthySeconds: webhooksConfigured ? config.webhooks.healthySeconds : undefined,
     });
     metrics.declareAccounts(selected.map((a) => a.name));
     const verifyEvery = config.verify.every;
-    if (verifyEvery !== undefined) metrics.declareVerify(selected.map((a) => a.name), resources);
+    if (verifyEvery !== undefined)
+      metrics.declareVerify(
+        selected.map((a) => a.name),
+        resources,
+      );
     const alerts = daemonAlerts({
       config: config.alerts,
       // Named as its leases are (sync_leases.holder), so that a takeover's holder and sender compare.
@@ -190,7 +259,12 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
     const cadence =
       verifyEvery === undefined
         ? undefined
-        : new VerifyCadence({ cadence: verifyEvery, timezone: schedule.timezone, clock: io.clock, lastStart: (account) => sink.lastVerifyStart(account) });
+        : new VerifyCadence({
+            cadence: verifyEvery,
+            timezone: schedule.timezone,
+            clock: io.clock,
+            lastStart: (account) => sink.lastVerifyStart(account),
+          });
     try {
       const logged = <R extends SyncReport | BackfillReport>(report: R): R => {
         logReport(logger, report);
@@ -210,7 +284,10 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
         // Counted and alerted as the scheduled runs are.
         onFinished: ({ command, account, outcome, ending }) => {
           const error = ending.error ? { error: ending.error.message } : {};
-          logger.info({ run: ending.runId, command, account, status: outcome.status, ...error }, `${command} on demand ${outcome.status}`);
+          logger.info(
+            { run: ending.runId, command, account, status: outcome.status, ...error },
+            `${command} on demand ${outcome.status}`,
+          );
           if (outcome.status !== 'held') alerts.observer.runFinished(command, outcome.status);
           alerts.observer.runEnded?.({ command, account, outcome });
         },
@@ -236,7 +313,13 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           // A run on demand holds the account in this process: the tick leaves it alone, as it would another holder's.
           if (onDemand.busy(account)) {
             const at = new Date(io.clock()).toISOString();
-            throw new LeaseHeldError({ name: accountLease(account), holder: keeper.holder, acquiredAt: at, heartbeatAt: at, held: false });
+            throw new LeaseHeldError({
+              name: accountLease(account),
+              holder: keeper.holder,
+              acquiredAt: at,
+              heartbeatAt: at,
+              held: false,
+            });
           }
           const report = await runSync(deps, { accounts: [account], resources, wait: false });
           metrics.refreshFinished(report.outcomes);
@@ -247,14 +330,30 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
             ? undefined
             : async () =>
                 // Waits for accounts that another process syncs now rather than giving up the backfill.
-                logged(await runBackfill(deps, { accounts: selected.map((a) => a.name), from: backfill.from, to: backfill.to, resources, priority: PRIORITY.backfill, wait: true })),
+                logged(
+                  await runBackfill(deps, {
+                    accounts: selected.map((a) => a.name),
+                    from: backfill.from,
+                    to: backfill.to,
+                    resources,
+                    priority: PRIORITY.backfill,
+                    wait: true,
+                  }),
+                ),
         verify:
           cadence === undefined
             ? undefined
             : {
                 due: (account) => cadence.due(account),
                 run: async (account) => {
-                  const report = await runVerify(deps, { accounts: [account], resources, budget: config.verify.budget, seed: String(randomInt(2 ** 31)), repair: false, wait: false });
+                  const report = await runVerify(deps, {
+                    accounts: [account],
+                    resources,
+                    budget: config.verify.budget,
+                    seed: String(randomInt(2 ** 31)),
+                    repair: false,
+                    wait: false,
+                  });
                   metrics.verifyFinished(report.findings);
                   logVerify(logger, report);
                   const { runId, findings } = report;
@@ -284,9 +383,15 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
           exposure,
           status: pageReader(config, sink, io.clock),
           runs: onDemand,
-          limits: { requestTimeoutMs: config.webhooks.requestTimeoutMs, maxConnections: config.webhooks.maxConnections },
+          limits: {
+            requestTimeoutMs: config.webhooks.requestTimeoutMs,
+            maxConnections: config.webhooks.maxConnections,
+          },
         });
-        logger.info({ url: server.url, page: `${server.url}/`, webhooks: receiver ? receiver.path : null }, 'serving /healthz and /metrics');
+        logger.info(
+          { url: server.url, page: `${server.url}/`, webhooks: receiver ? receiver.path : null },
+          'serving /healthz and /metrics',
+        );
         alerts.link = `${server.url}/`;
       }
       await daemon.run();

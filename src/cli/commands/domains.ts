@@ -19,7 +19,10 @@ const listCommand: CliCommand = {
     const logger = loggerFor(config, io, runId());
     const accounts = selectAccounts(config, args.account);
     if (accounts.length > 1) {
-      throw new InputError('ACCOUNT_REQUIRED', `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`);
+      throw new InputError(
+        'ACCOUNT_REQUIRED',
+        `several accounts are configured (${accounts.map((a) => a.name).join(', ')}): name one with --account`,
+      );
     }
     const [bound] = bindAccounts(config, accounts, logger);
     if (bound === undefined) throw new UserError('NO_ACCOUNT', 'no account is configured');
@@ -28,9 +31,13 @@ const listCommand: CliCommand = {
       const now = toIsoMicros(io.clock() / 1000);
       const objects: unknown[] = [];
       for await (const obj of bound.client.domains.list()) objects.push(obj);
-      const rows = objects.map((obj) => normalizeDomain(obj, bound.config.name, now)).filter((r): r is DomainRow => r !== null);
+      const rows = objects
+        .map((obj) => normalizeDomain(obj, bound.config.name, now))
+        .filter((r): r is DomainRow => r !== null);
       await sink.replaceMirror('domains', bound.config.name, rows);
-      io.stdout.write(config.json ? `${JSON.stringify(objects)}\n` : renderTable(DOMAIN_COLUMNS, rows.map(domainCells)));
+      io.stdout.write(
+        config.json ? `${JSON.stringify(objects)}\n` : renderTable(DOMAIN_COLUMNS, rows.map(domainCells)),
+      );
     } finally {
       bound.client.close();
       await sink.close();

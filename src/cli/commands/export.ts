@@ -25,7 +25,11 @@ export const exportCommand: CliCommand<ExportArgs> = {
   ],
   builder: (yargs) =>
     yargs
-      .option('to', { type: 'string', demandOption: true, describe: 'duckdb:PATH (one file, views included) or parquet:DIR (one <table>.parquet per table and view)' })
+      .option('to', {
+        type: 'string',
+        demandOption: true,
+        describe: 'duckdb:PATH (one file, views included) or parquet:DIR (one <table>.parquet per table and view)',
+      })
       .option('force', { type: 'boolean', describe: 'replace an export that exists already' }),
   run: async ({ args, io, config: load, runId }) => {
     // yargs runs the handler even after a failed validation; the usage error is reported by the parser.
@@ -58,8 +62,16 @@ export const exportCommand: CliCommand<ExportArgs> = {
     if (config.json) {
       io.stdout.write(`${JSON.stringify({ to: args.to, relations })}\n`);
     } else {
-      io.stdout.write(renderTable(['relation', 'kind', 'rows'], relations.map((r) => [r.name, r.kind, r.rows])));
-      io.stdout.write(`exported ${relations.filter((r) => r.kind === 'table').length} tables and ${relations.filter((r) => r.kind === 'view').length} views to ${where}\n`);
+      io.stdout.write(
+        renderTable(
+          ['relation', 'kind', 'rows'],
+          relations.map((r) => [r.name, r.kind, r.rows]),
+        ),
+      );
+      io.stdout.write(
+        `exported ${relations.filter((r) => r.kind === 'table').length} tables and ` +
+          `${relations.filter((r) => r.kind === 'view').length} views to ${where}\n`,
+      );
     }
     return EXIT.ok;
   },

@@ -27,7 +27,8 @@ type Credentials = { status: 'ok'; accounts: CredentialCheck[] } | { status: 'sk
 function missingForCheck(accounts: Config['accounts']): string | undefined {
   const missing: string[] = [];
   if (accounts.some((a) => !a.baseUrl)) missing.push('no base URL (--base-url or IVS_BASE_URL)');
-  if (accounts.some((a) => !a.token)) missing.push(`no token (--token or ${accounts.find((a) => !a.token)?.tokenEnv ?? 'IVS_API_TOKEN'})`);
+  if (accounts.some((a) => !a.token))
+    missing.push(`no token (--token or ${accounts.find((a) => !a.token)?.tokenEnv ?? 'IVS_API_TOKEN'})`);
   return missing.length === 0 ? undefined : missing.join(' and ');
 }
 
@@ -36,23 +37,39 @@ function day(epochSeconds: number): string {
 }
 
 /** The three commands to run next; `--config` only when the default lookup would not find the file just written. */
-function nextCommands(configPath: string, env: Readonly<Record<string, string | undefined>>, nowSeconds: number): Array<{ command: string; why: string }> {
+function nextCommands(
+  configPath: string,
+  env: Readonly<Record<string, string | undefined>>,
+  nowSeconds: number,
+): Array<{ command: string; why: string }> {
   const found = locateConfigFile(undefined, env.IVS_CONFIG, existsSync);
-  const prefix = found !== undefined && resolve(found.path) === resolve(configPath) ? 'ivsync' : `ivsync --config ${configPath}`;
+  const prefix =
+    found !== undefined && resolve(found.path) === resolve(configPath) ? 'ivsync' : `ivsync --config ${configPath}`;
   return [
-    { command: `${prefix} backfill --from ${day(nowSeconds - 365 * 86_400)} --to ${day(nowSeconds)}`, why: 'the history, here the last year; Ctrl-C and the same command resume' },
-    { command: `${prefix} sync`, why: 'from cron every few minutes; or `ivsync daemon --port 9090` keeps syncing by itself' },
+    {
+      command: `${prefix} backfill --from ${day(nowSeconds - 365 * 86_400)} --to ${day(nowSeconds)}`,
+      why: 'the history, here the last year; Ctrl-C and the same command resume',
+    },
+    {
+      command: `${prefix} sync`,
+      why: 'from cron every few minutes; or `ivsync daemon --port 9090` keeps syncing by itself',
+    },
     { command: `${prefix} status`, why: 'rows, checkpoints, freshness and the last runs' },
   ];
 }
 
 export const initCommand: CliCommand<InitArgs> = {
   command: 'init',
-  describe: 'write a commented config file with every default (ivsync.yaml) and an env file for the secrets (ivsync.env), then check the token',
+  describe:
+    'write a commented config file with every default (ivsync.yaml) and an env file for the secrets ' +
+    '(ivsync.env), then check the token',
   uses: USES.crawl,
   examples: [
     ['$0 init --base-url https://api.example.com', 'write ./config/ivsync.yaml and ./config/ivsync.env'],
-    ['$0 init --dir /etc/ivsync --db postgres://ivsync@db.internal/analytics', 'for a Postgres target, in another folder'],
+    [
+      '$0 init --dir /etc/ivsync --db postgres://ivsync@db.internal/analytics',
+      'for a Postgres target, in another folder',
+    ],
   ],
   builder: (yargs) =>
     yargs
@@ -63,17 +80,34 @@ export const initCommand: CliCommand<InitArgs> = {
     const envPath = join(args.dir, 'ivsync.env');
     const existing = [configPath, envPath].filter((p) => existsSync(p));
     if (existing.length > 0 && args.force !== true) {
-      throw new UserError('INIT_EXISTS', `${existing.join(' and ')} ${existing.length > 1 ? 'exist' : 'exists'} already: nothing written (--force replaces ${existing.length > 1 ? 'them' : 'it'})`);
+      throw new UserError(
+        'INIT_EXISTS',
+        `${existing.join(' and ')} ${existing.length > 1 ? 'exist' : 'exists'} already: nothing written ` +
+          `(--force replaces ${existing.length > 1 ? 'them' : 'it'})`,
+      );
     }
     mkdirSync(args.dir, { recursive: true });
     writeFileSync(configPath, configTemplate());
     writeFileSync(
       envPath,
       envTemplate(envPath, [
-        { name: 'IVS_BASE_URL', text: 'Service root (plain http:// only for loopback hosts).', value: args.baseUrl, example: 'https://api.example.com' },
+        {
+          name: 'IVS_BASE_URL',
+          text: 'Service root (plain http:// only for loopback hosts).',
+          value: args.baseUrl,
+          example: 'https://api.example.com',
+        },
         { name: 'IVS_API_TOKEN', text: 'API token of the account; ivsync never prints, logs or stores it.' },
-        { name: 'IVS_WEBHOOK_SECRET', text: 'Secret the service signs webhook deliveries with, 20 characters or more (webhooks only).' },
-        { name: 'IVS_DB', text: 'Target: sqlite:PATH, duckdb:PATH or postgres://user@host/db.', value: args.db, example: DEFAULTS.db },
+        {
+          name: 'IVS_WEBHOOK_SECRET',
+          text: 'Secret the service signs webhook deliveries with, 20 characters or more (webhooks only).',
+        },
+        {
+          name: 'IVS_DB',
+          text: 'Target: sqlite:PATH, duckdb:PATH or postgres://user@host/db.',
+          value: args.db,
+          example: DEFAULTS.db,
+        },
       ]),
       { mode: ENV_FILE_MODE },
     );
@@ -96,7 +130,9 @@ export const initCommand: CliCommand<InitArgs> = {
         : { status: 'skipped', reason: missing };
     const next = nextCommands(configPath, io.env, io.clock() / 1000);
     if (config.json) {
-      io.stdout.write(`${JSON.stringify({ files: written.map((f) => f.path), credentials, next: next.map((n) => n.command) })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ files: written.map((f) => f.path), credentials, next: next.map((n) => n.command) })}\n`,
+      );
       return EXIT.ok;
     }
     io.stdout.write(

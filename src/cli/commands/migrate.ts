@@ -24,7 +24,11 @@ export const migrateCommand: CliCommand<MigrateArgs> = {
     const config = load();
     const sink = await openSink(config.db, { force: args.force === true });
     await sink.close();
-    io.stdout.write(config.json ? `${JSON.stringify({ migrated: true, dialect: sink.dialect })}\n` : `target is up to date (${sink.dialect})\n`);
+    io.stdout.write(
+      config.json
+        ? `${JSON.stringify({ migrated: true, dialect: sink.dialect })}\n`
+        : `target is up to date (${sink.dialect})\n`,
+    );
     return EXIT.ok;
   },
 };

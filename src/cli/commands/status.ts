@@ -23,7 +23,13 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
     'Checkpoints\n' +
       renderTable(
         ['account', 'resource', 'api', 'synced to', 'lag (s)'],
-        report.highWaterMarks.map((h) => [h.account, h.resource, h.apiVersion, iso(h.syncedTo), h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo)]),
+        report.highWaterMarks.map((h) => [
+          h.account,
+          h.resource,
+          h.apiVersion,
+          iso(h.syncedTo),
+          h.syncedTo === null ? '-' : Math.round(nowEpoch - h.syncedTo),
+        ]),
       ),
   );
   parts.push(
@@ -34,15 +40,27 @@ export function renderStatus(report: StatusReport, nowEpoch: number): string {
       ),
   );
   parts.push(
-    `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} fingerprints\n` +
-      `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} fingerprints\n` +
+    `Sessions not final: ${report.nonFinal.authentications} authentications, ${report.nonFinal.fingerprints} ` +
+      `fingerprints\n` +
+      `Sessions missing: ${report.missing.authentications} authentications, ${report.missing.fingerprints} ` +
+      `fingerprints\n` +
       `Rejected items: ${report.rejected}\n`,
   );
   parts.push(renderStaleness(stalenessLines(report, nowEpoch)));
   parts.push(
     'Last runs\n' +
       renderTable(
-        ['run', 'command', 'started', 'finished', 'status', 'requests', 'refresh spent/budget', 'sessions written', 'error'],
+        [
+          'run',
+          'command',
+          'started',
+          'finished',
+          'status',
+          'requests',
+          'refresh spent/budget',
+          'sessions written',
+          'error',
+        ],
         report.lastRuns.map((r) => {
           const { id, command, startedAt, finishedAt, status, requests, itemsWritten, error } = r;
           return [id, command, startedAt, finishedAt, status, requests, spendText(r.refresh), itemsWritten, error];
@@ -130,9 +148,14 @@ function leaseTable(leases: readonly LeaseView[], age: (iso: string) => number):
  * host and its pid is dead) is shown as abandoned: it died without ending,
  * and nobody has taken its lease over yet to record that.
  */
-export function withAbandoned(runs: StatusReport['lastRuns'], holderIsDead: (holder: string) => boolean): StatusReport['lastRuns'] {
+export function withAbandoned(
+  runs: StatusReport['lastRuns'],
+  holderIsDead: (holder: string) => boolean,
+): StatusReport['lastRuns'] {
   return runs.map((r) =>
-    r.status === 'running' && r.holder !== null && holderIsDead(r.holder) ? { ...r, status: 'abandoned', error: 'abandoned: its process is gone from this host (found by status)' } : r,
+    r.status === 'running' && r.holder !== null && holderIsDead(r.holder)
+      ? { ...r, status: 'abandoned', error: 'abandoned: its process is gone from this host (found by status)' }
+      : r,
   );
 }
 
@@ -157,7 +180,12 @@ export const statusCommand: CliCommand = {
         holderIsDead: localHolderIsDead(),
       });
       const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
-      const webhooks: WebhookStreamState = webhookStreamState(refreshSettingsOf(config).webhooks, report.lastDeliveryAt, nonFinal, now);
+      const webhooks: WebhookStreamState = webhookStreamState(
+        refreshSettingsOf(config).webhooks,
+        report.lastDeliveryAt,
+        nonFinal,
+        now,
+      );
       io.stdout.write(
         config.json
           ? `${JSON.stringify({ ...statusJson(report, now), webhookStream: webhooks, ...facts })}\n`

@@ -17,7 +17,8 @@ interface SyncArgs extends LeaseArgs {
 export const syncCommand: CliCommand<SyncArgs> = {
   command: 'sync',
   describe:
-    'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 accounts also refresh the catalog tables',
+    'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 ' +
+    'accounts also refresh the catalog tables',
   uses: USES.crawl,
   examples: [
     ['$0 sync --since 2024-01-01', 'the first sync of an empty target, from 2024 on'],
@@ -27,11 +28,16 @@ export const syncCommand: CliCommand<SyncArgs> = {
     withLeaseOptions(withResources(yargs))
       .option('since', {
         type: 'string',
-        describe: 'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: crawl.since)',
+        describe:
+          'where the first sync of an empty target starts: ISO 8601 or epoch seconds [env IVS_SINCE] (default: ' +
+          'crawl.since)',
       })
       .option('refresh-budget', {
         type: 'number',
-        describe: 'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] (default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x schedule gap)',
+        describe:
+          'requests one sync spends re-checking non-final sessions, per account [env IVS_REFRESH_BUDGET] ' +
+          '(default: refresh.maxRequestsPerRun, else what the pass leaves of refresh.budgetShare of rate x ' +
+          'schedule gap)',
       }),
   run: async ({ args, io, config: load, runId: runIdOf }) => {
     // --since and --resources are resolved by the loader (flag > env > file): config.crawl.
@@ -49,12 +55,23 @@ export const syncCommand: CliCommand<SyncArgs> = {
     const onEvent = (event: CrawlEvent) => {
       // Pages, passes and the refresh plan (naiveCost, deferred) are the crawler's workings: --verbose
       // shows them; the report on stdout and status say what a run did.
-      if (event.type === 'pass-done' || event.type === 'page' || event.type === 'refresh') logger.debug(event, event.type);
+      if (event.type === 'pass-done' || event.type === 'page' || event.type === 'refresh')
+        logger.debug(event, event.type);
       else if (event.type === 'window-failed') logger.warn(event, event.type);
       else logger.info(event, event.type);
     };
-    const report = await withRunDeps(config, io, selected, { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false }, (deps) =>
-      runSync(deps, { runId, accounts: selected.map((a) => a.name), resources: config.crawl.resources, wait: args.wait ?? false }),
+    const report = await withRunDeps(
+      config,
+      io,
+      selected,
+      { runId, logger, ttlSeconds: leaseTtl(args), onEvent, wait: args.wait ?? false },
+      (deps) =>
+        runSync(deps, {
+          runId,
+          accounts: selected.map((a) => a.name),
+          resources: config.crawl.resources,
+          wait: args.wait ?? false,
+        }),
     );
     for (const c of report.catalogs) {
       for (const failure of c.failures) logger.warn({ account: c.account, failure }, 'catalog not refreshed');
@@ -104,7 +121,11 @@ function syncLines(report: SyncReport): string[] {
   const lines = report.outcomes.map((o) =>
     nothingDone(o)
       ? `sync ${o.account}/${o.resource}: nothing to do\n`
-      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions (${o.refresh.requests} of ${o.refresh.budget} requests${o.refresh.deferred > 0 ? `, ${o.refresh.deferred} left for later runs` : ''}), ${o.sealed} windows sealed\n`,
+      : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or ` +
+        `changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions (${o.refresh.requests} of ` +
+        `${o.refresh.budget} ` +
+        `requests${o.refresh.deferred > 0 ? `, ${o.refresh.deferred} left for later runs` : ''}), ${o.sealed} ` +
+        `windows sealed\n`,
   );
   for (const c of report.catalogs) lines.push(`${catalogLine(c)}\n`);
   lines.push(`${report.requests} requests\n`);
@@ -115,7 +136,10 @@ function catalogLine(outcome: CatalogRefreshOutcome): string {
   const { stored } = outcome;
   const parts: string[] = [];
   if (stored.catalog_brands !== undefined) {
-    parts.push(`${stored.catalog_brands} brands, ${stored.catalog_materials ?? 0} materials, ${stored.catalog_detail_fields ?? 0} detail fields`);
+    parts.push(
+      `${stored.catalog_brands} brands, ${stored.catalog_materials ?? 0} materials, ` +
+        `${stored.catalog_detail_fields ?? 0} detail fields`,
+    );
   }
   if (stored.catalog_categories !== undefined) parts.push(`${stored.catalog_categories} categories`);
   const head = `catalog ${outcome.account}: ${parts.length > 0 ? parts.join(', ') : 'nothing refreshed'}`;

@@ -22,14 +22,16 @@ export function voucherFailure(error: unknown, request: VoucherRequest): unknown
   if (error instanceof BadRequestError) {
     return new UserError(
       'VOUCHER_REJECTED',
-      `the service refused a login voucher for user '${request.userId}' (400: ${error.serviceMessage}); check --user-id and --email`,
+      `the service refused a login voucher for user '${request.userId}' (400: ${error.serviceMessage}); check ` +
+        `--user-id and --email`,
     );
   }
   if (error instanceof ApiError && error.status === 409) {
     const said = /HTTP 409: (.*)$/.exec(error.message)?.[1] ?? 'conflict';
     return new UserError(
       'VOUCHER_CONFLICT',
-      `the service will not issue another login voucher for user '${request.userId}' (409: ${said}); the user has one already`,
+      `the service will not issue another login voucher for user '${request.userId}' (409: ${said}); the user ` +
+        `has one already`,
     );
   }
   return error;
@@ -46,12 +48,19 @@ export function renderVoucher(voucher: LoginVoucher, json: boolean): string {
 const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
   command: 'create',
   usage: 'voucher create --user-id ID --email EMAIL',
-  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com', 'a login voucher for one user, printed once']],
+  examples: [
+    ['$0 voucher create --user-id u-1001 --email ann@example.com', 'a login voucher for one user, printed once'],
+  ],
   describe:
-    'create a login voucher for a user of the mobile app (API version 2 only). The voucher signs the user in like a password: it is printed to stdout only, never logged or stored',
+    'create a login voucher for a user of the mobile app (API version 2 only). The voucher signs the user in ' +
+    'like a password: it is printed to stdout only, never logged or stored',
   builder: (yargs) =>
     yargs
-      .option('user-id', { type: 'string', demandOption: true, describe: "your own unique id for the user (the service's unique_user_id)" })
+      .option('user-id', {
+        type: 'string',
+        demandOption: true,
+        describe: "your own unique id for the user (the service's unique_user_id)",
+      })
       .option('email', { type: 'string', demandOption: true, describe: "the user's email address" })
       .option('first-name', { type: 'string', describe: "the user's first name" })
       .option('last-name', { type: 'string', describe: "the user's last name" }),
@@ -62,13 +71,18 @@ const voucherCreateCommand: CliCommand<VoucherCreateArgs> = {
     const config = load();
     const selected = selectAccounts(config, args.account);
     if (selected.length > 1) {
-      throw new InputError('ONE_ACCOUNT', `voucher create works on one account: name it with --account (configured: ${selected.map((a) => a.name).join(', ')})`);
+      throw new InputError(
+        'ONE_ACCOUNT',
+        `voucher create works on one account: name it with --account (configured: ` +
+          `${selected.map((a) => a.name).join(', ')})`,
+      );
     }
     const account = selected[0]!;
     if (account.apiVersion !== '2') {
       throw new UserError(
         'V2_ONLY',
-        `login vouchers exist only in API version 2, and account '${account.name}' uses ${account.apiVersion}: pass --api-version 2 (or set it in the config)`,
+        `login vouchers exist only in API version 2, and account '${account.name}' uses ${account.apiVersion}: ` +
+          `pass --api-version 2 (or set it in the config)`,
       );
     }
     const logger = loggerFor(config, io, runId());
@@ -98,6 +112,8 @@ export const voucherCommand: CliCommand = {
   command: 'voucher',
   describe: 'login vouchers for the mobile app (API version 2)',
   uses: USES.service,
-  examples: [['$0 voucher create --user-id u-1001 --email ann@example.com --api-version 2', 'a login voucher for one user']],
+  examples: [
+    ['$0 voucher create --user-id u-1001 --email ann@example.com --api-version 2', 'a login voucher for one user'],
+  ],
   subcommands: [voucherCreateCommand as CliCommand<never>],
 };

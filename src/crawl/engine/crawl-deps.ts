@@ -69,7 +69,11 @@ export interface CrawlClient {
     request: { range?: { start: number | null; end: number | null }; cursor?: Cursor | null; limit?: number },
     options?: CallOptions,
   ): AsyncIterable<{ items: unknown[]; nextCursor: Cursor | null; warnings: unknown[]; itemTexts?: readonly string[] }>;
-  get(resource: Resource, serviceId: string, options?: CallOptions): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
+  get(
+    resource: Resource,
+    serviceId: string,
+    options?: CallOptions,
+  ): Promise<{ item: unknown; warnings: unknown[]; itemText?: string } | null>;
 }
 
 /** The normalizer, as the crawl calls it; `texts`, when given, are the items' JSON texts as received. */
@@ -84,11 +88,32 @@ export type Normalize = (
 /** What the crawl reports as it goes (progress bars, logs, metrics). */
 export type CrawlEvent =
   /** `pagesLeft`: the pages the crawl expects to take still, each stream at its own density; null while unknown. */
-  | { type: 'page'; account: string; resource: Resource; items: number; rejected: number; written: number; stale: number; covered: number; pagesLeft: number | null }
+  | {
+      type: 'page';
+      account: string;
+      resource: Resource;
+      items: number;
+      rejected: number;
+      written: number;
+      stale: number;
+      covered: number;
+      pagesLeft: number | null;
+    }
   | { type: 'pass-done'; account: string; resource: Resource; windowStart: number; windowEnd: number; missing: number }
   | { type: 'window-split'; account: string; resource: Resource; windowStart: number; parts: number }
   | { type: 'window-failed'; account: string; resource: Resource; windowStart: number; error: string }
-  | { type: 'refresh'; account: string; resource: Resource; budget: number; repaged: number; fetched: number; cost: number; naiveCost: number; due: number; deferred: number }
+  | {
+      type: 'refresh';
+      account: string;
+      resource: Resource;
+      budget: number;
+      repaged: number;
+      fetched: number;
+      cost: number;
+      naiveCost: number;
+      due: number;
+      deferred: number;
+    }
   | { type: 'backfill-plan'; plans: readonly BackfillPlanSummary[] };
 
 /** What a backfill will page, per account and resource, before it starts. */
@@ -100,6 +125,9 @@ export interface BackfillPlanSummary {
   resumed: number;
   /** Epoch seconds still to cover, for an ETA. */
   seconds: number;
-  /** Epoch seconds of every window of the interval, done or not: a resumed run's progress starts at the part already done. */
+  /**
+   * Epoch seconds of every window of the interval, done or not: a resumed run's progress starts at the part already
+   * done.
+   */
   totalSeconds: number;
 }

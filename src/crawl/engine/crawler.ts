@@ -16,7 +16,10 @@ import { outlasts } from './straggler.js';
 import { requestRange, splitRemainder } from './windows.js';
 
 /** The part of a run's CrawlContext (crawl-context.ts) a crawler uses. */
-export interface CrawlerContext extends Pick<CrawlDeps, 'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits' | 'streams'> {
+export interface CrawlerContext extends Pick<
+  CrawlDeps,
+  'normalize' | 'clock' | 'signal' | 'onEvent' | 'commits' | 'streams'
+> {
   sink: Pick<CrawlStore, 'startPass' | 'splitWindow' | 'markWindow'>;
   crawl: Pick<CrawlConfig, 'concurrency' | 'splitAfterPages'>;
   /** The run's own request count: every request of the crawl adds its attempts here. */
@@ -113,7 +116,10 @@ export class Crawler {
     }
     this.#settle();
     const pollMs = this.#room.pollMs;
-    const timer = pollMs === null ? undefined : setInterval(() => void this.#grow().catch((error: unknown) => void (this.#fatal ??= error)), pollMs);
+    const timer =
+      pollMs === null
+        ? undefined
+        : setInterval(() => void this.#grow().catch((error: unknown) => void (this.#fatal ??= error)), pollMs);
     try {
       await finished;
     } finally {
@@ -237,7 +243,14 @@ export class Crawler {
       for (const [i, part] of parts.entries()) {
         if (!part.done) continue;
         const { window } = stream.windows[asked + i]!;
-        this.#ctx.onEvent?.({ type: 'pass-done', account, resource: stream.resource, windowStart: window.windowStart, windowEnd: window.windowEnd, missing: results[i]!.missing });
+        this.#ctx.onEvent?.({
+          type: 'pass-done',
+          account,
+          resource: stream.resource,
+          windowStart: window.windowStart,
+          windowEnd: window.windowEnd,
+          missing: results[i]!.missing,
+        });
       }
       if (complete || this.#stopped()) return;
       if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
@@ -264,7 +277,9 @@ export class Crawler {
     return rest !== null && left !== null && outlasts(rest, roundTripMs, left, bucket.spacingMs);
   }
 
-  /** Pages everything not yet fetched is expected to take, each stream at its own density; null while one is unknown. */
+  /**
+   * Pages everything not yet fetched is expected to take, each stream at its own density; null while one is unknown.
+   */
   #pagesLeft(): number | null {
     let left = 0;
     for (const s of this.#streams) left += this.#restPages(s) ?? NaN;
@@ -281,7 +296,11 @@ export class Crawler {
   /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
   async #begin(stream: Stream, index: number): Promise<void> {
     const { window } = stream.windows[index]!;
-    await this.#ctx.sink.startPass(keyOf(window), { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt });
+    await this.#ctx.sink.startPass(keyOf(window), {
+      passFrom: stream.from,
+      passTo: stream.to,
+      startedAt: stream.startedAt,
+    });
     stream.started = Math.max(stream.started, index + 1);
     this.#outcome.passes++;
   }
@@ -303,12 +322,27 @@ export class Crawler {
     for (const stream of only && boundary ? [boundary] : this.#byRest()) {
       const density = this.#densityOf(stream);
       const canSplit = stream === boundary && density !== null && this.#canSplit(stream);
-      const cut = planCut({ windows: stream.windows, started: stream.started, current: stream.current, position: stream.position, density, canSplit });
+      const cut = planCut({
+        windows: stream.windows,
+        started: stream.started,
+        current: stream.current,
+        position: stream.position,
+        density,
+        canSplit,
+      });
       if (!cut) continue;
       this.#room.grew();
       if (cut.kind === 'hand-over') {
         const handed = stream.windows.splice(cut.at);
-        this.#start({ resource: stream.resource, from: handed.at(-1)!.lo, to: handed[0]!.hi, windows: handed, cursor: null, started: 0, seen: seenBy(stream) });
+        this.#start({
+          resource: stream.resource,
+          from: handed.at(-1)!.lo,
+          to: handed[0]!.hi,
+          windows: handed,
+          cursor: null,
+          started: 0,
+          seen: seenBy(stream),
+        });
         return 'grew';
       }
       await this.#split(stream, cut.at);
@@ -343,7 +377,13 @@ export class Crawler {
   /** The current window can be cut only where the stream covers it from its start and has paged into it. */
   #canSplit(stream: Stream): boolean {
     const w = stream.windows[stream.current];
-    return w !== undefined && stream.pages >= this.#ctx.crawl.splitAfterPages && w.lo === w.window.windowStart && stream.position > w.window.windowStart && stream.position < w.window.windowEnd;
+    return (
+      w !== undefined &&
+      stream.pages >= this.#ctx.crawl.splitAfterPages &&
+      w.lo === w.window.windowStart &&
+      stream.position > w.window.windowStart &&
+      stream.position < w.window.windowEnd
+    );
   }
 
   /** Stops the stream and pages its unfetched rest as two new streams, cut at `at` inside its current window. */
@@ -356,11 +396,37 @@ export class Crawler {
     const specs: WindowSpec[] = plan.ranges.map(([a, b]) => ({ ...keyOf(w.window), windowStart: a, windowEnd: b }));
     await this.#ctx.sink.splitWindow(keyOf(w.window), plan.keepFrom, specs, now);
     const below = stream.windows.splice(stream.current + 1);
-    const [lower, upper] = specs.map((spec) => ({ window: pending(spec, now), lo: spec.windowStart, hi: spec.windowEnd }));
-    this.#ctx.onEvent?.({ type: 'window-split', account: this.#account.name, resource: stream.resource, windowStart: w.window.windowStart, parts: specs.length });
+    const [lower, upper] = specs.map((spec) => ({
+      window: pending(spec, now),
+      lo: spec.windowStart,
+      hi: spec.windowEnd,
+    }));
+    this.#ctx.onEvent?.({
+      type: 'window-split',
+      account: this.#account.name,
+      resource: stream.resource,
+      windowStart: w.window.windowStart,
+      parts: specs.length,
+    });
     const seen = seenBy(stream);
-    this.#start({ resource: stream.resource, from: upper!.lo, to: upper!.hi, windows: [upper!], cursor: null, started: 0, seen });
-    this.#start({ resource: stream.resource, from: (below.at(-1) ?? lower!).lo, to: lower!.hi, windows: [lower!, ...below], cursor: null, started: 0, seen });
+    this.#start({
+      resource: stream.resource,
+      from: upper!.lo,
+      to: upper!.hi,
+      windows: [upper!],
+      cursor: null,
+      started: 0,
+      seen,
+    });
+    this.#start({
+      resource: stream.resource,
+      from: (below.at(-1) ?? lower!).lo,
+      to: lower!.hi,
+      windows: [lower!, ...below],
+      cursor: null,
+      started: 0,
+      seen,
+    });
   }
 
   /** A failed window is recorded; the windows below it are paged by another stream. */
@@ -376,11 +442,27 @@ export class Crawler {
       const { window } = failed;
       this.#outcome.failed.push({ resource: stream.resource, windowStart: window.windowStart, error: text });
       // Failing to record a failed window is the target failing: that stops the run.
-      await this.#ctx.sink.markWindow(keyOf(window), 'failed', text, this.#now()).catch((markError: unknown) => void (this.#fatal ??= markError));
-      this.#ctx.onEvent?.({ type: 'window-failed', account: this.#account.name, resource: stream.resource, windowStart: window.windowStart, error: text });
+      await this.#ctx.sink
+        .markWindow(keyOf(window), 'failed', text, this.#now())
+        .catch((markError: unknown) => void (this.#fatal ??= markError));
+      this.#ctx.onEvent?.({
+        type: 'window-failed',
+        account: this.#account.name,
+        resource: stream.resource,
+        windowStart: window.windowStart,
+        error: text,
+      });
     }
     const rest = stream.windows.slice(stream.current + 1);
-    if (rest.length > 0) this.#pool.push({ resource: stream.resource, from: rest.at(-1)!.lo, to: rest[0]!.hi, windows: rest, cursor: null, started: 0 });
+    if (rest.length > 0)
+      this.#pool.push({
+        resource: stream.resource,
+        from: rest.at(-1)!.lo,
+        to: rest[0]!.hi,
+        windows: rest,
+        cursor: null,
+        started: 0,
+      });
   }
 }
 
@@ -389,9 +471,27 @@ function seenBy(stream: Stream): Span['seen'] {
 }
 
 function keyOf(window: WindowKey): WindowKey {
-  return { account: window.account, resource: window.resource, apiVersion: window.apiVersion, windowStart: window.windowStart };
+  return {
+    account: window.account,
+    resource: window.resource,
+    apiVersion: window.apiVersion,
+    windowStart: window.windowStart,
+  };
 }
 
 function pending(spec: WindowSpec, now: string): WindowState {
-  return { ...spec, status: 'pending', cursor: null, pages: 0, items: 0, attempts: 0, error: null, updatedAt: now, passFrom: null, passTo: null, passStartedAt: null, syncedTo: null };
+  return {
+    ...spec,
+    status: 'pending',
+    cursor: null,
+    pages: 0,
+    items: 0,
+    attempts: 0,
+    error: null,
+    updatedAt: now,
+    passFrom: null,
+    passTo: null,
+    passStartedAt: null,
+    syncedTo: null,
+  };
 }

@@ -48,7 +48,12 @@ export function assignPage(
     while (i < through && windows[i]!.lo > e) i++;
     return i;
   });
-  return { windowOf, doneBefore: complete ? windows.length : through, through, position: complete ? floor : Math.max(edge, floor) };
+  return {
+    windowOf,
+    doneBefore: complete ? windows.length : through,
+    through,
+    position: complete ? floor : Math.max(edge, floor),
+  };
 }
 
 /**
@@ -70,7 +75,10 @@ export function pageCommits(
     const done = i < assigned.doneBefore;
     commits.push({
       key: keys[i]!,
-      batch: { sessions: batch.sessions.filter((_, k) => assigned.windowOf[k] === i), rejected: i === asked ? batch.rejected : [] },
+      batch: {
+        sessions: batch.sessions.filter((_, k) => assigned.windowOf[k] === i),
+        rejected: i === asked ? batch.rejected : [],
+      },
       nextCursor: done ? null : nextCursor,
       done,
       now,

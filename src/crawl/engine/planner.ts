@@ -9,7 +9,6 @@ export interface PassTask {
   resume: boolean;
 }
 
-
 function clampTo(window: WindowState, now: number): number {
   return Math.min(window.windowEnd, Math.ceil(now));
 }

@@ -40,7 +40,9 @@ type Task = PassTask & { resource: Resource };
  * down to the next window with a cursor of its own.
  */
 export function planSpans(tasks: readonly Task[]): Span[] {
-  const sorted = [...tasks].sort((a, b) => (a.resource === b.resource ? b.window.windowStart - a.window.windowStart : a.resource < b.resource ? -1 : 1));
+  const sorted = [...tasks].sort((a, b) =>
+    a.resource === b.resource ? b.window.windowStart - a.window.windowStart : a.resource < b.resource ? -1 : 1,
+  );
   const spans: Span[] = [];
   let open: Span | undefined;
   for (const task of sorted) {
@@ -50,7 +52,9 @@ export function planSpans(tasks: readonly Task[]): Span[] {
         resource: task.resource,
         from: task.passFrom,
         to: task.passTo,
-        windows: [{ window, lo: Math.max(task.passFrom, window.windowStart), hi: Math.min(task.passTo, window.windowEnd) }],
+        windows: [
+          { window, lo: Math.max(task.passFrom, window.windowStart), hi: Math.min(task.passTo, window.windowEnd) },
+        ],
         cursor: window.cursor,
         started: 1,
       };
@@ -63,12 +67,26 @@ export function planSpans(tasks: readonly Task[]): Span[] {
       open.from = task.passFrom;
       continue;
     }
-    if (open && last && open.started === 1 && window.windowEnd === last.lo && task.passFrom >= open.from && task.passTo <= window.windowEnd) {
+    if (
+      open &&
+      last &&
+      open.started === 1 &&
+      window.windowEnd === last.lo &&
+      task.passFrom >= open.from &&
+      task.passTo <= window.windowEnd
+    ) {
       // Inside a resumed range: the stream sees the window down to the range's start.
       open.windows.push({ window, lo: Math.max(open.from, window.windowStart), hi: window.windowEnd });
       continue;
     }
-    open = { resource: task.resource, from: task.passFrom, to: task.passTo, windows: [{ window, lo: task.passFrom, hi: task.passTo }], cursor: null, started: 0 };
+    open = {
+      resource: task.resource,
+      from: task.passFrom,
+      to: task.passTo,
+      windows: [{ window, lo: task.passFrom, hi: task.passTo }],
+      cursor: null,
+      started: 0,
+    };
     spans.push(open);
   }
   return spans;

@@ -51,6 +51,11 @@ export function claimTasks<T extends { window: ClaimedWindow }>(
   tasks: readonly T[],
 ): T[] {
   if (claims === undefined || run === undefined) return [...tasks];
-  const mine = new Set(claims.claim(run, tasks.map((t) => t.window)));
+  const mine = new Set(
+    claims.claim(
+      run,
+      tasks.map((t) => t.window),
+    ),
+  );
   return tasks.filter((t) => mine.has(t.window));
 }

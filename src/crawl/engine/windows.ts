@@ -28,7 +28,13 @@ export interface Scope {
  * grid cell that no existing window covers. Usually a whole cell; after the
  * window size was changed, the gaps between the windows of the old size.
  */
-export function missingWindows(scope: Scope, from: number, to: number, size: number, existing: readonly WindowState[]): WindowSpec[] {
+export function missingWindows(
+  scope: Scope,
+  from: number,
+  to: number,
+  size: number,
+  existing: readonly WindowState[],
+): WindowSpec[] {
   const sorted = [...existing].sort((a, b) => a.windowStart - b.windowStart);
   const gaps: WindowSpec[] = [];
   // Cells and windows both ascend: the first window that can reach into a
@@ -80,5 +86,11 @@ export function splitRemainder(
 ): { keepFrom: number; ranges: Array<[number, number]> } | null {
   if (!(windowStart < at && at < keepFrom && keepFrom < windowEnd)) return null;
   if (!Number.isInteger(at) || !Number.isInteger(keepFrom)) return null;
-  return { keepFrom, ranges: [[windowStart, at], [at, keepFrom]] };
+  return {
+    keepFrom,
+    ranges: [
+      [windowStart, at],
+      [at, keepFrom],
+    ],
+  };
 }

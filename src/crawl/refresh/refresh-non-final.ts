@@ -63,17 +63,35 @@ export async function refreshNonFinal(
     runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
     // The budget is the account's: its resources refresh side by side, each on an even share.
-    maxRequests: refreshBudget({ ...settings, runSeconds }, {
-      rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
-      resources: ctx.resourcesInRun ?? 1,
-      passRequests,
-    }),
-    webhooksHealthy: webhooksHealthy(settings.webhooks, lastDelivery === null ? null : Date.parse(lastDelivery) / 1000, now),
+    maxRequests: refreshBudget(
+      { ...settings, runSeconds },
+      {
+        rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
+        resources: ctx.resourcesInRun ?? 1,
+        passRequests,
+      },
+    ),
+    webhooksHealthy: webhooksHealthy(
+      settings.webhooks,
+      lastDelivery === null ? null : Date.parse(lastDelivery) / 1000,
+      now,
+    ),
   };
   const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
   await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
   const plan = planner.plan();
-  ctx.onEvent?.({ type: 'refresh', account: account.name, resource, budget: policy.maxRequests, repaged: plan.repage.length, fetched: plan.get.length, cost: plan.cost, naiveCost: plan.naiveCost, due: plan.due, deferred: plan.deferred });
+  ctx.onEvent?.({
+    type: 'refresh',
+    account: account.name,
+    resource,
+    budget: policy.maxRequests,
+    repaged: plan.repage.length,
+    fetched: plan.get.length,
+    cost: plan.cost,
+    naiveCost: plan.naiveCost,
+    due: plan.due,
+    deferred: plan.deferred,
+  });
   const checkedIds = [...plan.checked.keys()];
   const before = await sink.observedDigests(resource, checkedIds);
 
@@ -117,7 +135,8 @@ export async function refreshNonFinal(
     const changed = before.get(serviceId) !== after.get(serviceId);
     return { serviceId, tier, intervalSeconds: nextInterval(interval, tier, changed, policy) };
   });
-  for (const serviceId of plan.seenByPass) checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
+  for (const serviceId of plan.seenByPass)
+    checks.push({ serviceId, tier: 'hot', intervalSeconds: nextInterval(null, 'hot', false, policy) });
   // Stamped with the run's time, so that the next run, one schedule gap later, finds its back-off of one run over.
   await sink.recordRefreshChecks(account.name, resource, checks, toIsoMicros(now));
   return {

@@ -10,7 +10,9 @@ export interface RefreshPolicy {
   runSeconds: number;
   /** Longest back-off interval of a session the healthy webhook stream covers. */
   maxIntervalSeconds: number;
-  /** Most requests the refresh of one account and resource spends in a run (its share of the account's budget); 0: none. */
+  /**
+   * Most requests the refresh of one account and resource spends in a run (its share of the account's budget); 0: none.
+   */
   maxRequests: number;
   /**
    * The webhook stream is healthy: a session whose latest observation is a
@@ -24,7 +26,10 @@ export interface RefreshPlan {
   repage: PassTask[];
   /** Sessions to GET one by one. */
   get: string[];
-  /** Every session the plan observes (the GETs and the non-final sessions of repaged windows), with its tier and the back-off interval it is on. */
+  /**
+   * Every session the plan observes (the GETs and the non-final sessions of repaged windows), with its tier and the
+   * back-off interval it is on.
+   */
   checked: Map<string, { tier: RefreshTier; interval: number }>;
   /** Hot sessions inside `alreadyPassed`: the run's pass observed them, which counts as their check. */
   seenByPass: string[];
@@ -42,14 +47,26 @@ export interface RefreshPlan {
  * check put them on back-off); the rest back off. A quiet stream makes them
  * hot again.
  */
-export function tierOf(candidate: RefreshCandidate, now: number, policy: Pick<RefreshPolicy, 'hotSeconds' | 'webhooksHealthy'>): RefreshTier {
+export function tierOf(
+  candidate: RefreshCandidate,
+  now: number,
+  policy: Pick<RefreshPolicy, 'hotSeconds' | 'webhooksHealthy'>,
+): RefreshTier {
   const young = candidate.createdEpoch !== null && now - candidate.createdEpoch < policy.hotSeconds;
   if (!young) return 'backoff';
   return policy.webhooksHealthy && (candidate.deliveredSinceCheck || candidate.tier === 'backoff') ? 'backoff' : 'hot';
 }
 
-/** The interval after a check: one run while hot or after a change, else the one it was on (see `intervalInEffect`) doubled, up to the longest. */
-export function nextInterval(previous: number | null, tier: RefreshTier, changed: boolean, policy: Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds'>): number {
+/**
+ * The interval after a check: one run while hot or after a change, else the one it was on (see `intervalInEffect`)
+ * doubled, up to the longest.
+ */
+export function nextInterval(
+  previous: number | null,
+  tier: RefreshTier,
+  changed: boolean,
+  policy: Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds'>,
+): number {
   const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
   if (tier === 'hot' || changed || previous === null || previous <= 0) return base;
   return Math.min(policy.maxIntervalSeconds, Math.max(base, previous * 2));
@@ -62,10 +79,16 @@ export function nextInterval(previous: number | null, tier: RefreshTier, changed
  * webhook stream covers (see `coveredByWebhooks`); every other non-final
  * session is checked whenever the budget reaches it.
  */
-export function intervalInEffect(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy): number {
+export function intervalInEffect(
+  candidate: RefreshCandidate,
+  tier: RefreshTier,
+  now: number,
+  policy: IntervalPolicy,
+): number {
   const base = Math.min(policy.runSeconds, policy.maxIntervalSeconds);
   if (tier === 'hot') return 0;
-  if (candidate.intervalSeconds !== null) return Math.min(policy.maxIntervalSeconds, Math.max(candidate.intervalSeconds, base));
+  if (candidate.intervalSeconds !== null)
+    return Math.min(policy.maxIntervalSeconds, Math.max(candidate.intervalSeconds, base));
   return firstSeenOld(candidate, now, policy) ? policy.maxIntervalSeconds : base;
 }
 
@@ -74,7 +97,9 @@ type IntervalPolicy = Pick<RefreshPolicy, 'runSeconds' | 'maxIntervalSeconds' | 
 
 /** Never polled, and past the hot tier's age: stored by a backfill or a late pass, not seen young. */
 function firstSeenOld(candidate: RefreshCandidate, now: number, policy: IntervalPolicy): boolean {
-  return candidate.checkedAt === null && candidate.createdEpoch !== null && now - candidate.createdEpoch >= policy.hotSeconds;
+  return (
+    candidate.checkedAt === null && candidate.createdEpoch !== null && now - candidate.createdEpoch >= policy.hotSeconds
+  );
 }
 
 /**
@@ -84,11 +109,19 @@ function firstSeenOld(candidate: RefreshCandidate, now: number, policy: Interval
  * changes, so it is polled only on its back-off (`intervalInEffect`), as a
  * safety net for a delivery lost on the way. A quiet stream covers nothing.
  */
-export function coveredByWebhooks(candidate: RefreshCandidate, tier: RefreshTier, policy: Pick<RefreshPolicy, 'webhooksHealthy'>): boolean {
-  return policy.webhooksHealthy && tier === 'backoff' && (candidate.deliveredSinceCheck || candidate.tier === 'backoff');
+export function coveredByWebhooks(
+  candidate: RefreshCandidate,
+  tier: RefreshTier,
+  policy: Pick<RefreshPolicy, 'webhooksHealthy'>,
+): boolean {
+  return (
+    policy.webhooksHealthy && tier === 'backoff' && (candidate.deliveredSinceCheck || candidate.tier === 'backoff')
+  );
 }
 
-/** Seconds since a session was last observed (its last poll, else the pass or delivery that stored it); Infinity: never. */
+/**
+ * Seconds since a session was last observed (its last poll, else the pass or delivery that stored it); Infinity: never.
+ */
 export function staleness(candidate: RefreshCandidate, now: number): number {
   const seen = candidate.checkedAt ?? candidate.seenAt;
   return seen === null ? Infinity : Math.max(0, now - seen);
@@ -104,7 +137,12 @@ export function staleness(candidate: RefreshCandidate, now: number): number {
  * start exactly one interval apart, so half a run early counts as due.
  * Returns null when not due.
  */
-export function dueStaleness(candidate: RefreshCandidate, tier: RefreshTier, now: number, policy: IntervalPolicy & Pick<RefreshPolicy, 'webhooksHealthy'>): number | null {
+export function dueStaleness(
+  candidate: RefreshCandidate,
+  tier: RefreshTier,
+  now: number,
+  policy: IntervalPolicy & Pick<RefreshPolicy, 'webhooksHealthy'>,
+): number | null {
   const stale = staleness(candidate, now);
   if (!coveredByWebhooks(candidate, tier, policy) || stale === Infinity) return stale;
   return stale + policy.runSeconds / 2 >= intervalInEffect(candidate, tier, now, policy) ? stale : null;
@@ -142,7 +180,10 @@ interface Due {
 function byUrgency(a: Due, b: Due): number {
   if (a.tier !== b.tier) return a.tier === 'hot' ? -1 : 1;
   if (a.stale !== b.stale) return a.stale === Infinity ? -1 : b.stale === Infinity ? 1 : b.stale - a.stale;
-  return (b.candidate.createdEpoch ?? -Infinity) - (a.candidate.createdEpoch ?? -Infinity) || (a.candidate.serviceId < b.candidate.serviceId ? -1 : 1);
+  return (
+    (b.candidate.createdEpoch ?? -Infinity) - (a.candidate.createdEpoch ?? -Infinity) ||
+    (a.candidate.serviceId < b.candidate.serviceId ? -1 : 1)
+  );
 }
 
 /**
@@ -166,11 +207,19 @@ export class RefreshPlanner {
   readonly #policy: RefreshPolicy;
   readonly #alreadyPassed: ReadonlyArray<readonly [number, number]>;
   readonly #sorted: WindowState[];
-  readonly #inWindow = new Map<WindowState, Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>>();
+  readonly #inWindow = new Map<
+    WindowState,
+    Array<{ serviceId: string; epoch: number; tier: RefreshTier; interval: number }>
+  >();
   readonly #due: Due[] = [];
   readonly #seenByPass: string[] = [];
 
-  constructor(windows: readonly WindowState[], alreadyPassed: ReadonlyArray<readonly [number, number]>, now: number, policy: RefreshPolicy) {
+  constructor(
+    windows: readonly WindowState[],
+    alreadyPassed: ReadonlyArray<readonly [number, number]>,
+    now: number,
+    policy: RefreshPolicy,
+  ) {
     this.#sorted = [...windows].sort((a, b) => a.windowStart - b.windowStart);
     this.#alreadyPassed = alreadyPassed;
     this.#now = now;
@@ -244,12 +293,24 @@ export class RefreshPlanner {
     const repage: PassTask[] = [];
     for (const [w, part] of chosen) {
       if (part.pages === null) continue;
-      const [passFrom, passTo] = pagesInPart(w) ? partRange(w, part.lo, part.hi, now) : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
+      const [passFrom, passTo] = pagesInPart(w)
+        ? partRange(w, part.lo, part.hi, now)
+        : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
       repage.push({ window: w, passFrom, passTo, resume: false });
-      for (const s of this.#inWindow.get(w) ?? []) if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
+      for (const s of this.#inWindow.get(w) ?? [])
+        if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
     }
     const deferred = due.filter((d) => !checked.has(d.candidate.serviceId)).length;
-    return { repage, get, checked, seenByPass: this.#seenByPass, cost, naiveCost: due.length, due: due.length, deferred };
+    return {
+      repage,
+      get,
+      checked,
+      seenByPass: this.#seenByPass,
+      cost,
+      naiveCost: due.length,
+      due: due.length,
+      deferred,
+    };
   }
 }
 

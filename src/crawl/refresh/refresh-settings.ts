@@ -29,7 +29,10 @@ const DEFAULT_RUN_SECONDS = 300;
  * the history's size. A budget set in requests (`maxRequestsPerRun`) is the
  * refresh's own and is only split.
  */
-export function refreshBudget(settings: Pick<RefreshSettings, 'budgetShare' | 'maxRequestsPerRun' | 'runSeconds'>, run: { rate: number; resources: number; passRequests: number }): number {
+export function refreshBudget(
+  settings: Pick<RefreshSettings, 'budgetShare' | 'maxRequestsPerRun' | 'runSeconds'>,
+  run: { rate: number; resources: number; passRequests: number },
+): number {
   const resources = Math.max(1, run.resources);
   if (settings.maxRequestsPerRun !== undefined) return Math.max(1, Math.floor(settings.maxRequestsPerRun / resources));
   const share = Math.floor((settings.budgetShare * run.rate * settings.runSeconds) / resources);
@@ -38,7 +41,12 @@ export function refreshBudget(settings: Pick<RefreshSettings, 'budgetShare' | 'm
 
 /** Settings from the config's refresh members, the schedule's gap and the account rate. */
 export function refreshSettings(options: {
-  refresh: { hotSeconds: number; maxIntervalSeconds: number; budgetShare: number; maxRequestsPerRun: number | undefined };
+  refresh: {
+    hotSeconds: number;
+    maxIntervalSeconds: number;
+    budgetShare: number;
+    maxRequestsPerRun: number | undefined;
+  };
   runSeconds: number;
   rate: number;
   webhooks: { configured: boolean; healthySeconds: number };
@@ -54,7 +62,10 @@ export function refreshSettings(options: {
   };
 }
 
-/** For a caller that gives none (a library user of runSync): the defaults, a five-minute schedule at 10 requests/s, no receiver. */
+/**
+ * For a caller that gives none (a library user of runSync): the defaults, a five-minute schedule at 10 requests/s, no
+ * receiver.
+ */
 export const DEFAULT_REFRESH_SETTINGS: RefreshSettings = Object.freeze(
   refreshSettings({
     refresh: DEFAULTS.refresh,
@@ -65,7 +76,11 @@ export const DEFAULT_REFRESH_SETTINGS: RefreshSettings = Object.freeze(
 );
 
 /** Whether the webhook stream is healthy at `now`: a receiver is configured and accepted a delivery recently. */
-export function webhooksHealthy(settings: RefreshSettings['webhooks'], lastDeliveryEpoch: number | null, now: number): boolean {
+export function webhooksHealthy(
+  settings: RefreshSettings['webhooks'],
+  lastDeliveryEpoch: number | null,
+  now: number,
+): boolean {
   return settings.configured && lastDeliveryEpoch !== null && now - lastDeliveryEpoch <= settings.healthySeconds;
 }
 
@@ -78,12 +93,30 @@ export interface WebhookStreamState {
   detail: string;
 }
 
-export function webhookStreamState(settings: RefreshSettings['webhooks'], lastDeliveryAt: string | null, nonFinal: number, now: number): WebhookStreamState {
+export function webhookStreamState(
+  settings: RefreshSettings['webhooks'],
+  lastDeliveryAt: string | null,
+  nonFinal: number,
+  now: number,
+): WebhookStreamState {
   const last = lastDeliveryAt === null ? null : Date.parse(lastDeliveryAt) / 1000;
   const healthy = webhooksHealthy(settings, last, now);
   const base = { configured: settings.configured, healthy, lastDeliveryAt };
-  if (!settings.configured) return { ...base, detail: 'no webhook secret configured: sync polls non-final sessions by age' };
-  if (healthy) return { ...base, detail: `healthy: last delivery ${Math.round(now - last!)} s ago; young sessions a delivery updated wait for their back-off` };
-  const quiet = last === null ? 'no delivery received yet' : `quiet: last delivery ${Math.round(now - last)} s ago (over ${settings.healthySeconds} s)`;
-  return { ...base, detail: nonFinal > 0 ? `${quiet}; sync polls the ${nonFinal} non-final sessions by age instead` : quiet };
+  if (!settings.configured)
+    return { ...base, detail: 'no webhook secret configured: sync polls non-final sessions by age' };
+  if (healthy)
+    return {
+      ...base,
+      detail:
+        `healthy: last delivery ${Math.round(now - last!)} s ago; young sessions a delivery updated wait for ` +
+        `their back-off`,
+    };
+  const quiet =
+    last === null
+      ? 'no delivery received yet'
+      : `quiet: last delivery ${Math.round(now - last)} s ago (over ${settings.healthySeconds} s)`;
+  return {
+    ...base,
+    detail: nonFinal > 0 ? `${quiet}; sync polls the ${nonFinal} non-final sessions by age instead` : quiet,
+  };
 }

@@ -41,7 +41,13 @@ export interface BackfillReport extends RunRecord {
  */
 export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise<BackfillReport> {
   const account = options.accounts.length === 1 ? options.accounts[0]! : null;
-  const spec = { command: 'backfill' as const, runId: options.runId, account, accounts: options.accounts, wait: options.wait };
+  const spec = {
+    command: 'backfill' as const,
+    runId: options.runId,
+    account,
+    accounts: options.accounts,
+    wait: options.wait,
+  };
   const empty = { items: 0, pages: 0, failedWindows: [] };
   return recordRun(recorderDeps(deps), spec, empty, async (run) => {
     const ctx = runContext(deps, run, options.accounts);
@@ -60,13 +66,16 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
     };
     const itemsWritten = outcomes.reduce((n, o) => n + o.written, 0);
     if (outcomes.some((o) => o.interrupted) || run.signal.aborted) {
-      const error = new InterruptedError('backfill interrupted after committing the pages in flight; run the same command again to resume');
+      const error = new InterruptedError(
+        'backfill interrupted after committing the pages in flight; run the same command again to resume',
+      );
       return { details, status: 'interrupted', error, itemsWritten };
     }
     if (details.failedWindows.length > 0) {
       const error = new RetriableError(
         'WINDOWS_FAILED',
-        `${details.failedWindows.length} window(s) failed (first: ${details.failedWindows[0]!.error}); run the same command again to retry them`,
+        `${details.failedWindows.length} window(s) failed (first: ${details.failedWindows[0]!.error}); run the ` +
+          `same command again to retry them`,
       );
       return { details, status: 'failed', error, itemsWritten };
     }
@@ -107,7 +116,10 @@ async function crawlInterval(
           todo: planned.length,
           resumed: planned.filter((t) => t.resume).length,
           // A resumed pass may request beyond its window (it paged several): count the window's own part.
-          seconds: planned.reduce((sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart), 0),
+          seconds: planned.reduce(
+            (sum, t) => sum + Math.min(t.passTo, t.window.windowEnd) - Math.max(t.passFrom, t.window.windowStart),
+            0,
+          ),
           totalSeconds: windows.reduce((sum, w) => sum + w.windowEnd - w.windowStart, 0),
         });
       }

@@ -24,7 +24,11 @@ export interface RunDeps extends CrawlDeps {
 export function pickAccounts(deps: Pick<RunDeps, 'accounts'>, names: readonly string[]): RunAccount[] {
   return names.map((name) => {
     const found = deps.accounts.find((a) => a.name === name);
-    if (!found) throw new UserError('UNKNOWN_ACCOUNT', `account '${name}' is not one this process serves (known: ${deps.accounts.map((a) => a.name).join(', ')})`);
+    if (!found)
+      throw new UserError(
+        'UNKNOWN_ACCOUNT',
+        `account '${name}' is not one this process serves (known: ${deps.accounts.map((a) => a.name).join(', ')})`,
+      );
     return found;
   });
 }

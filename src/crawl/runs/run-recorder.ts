@@ -87,27 +87,63 @@ export function newRunId(): string {
  * over) stops the body like a signal, and the run fails with the
  * LeaseLostError: the cause, not the interruption it caused.
  */
-export async function recordRun<D>(deps: RecordRunDeps, spec: RunSpec, empty: D, body: (run: RunScope) => Promise<RunBodyResult<D>>): Promise<RunRecord & D> {
+export async function recordRun<D>(
+  deps: RecordRunDeps,
+  spec: RunSpec,
+  empty: D,
+  body: (run: RunScope) => Promise<RunBodyResult<D>>,
+): Promise<RunRecord & D> {
   const id = spec.runId ?? newRunId();
   const now = () => toIsoMicros(deps.clock() / 1000);
   return holdAccounts(deps, spec, async (lost) => {
     const scope: RunScope = { id, signal: AbortSignal.any([deps.signal, lost]), tally: { requests: 0 } };
     const startedAt = now();
-    await deps.runs.startRun({ id, command: spec.command, startedAt, account: spec.account, holder: deps.leases.holder });
+    await deps.runs.startRun({
+      id,
+      command: spec.command,
+      startedAt,
+      account: spec.account,
+      holder: deps.leases.holder,
+    });
     let result: RunBodyResult<D>;
     try {
       result = await body(scope);
     } catch (error) {
       const thrown = error instanceof Error ? error : new Error(String(error));
-      result = { details: empty, status: thrown instanceof InterruptedError ? 'interrupted' : 'failed', error: thrown, itemsWritten: 0 };
+      result = {
+        details: empty,
+        status: thrown instanceof InterruptedError ? 'interrupted' : 'failed',
+        error: thrown,
+        itemsWritten: 0,
+      };
     }
     if (lost.aborted) result = { ...result, status: 'failed', error: lost.reason as Error };
     const finishedAt = now();
     const error = result.error?.message ?? null;
     const { status, itemsWritten, refresh } = result;
     const { requests, throttled, retryWaitMs } = scope.tally;
-    await deps.runs.finishRun(id, { finishedAt, status, requests, itemsWritten, error, refresh, throttled, retryWaitMs });
-    return { ...result.details, runId: id, command: spec.command, account: spec.account, startedAt, finishedAt, status: result.status, error: result.error, requests: scope.tally.requests, itemsWritten: result.itemsWritten };
+    await deps.runs.finishRun(id, {
+      finishedAt,
+      status,
+      requests,
+      itemsWritten,
+      error,
+      refresh,
+      throttled,
+      retryWaitMs,
+    });
+    return {
+      ...result.details,
+      runId: id,
+      command: spec.command,
+      account: spec.account,
+      startedAt,
+      finishedAt,
+      status: result.status,
+      error: result.error,
+      requests: scope.tally.requests,
+      itemsWritten: result.itemsWritten,
+    };
   });
 }
 

@@ -38,7 +38,13 @@ export interface SyncReport extends RunRecord {
  */
 export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncReport> {
   const account = options.accounts.length === 1 ? options.accounts[0]! : null;
-  const spec = { command: 'sync' as const, runId: options.runId, account, accounts: options.accounts, wait: options.wait };
+  const spec = {
+    command: 'sync' as const,
+    runId: options.runId,
+    account,
+    accounts: options.accounts,
+    wait: options.wait,
+  };
   return recordRun(recorderDeps(deps), spec, { outcomes: [], catalogs: [] }, async (run) => {
     const ctx = runContext(deps, run, options.accounts);
     let outcomes: SyncOutcome[];
@@ -50,16 +56,29 @@ export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncRep
     const itemsWritten = outcomes.reduce((n, o) => n + o.incremental.written, 0);
     const refresh = refreshSpend(outcomes);
     if (outcomes.some((o) => o.incremental.interrupted) || run.signal.aborted) {
-      const error = new InterruptedError('sync interrupted after committing the pages in flight; the next sync continues from there');
+      const error = new InterruptedError(
+        'sync interrupted after committing the pages in flight; the next sync continues from there',
+      );
       return { details: { outcomes, catalogs: [] }, status: 'interrupted', error, itemsWritten, refresh };
     }
     const catalogs: CatalogRefreshOutcome[] = [];
     for (const a of pickAccounts(deps, options.accounts).filter((a) => a.client.apiVersion === '2')) {
-      catalogs.push(await refreshCatalog({ account: a.name, client: a.client, sink: deps.sink, clock: deps.clock, call: { priority: PRIORITY.refresh, tally: run.tally } }));
+      catalogs.push(
+        await refreshCatalog({
+          account: a.name,
+          client: a.client,
+          sink: deps.sink,
+          clock: deps.clock,
+          call: { priority: PRIORITY.refresh, tally: run.tally },
+        }),
+      );
     }
     const failed = outcomes.flatMap((o) => o.incremental.failed);
     if (failed.length > 0) {
-      const error = new RetriableError('WINDOWS_FAILED', `${failed.length} window(s) failed (first: ${failed[0]!.error}); the next sync retries them`);
+      const error = new RetriableError(
+        'WINDOWS_FAILED',
+        `${failed.length} window(s) failed (first: ${failed[0]!.error}); the next sync retries them`,
+      );
       return { details: { outcomes, catalogs }, status: 'failed', error, itemsWritten, refresh };
     }
     return { details: { outcomes, catalogs }, status: 'succeeded', error: null, itemsWritten, refresh };

@@ -40,14 +40,25 @@ export interface VerifyReport extends VerifyOutcome {
   requests: number;
 }
 
-const NOTHING: VerifyOutcome = { candidates: 0, windowsChecked: 0, sealedChecked: 0, partial: [], failed: [], sessionsChecked: 0, findings: [], repaired: null };
+const NOTHING: VerifyOutcome = {
+  candidates: 0,
+  windowsChecked: 0,
+  sealedChecked: 0,
+  partial: [],
+  failed: [],
+  sessionsChecked: 0,
+  findings: [],
+  repaired: null,
+};
 
 /** What a partial run left unchecked, as verify_runs.error says it. */
 function partialNote(outcome: VerifyOutcome): string {
   const first = outcome.partial[0]!;
   return (
-    `the budget ended inside ${outcome.partial.length} window(s) (first: ${first.account}/${first.resource}@${first.windowStart}, ` +
-    `${first.pagesPaged} of ~${first.pagesEstimated} pages): what was paged was compared, sessions no longer returned there were not looked for`
+    `the budget ended inside ${outcome.partial.length} window(s) (first: ` +
+    `${first.account}/${first.resource}@${first.windowStart}, ` +
+    `${first.pagesPaged} of ~${first.pagesEstimated} pages): what was paged was compared, sessions no longer ` +
+    `returned there were not looked for`
   );
 }
 
@@ -65,7 +76,14 @@ export function runVerify(deps: RunDeps, options: VerifyRunOptions): Promise<Ver
   return holdAccounts(recorderDeps(deps), { accounts: options.accounts, wait: options.wait }, async (lost) => {
     const run = { id, signal: AbortSignal.any([deps.signal, lost]), tally: { requests: 0 } };
     const startedAt = now();
-    await deps.sink.startVerify({ id, startedAt, account, budget: options.budget, seed: options.seed, holder: deps.leases.holder });
+    await deps.sink.startVerify({
+      id,
+      startedAt,
+      account,
+      budget: options.budget,
+      seed: options.seed,
+      holder: deps.leases.holder,
+    });
     let outcome = NOTHING;
     let status: VerifyStatus;
     let error: Error | null = null;
@@ -74,10 +92,16 @@ export function runVerify(deps: RunDeps, options: VerifyRunOptions): Promise<Ver
       if (outcome.fatal !== undefined) throw outcome.fatal;
       if (run.signal.aborted) {
         status = 'interrupted';
-        error = new InterruptedError('verify interrupted: the windows checked so far are recorded; run it again to check a new sample');
+        error = new InterruptedError(
+          'verify interrupted: the windows checked so far are recorded; run it again to check a new sample',
+        );
       } else if (outcome.failed.length > 0) {
         status = 'failed';
-        error = new RetriableError('WINDOWS_FAILED', `${outcome.failed.length} window(s) could not be paged (first: ${outcome.failed[0]!.error}); the others were checked`);
+        error = new RetriableError(
+          'WINDOWS_FAILED',
+          `${outcome.failed.length} window(s) could not be paged (first: ${outcome.failed[0]!.error}); the ` +
+            `others were checked`,
+        );
       } else status = outcome.partial.length > 0 ? 'partial' : 'succeeded';
     } catch (thrown) {
       error = thrown instanceof Error ? thrown : new Error(String(thrown));
@@ -99,6 +123,17 @@ export function runVerify(deps: RunDeps, options: VerifyRunOptions): Promise<Ver
       repaired: outcome.repaired,
       error: note,
     });
-    return { ...outcome, runId: id, account, startedAt, finishedAt, status, error, budget: options.budget, seed: options.seed, requests: run.tally.requests };
+    return {
+      ...outcome,
+      runId: id,
+      account,
+      startedAt,
+      finishedAt,
+      status,
+      error,
+      budget: options.budget,
+      seed: options.seed,
+      requests: run.tally.requests,
+    };
   });
 }

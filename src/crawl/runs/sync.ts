@@ -11,7 +11,6 @@ import { claimTasks } from '../engine/window-claims.js';
 import { checkWindowCount } from '../../config/interval.js';
 import { missingWindows } from '../engine/windows.js';
 
-
 export interface SyncOptions {
   resources: readonly ResourceName[];
   /** Where to start when the target holds no checkpoint yet (epoch seconds). */
@@ -36,11 +35,18 @@ export interface SyncOutcome {
  */
 export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
   const shared = { ...ctx, resourcesInRun: options.resources.length };
-  const runs = ctx.accounts.flatMap((account) => options.resources.map((resource) => syncOne(shared, account, resource, options)));
+  const runs = ctx.accounts.flatMap((account) =>
+    options.resources.map((resource) => syncOne(shared, account, resource, options)),
+  );
   return Promise.all(runs);
 }
 
-async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: ResourceName, options: SyncOptions): Promise<SyncOutcome> {
+async function syncOne(
+  ctx: CrawlContext,
+  account: CrawlAccount,
+  resource: ResourceName,
+  options: SyncOptions,
+): Promise<SyncOutcome> {
   const { sink } = ctx;
   const now = ctx.clock() / 1000;
   const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
@@ -50,7 +56,8 @@ async function syncOne(ctx: CrawlContext, account: CrawlAccount, resource: Resou
     // A usage mistake (exit 2); sync checks a target that does not exist yet before touching it.
     throw new InputError(
       'NEEDS_SINCE',
-      `the first sync of account '${account.name}' (${resource}) needs --since T (or crawl.since in the config): the target has no checkpoint to continue from`,
+      `the first sync of account '${account.name}' (${resource}) needs --since T (or crawl.since in the ` +
+        `config): the target has no checkpoint to continue from`,
     );
   }
   // With no checkpoint the run starts at --since; afterwards at the mark minus the overlap,

@@ -52,7 +52,14 @@ export const VERIFIED_COLUMNS: Readonly<Record<Resource, readonly string[]>> = {
  * columns that only one of them fills, and in spellings (v1.4 `match` is v2
  * `verified`); only these mean the same in both.
  */
-export const CROSS_INTERFACE_COLUMNS: readonly string[] = ['result_final', 'flag', 'form_factor', 'mode', 'customer_item_id', 'parent_service_id'];
+export const CROSS_INTERFACE_COLUMNS: readonly string[] = [
+  'result_final',
+  'flag',
+  'form_factor',
+  'mode',
+  'customer_item_id',
+  'parent_service_id',
+];
 
 export interface DiffInput {
   account: string;
@@ -67,7 +74,9 @@ export interface DiffInput {
   stored: readonly Readonly<Record<string, unknown>>[];
   /** Every page of the window was fetched: only then can a stored session be "no longer returned". */
   complete: boolean;
-  /** When the first page was asked for (ISO); a stored session seen since then (a webhook) was not missed by the pages. */
+  /**
+   * When the first page was asked for (ISO); a stored session seen since then (a webhook) was not missed by the pages.
+   */
   pagedSince: string;
 }
 
@@ -116,18 +125,33 @@ export function diffWindow(input: DiffInput): WindowDiff {
     out.sessionsChecked++;
     const row = stored.get(id);
     if (row === undefined) {
-      out.findings.push({ ...base, serviceId: id, kind: 'missing_locally', column: null, storedValue: null, serviceValue: null });
+      out.findings.push({
+        ...base,
+        serviceId: id,
+        kind: 'missing_locally',
+        column: null,
+        storedValue: null,
+        serviceValue: null,
+      });
       out.drifted.push(session);
       continue;
     }
-    const fresh = session.row as unknown as Readonly<Record<string, unknown>>;
+    const fresh: Readonly<Record<string, unknown>> = { ...session.row };
     if (!isNewer(observation(row), observation(fresh))) continue;
     if (row.missing_since !== null && row.missing_since !== undefined) {
-      out.findings.push({ ...base, serviceId: id, kind: 'missing_locally', column: 'missing_since', storedValue: findingValue(row.missing_since), serviceValue: null });
+      out.findings.push({
+        ...base,
+        serviceId: id,
+        kind: 'missing_locally',
+        column: 'missing_since',
+        storedValue: findingValue(row.missing_since),
+        serviceValue: null,
+      });
       out.drifted.push(session);
       continue;
     }
-    const columns = row.api_version === session.row.api_version ? VERIFIED_COLUMNS[input.resource] : CROSS_INTERFACE_COLUMNS;
+    const columns =
+      row.api_version === session.row.api_version ? VERIFIED_COLUMNS[input.resource] : CROSS_INTERFACE_COLUMNS;
     let differs = false;
     for (const column of columns) {
       if (!(column in fresh) || session.preserve.includes(column)) continue;
@@ -147,7 +171,14 @@ export function diffWindow(input: DiffInput): WindowDiff {
     if (returned.has(id) || (row.missing_since !== null && row.missing_since !== undefined)) continue;
     out.sessionsChecked++;
     if (String(row.last_synced_at) >= input.pagedSince) continue;
-    out.findings.push({ ...base, serviceId: id, kind: 'not_returned', column: null, storedValue: null, serviceValue: null });
+    out.findings.push({
+      ...base,
+      serviceId: id,
+      kind: 'not_returned',
+      column: null,
+      storedValue: null,
+      serviceValue: null,
+    });
     out.notReturned.push(id);
   }
   return out;

@@ -23,7 +23,8 @@ export function rank(seed: string, id: string): number {
   return createHash('sha256').update(`${seed}\u0000${id}`).digest().readUIntBE(0, 6);
 }
 
-const byRank = (seed: string) => (a: SampleCandidate, b: SampleCandidate) => rank(seed, a.id) - rank(seed, b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byRank = (seed: string) => (a: SampleCandidate, b: SampleCandidate) =>
+  rank(seed, a.id) - rank(seed, b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Which windows a verify pages within `budget` requests, reproducible from
@@ -36,7 +37,11 @@ const byRank = (seed: string) => (a: SampleCandidate, b: SampleCandidate) => ran
  * picked whole; when not even one fits, the first of the strata is picked
  * partial, with the whole budget. Picks come back oldest first.
  */
-export function planSample<C extends SampleCandidate>(candidates: readonly C[], budget: number, seed: string): Array<SamplePick<C>> {
+export function planSample<C extends SampleCandidate>(
+  candidates: readonly C[],
+  budget: number,
+  seed: string,
+): Array<SamplePick<C>> {
   if (candidates.length === 0 || !(budget >= 1)) return [];
   const sorted = [...candidates].sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const n = sorted.length;
@@ -58,5 +63,7 @@ export function planSample<C extends SampleCandidate>(candidates: readonly C[], 
   for (const c of heads) take(c);
   for (const c of [...sorted].sort(byRank(seed))) take(c);
   if (picked.size === 0) return [{ candidate: heads[0]!, allowance: budget, partial: true }];
-  return sorted.filter((c) => picked.has(c)).map((candidate) => ({ candidate, allowance: candidate.cost, partial: false }));
+  return sorted
+    .filter((c) => picked.has(c))
+    .map((candidate) => ({ candidate, allowance: candidate.cost, partial: false }));
 }

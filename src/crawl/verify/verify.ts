@@ -9,7 +9,7 @@ import { stopsTheRun } from '../engine/error-scope.js';
 import { RequestBudget, type BudgetShare } from './request-budget.js';
 import { PRIORITY } from '../../config/constants.js';
 import { diffWindow } from './verify-diff.js';
-import { planSample, type SampleCandidate, type SamplePick } from './verify-sample.js';
+import { planSample, type SampleCandidate } from './verify-sample.js';
 import { requestRange } from '../engine/windows.js';
 
 /** Below every crawl: a verify never holds back fresh data, refreshes or a backfill in the account's bucket. */
@@ -33,7 +33,10 @@ export interface VerifyOptions {
   runId: string;
 }
 
-/** A window whose pages did not all fit in the budget: what was paged was compared, no-longer-returned sessions were not looked for. */
+/**
+ * A window whose pages did not all fit in the budget: what was paged was compared, no-longer-returned sessions were not
+ * looked for.
+ */
 export interface PartialWindow {
   account: string;
   resource: ResourceName;
@@ -118,9 +121,21 @@ export async function verify(ctx: CrawlContext, options: VerifyOptions): Promise
         const now = toIsoMicros(ctx.clock() / 1000);
         const repair =
           options.repair === true
-            ? { key: c.window, sessions: diff.drifted, rewrite: diff.changed, notReturned: diff.notReturned, pagedSince: paged.since, now }
+            ? {
+                key: c.window,
+                sessions: diff.drifted,
+                rewrite: diff.changed,
+                notReturned: diff.notReturned,
+                pagedSince: paged.since,
+                now,
+              }
             : undefined;
-        const { repaired } = await ctx.sink.recordCheck({ runId: options.runId, firstSeq, findings: diff.findings, repair });
+        const { repaired } = await ctx.sink.recordCheck({
+          runId: options.runId,
+          firstSeq,
+          findings: diff.findings,
+          repair,
+        });
         if (outcome.repaired !== null) outcome.repaired += repaired;
         outcome.findings.push(...diff.findings);
         outcome.sessionsChecked += diff.sessionsChecked;
@@ -128,16 +143,30 @@ export async function verify(ctx: CrawlContext, options: VerifyOptions): Promise
           outcome.windowsChecked++;
           if (c.window.status === 'sealed') outcome.sealedChecked++;
         } else {
-          outcome.partial.push({ account: c.account.name, resource: c.resource, windowStart: c.window.windowStart, pagesPaged: paged.pages, pagesEstimated: c.cost });
+          outcome.partial.push({
+            account: c.account.name,
+            resource: c.resource,
+            windowStart: c.window.windowStart,
+            pagesPaged: paged.pages,
+            pagesEstimated: c.cost,
+          });
         }
       } catch (error) {
         budget.release(shares[i]!);
         if (stopsTheRun(error)) outcome.fatal ??= error;
-        else outcome.failed.push({ account: c.account.name, resource: c.resource, windowStart: c.window.windowStart, error: error instanceof Error ? error.message : String(error) });
+        else
+          outcome.failed.push({
+            account: c.account.name,
+            resource: c.resource,
+            windowStart: c.window.windowStart,
+            error: error instanceof Error ? error.message : String(error),
+          });
       }
     }),
   );
-  outcome.findings.sort((a, b) => a.windowStart - b.windowStart || (a.serviceId < b.serviceId ? -1 : a.serviceId > b.serviceId ? 1 : 0));
+  outcome.findings.sort(
+    (a, b) => a.windowStart - b.windowStart || (a.serviceId < b.serviceId ? -1 : a.serviceId > b.serviceId ? 1 : 0),
+  );
   return outcome;
 }
 
@@ -186,10 +215,19 @@ interface Paged {
  * answers; null when the run was stopped meanwhile (nothing of it is
  * recorded: the next verify samples again).
  */
-async function pageWindow(ctx: CrawlContext, c: Candidate, budget: RequestBudget, share: BudgetShare): Promise<Paged | null> {
+async function pageWindow(
+  ctx: CrawlContext,
+  c: Candidate,
+  budget: RequestBudget,
+  share: BudgetShare,
+): Promise<Paged | null> {
   const since = toIsoMicros(ctx.clock() / 1000);
   const client = c.account.client;
-  const pages = client.pages(c.resource, { range: requestRange(c.window.windowStart, c.to), cursor: null, limit: PAGE_SIZE }, { priority: VERIFY_PRIORITY, tally: ctx.tally });
+  const pages = client.pages(
+    c.resource,
+    { range: requestRange(c.window.windowStart, c.to), cursor: null, limit: PAGE_SIZE },
+    { priority: VERIFY_PRIORITY, tally: ctx.tally },
+  );
   const iterator = pages[Symbol.asyncIterator]();
   const sessions: NormalizedSession[] = [];
   let count = 0;
@@ -202,7 +240,13 @@ async function pageWindow(ctx: CrawlContext, c: Candidate, budget: RequestBudget
       count++;
       const page = next.value;
       const observedAt = toIsoMicros(ctx.clock() / 1000);
-      const batch = ctx.normalize(c.resource, client.apiVersion, page.items, { account: c.account.name, source: 'search', observedAt, responseWarnings: page.warnings }, page.itemTexts);
+      const batch = ctx.normalize(
+        c.resource,
+        client.apiVersion,
+        page.items,
+        { account: c.account.name, source: 'search', observedAt, responseWarnings: page.warnings },
+        page.itemTexts,
+      );
       sessions.push(...batch.sessions);
       if (page.nextCursor === null) return { sessions, pages: count, complete: true, since };
     }

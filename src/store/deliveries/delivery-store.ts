@@ -9,7 +9,14 @@ import type { DeliveryRecord, DeliveryResult, DeliveryStore, MirrorTable } from 
 import type { Row, SqlDriver } from '../drivers/sql-driver.js';
 import { uniqueByKey } from '../pages/unique-by-key.js';
 
-const MIRRORS: ReadonlySet<string> = new Set<MirrorTable>(['webhooks', 'domains', 'catalog_brands', 'catalog_materials', 'catalog_detail_fields', 'catalog_categories']);
+const MIRRORS: ReadonlySet<string> = new Set<MirrorTable>([
+  'webhooks',
+  'domains',
+  'catalog_brands',
+  'catalog_materials',
+  'catalog_detail_fields',
+  'catalog_categories',
+]);
 
 /** Webhook deliveries (the inbox and their sessions) and the mirror tables of the service's own objects. */
 export class SqlDeliveryStore implements DeliveryStore {
@@ -25,14 +32,26 @@ export class SqlDeliveryStore implements DeliveryStore {
    * service stops sending a delivery that could never be stored.
    */
   async applyDelivery(delivery: DeliveryRecord, batch: NormalizedBatch): Promise<DeliveryResult> {
-    return commitKeepingAside(batch, (kept, lastResort) => this.#apply(delivery, kept, lastResort), (part) => probeBatch(this.#driver, part));
+    return commitKeepingAside(
+      batch,
+      (kept, lastResort) => this.#apply(delivery, kept, lastResort),
+      (part) => probeBatch(this.#driver, part),
+    );
   }
 
   #apply(delivery: DeliveryRecord, batch: NormalizedBatch, lastResort: boolean): Promise<DeliveryResult> {
     return this.#driver.transaction(async (tx) => {
       const existing = await tx.all('SELECT id FROM webhook_deliveries WHERE id = ?', [delivery.id]);
       if (existing.length > 0) {
-        return { written: 0, unchanged: 0, stale: 0, rejected: 0, missing: 0, duplicate: true, previousCounters: { authentications: new Map(), fingerprints: new Map() } };
+        return {
+          written: 0,
+          unchanged: 0,
+          stale: 0,
+          rejected: 0,
+          missing: 0,
+          duplicate: true,
+          previousCounters: { authentications: new Map(), fingerprints: new Map() },
+        };
       }
       const { outcomes, previousCounters } = await mergeSessions(tx, batch.sessions);
       await writeRejected(tx, batch.rejected);
@@ -78,7 +97,9 @@ export class SqlDeliveryStore implements DeliveryStore {
     const rows = await this.#driver.read((tx) =>
       account === null
         ? tx.all(`SELECT ${columns} FROM ${def.name} ORDER BY ${def.primaryKey.join(', ')}`)
-        : tx.all(`SELECT ${columns} FROM ${def.name} WHERE account = ? ORDER BY ${def.primaryKey.join(', ')}`, [account]),
+        : tx.all(`SELECT ${columns} FROM ${def.name} WHERE account = ? ORDER BY ${def.primaryKey.join(', ')}`, [
+            account,
+          ]),
     );
     return rows.map((r) => readRow(def, r));
   }

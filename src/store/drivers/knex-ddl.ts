@@ -49,7 +49,9 @@ async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, typ
   await knex.schema.createTable(def.name, tableBuilder(def, dialect, types));
 }
 
-/** Each column's SQL type in the current schema, by `table.column` (PostgreSQL's own names: timestamptz, text, jsonb). */
+/**
+ * Each column's SQL type in the current schema, by `table.column` (PostgreSQL's own names: timestamptz, text, jsonb).
+ */
 async function postgresColumnTypes(knex: Knex): Promise<Map<string, string>> {
   // pg_catalog rather than information_schema: its views cost tens of milliseconds a query.
   const result = (await knex.raw(
@@ -82,7 +84,9 @@ async function retypeColumns(
     const type = current.get(`${r.table}.${r.column}`);
     if (type === undefined) throw new Error(`no column ${r.column} in table ${r.table}`);
     if (sameSqlType(type, r.to.postgres)) continue;
-    const clause = `ALTER COLUMN ${r.column} TYPE ${r.to.postgres} USING ${retypeExpression('postgres', r.column, type, r.to.postgres)}`;
+    const clause =
+      `ALTER COLUMN ${r.column} TYPE ${r.to.postgres} USING ` +
+      `${retypeExpression('postgres', r.column, type, r.to.postgres)}`;
     clauses.set(r.table, [...(clauses.get(r.table) ?? []), clause]);
   }
   if (clauses.size === 0) return;
@@ -149,7 +153,12 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
         await knex.raw(step.down[dialect]);
         break;
       case 'retypeColumns':
-        await retypeColumns(knex, dialect, step.columns.map((r) => ({ ...r, from: r.to, to: r.from })), step.views);
+        await retypeColumns(
+          knex,
+          dialect,
+          step.columns.map((r) => ({ ...r, from: r.to, to: r.from })),
+          step.views,
+        );
         break;
       case 'duckdbKeyless':
         break;

@@ -24,7 +24,9 @@ export type StoreFailure = 'row' | 'limit' | 'target';
  */
 export class StoreError extends FatalError {
   readonly failure: StoreFailure;
-  /** SQLSTATE (PostgreSQL), result code (SQLite), error type (DuckDB), or a system error code; null when there is none. */
+  /**
+   * SQLSTATE (PostgreSQL), result code (SQLite), error type (DuckDB), or a system error code; null when there is none.
+   */
   readonly driverCode: string | null;
   readonly dialect: Dialect;
   /** The message without the dialect and code before it. */
@@ -49,7 +51,13 @@ export class StoreError extends FatalError {
  */
 export class DiskFullError extends StoreError {
   constructor(dialect: Dialect, driverCode: string | null, cause: unknown) {
-    super(dialect, 'target', driverCode, 'the disk is full: free space where the target is, then run the same command again (what was committed is kept)', cause);
+    super(
+      dialect,
+      'target',
+      driverCode,
+      'the disk is full: free space where the target is, then run the same command again (what was committed is kept)',
+      cause,
+    );
   }
 }
 
@@ -67,7 +75,8 @@ export class DuckdbPoolFullError extends StoreError {
       'duckdb',
       'target',
       driverCode,
-      `its buffer pool is full (${shortDriverMessage(original)}); beyond about 1.5M sessions, sync into SQLite or Postgres and make the DuckDB file with \`ivsync export --to duckdb:\``,
+      `its buffer pool is full (${shortDriverMessage(original)}); beyond about 1.5M sessions, sync into SQLite ` +
+        `or Postgres and make the DuckDB file with \`ivsync export --to duckdb:\``,
       cause,
     );
   }
@@ -91,6 +100,8 @@ export function refusesRow(error: unknown): error is StoreError {
 
 /** Longest driver message kept. */
 const MESSAGE_LIMIT = 200;
+// eslint-disable-next-line no-control-regex -- the control characters are what it replaces
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 /**
  * PostgreSQL data exceptions (class 22: invalid byte sequence 22021,
@@ -113,7 +124,18 @@ function postgresRefusesRow(sqlState: string): boolean {
  * else (54000 index row size, 54001 stack depth, …) may be a row's.
  */
 const POSTGRES_TARGET_CLASSES: ReadonlySet<string> = new Set([
-  '08', '25', '28', '3D', '3F', '40', '42', '53', '55', '57', '58', 'XX',
+  '08',
+  '25',
+  '28',
+  '3D',
+  '3F',
+  '40',
+  '42',
+  '53',
+  '55',
+  '57',
+  '58',
+  'XX',
 ]);
 
 function postgresFailure(sqlState: string): StoreFailure {
@@ -122,7 +144,12 @@ function postgresFailure(sqlState: string): StoreFailure {
   return 'limit';
 }
 
-const SQLITE_ROW_CODES: ReadonlySet<string> = new Set(['SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_CONSTRAINT_CHECK']);
+const SQLITE_ROW_CODES: ReadonlySet<string> = new Set([
+  'SQLITE_TOOBIG',
+  'SQLITE_MISMATCH',
+  'SQLITE_CONSTRAINT_NOTNULL',
+  'SQLITE_CONSTRAINT_CHECK',
+]);
 
 /**
  * SQLite's generic SQLITE_ERROR covers both a statement wrong for every row
@@ -144,8 +171,13 @@ function sqliteFailure(code: string, message: string): StoreFailure {
  * Error: …`), after the prefix of the call that failed (`Failed to append:
  * …`); the Appender's constraint errors name no type.
  */
-const DUCKDB_ERROR = /^(?:Failed to [a-z ]+: )?(?:([A-Z][A-Za-z]*(?: [A-Za-z]+)* Error): |(?=(?:NOT NULL|CHECK) constraint failed))/;
-const DUCKDB_ROW_TYPES: ReadonlySet<string> = new Set(['Conversion Error', 'Invalid Input Error', 'Out of Range Error']);
+const DUCKDB_ERROR =
+  /^(?:Failed to [a-z ]+: )?(?:([A-Z][A-Za-z]*(?: [A-Za-z]+)* Error): |(?=(?:NOT NULL|CHECK) constraint failed))/;
+const DUCKDB_ROW_TYPES: ReadonlySet<string> = new Set([
+  'Conversion Error',
+  'Invalid Input Error',
+  'Out of Range Error',
+]);
 const DUCKDB_ROW_CONSTRAINT = /\b(?:NOT NULL|CHECK) constraint failed\b/;
 /**
  * DuckDB's error types of the target: its file and connection, a write
@@ -176,7 +208,16 @@ function duckdbFailure(type: string, message: string): StoreFailure {
 }
 
 /** Node's codes for a connection that could not be made or was lost. */
-const CONNECTION_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * pg's own words, without a code, for a connection the server or the network
@@ -214,7 +255,8 @@ export function toStoreError(error: unknown, dialect: Dialect): unknown {
   if (code !== null && code.startsWith('SQLITE_')) {
     return new StoreError(dialect, sqliteFailure(code, message), code, shortDriverMessage(message), error);
   }
-  if (code !== null && CONNECTION_CODES.has(code)) return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
+  if (code !== null && CONNECTION_CODES.has(code))
+    return new StoreError(dialect, 'target', code, shortDriverMessage(message), error);
   if (shape.name === 'KnexTimeoutError' || CONNECTION_LOST.test(message)) {
     return new StoreError(dialect, 'target', null, shortDriverMessage(message), error);
   }
@@ -247,6 +289,6 @@ export function shortDriverMessage(message: string, statementFirst = SQL_START.t
   }
   text = text.split(/\r?\n/, 1)[0] ?? '';
   text = text.replace(/\s+Input: [\s\S]*$/, '');
-  text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').toWellFormed().trim();
+  text = text.replace(CONTROL_CHARACTERS, ' ').toWellFormed().trim();
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
 }

@@ -13,7 +13,8 @@ export class TargetLockedError extends UserError {
   constructor(target: string, holder: string) {
     super(
       'TARGET_LOCKED',
-      `target ${target} is open in another process (${holder}); DuckDB lets one process at a time open a file: run again when it has ended (backfill, sync and verify wait for it with --wait)`,
+      `target ${target} is open in another process (${holder}); DuckDB lets one process at a time open a file: ` +
+        `run again when it has ended (backfill, sync and verify wait for it with --wait)`,
     );
     this.target = target;
     this.holder = holder;

@@ -71,5 +71,8 @@ async function retry<T>(attempt: () => Promise<T>, options: TransientRetryOption
 }
 
 function interrupted(fault: Error): InterruptedError {
-  return new InterruptedError(`stopped while the target was unavailable (${fault.message}); what was committed is kept: run the same command again to resume`);
+  return new InterruptedError(
+    `stopped while the target was unavailable (${fault.message}); what was committed is kept: run the same ` +
+      `command again to resume`,
+  );
 }

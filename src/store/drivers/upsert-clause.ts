@@ -9,6 +9,8 @@ export function onConflictClause(table: TableDef, onConflict: OnConflict): strin
   if (onConflict === 'fail') return '';
   const head = `ON CONFLICT (${table.primaryKey.join(', ')})`;
   if (onConflict === 'ignore') return `${head} DO NOTHING`;
-  const updates = table.columns.filter((c) => !table.primaryKey.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`);
+  const updates = table.columns
+    .filter((c) => !table.primaryKey.includes(c.name))
+    .map((c) => `${c.name} = excluded.${c.name}`);
   return `${head} DO UPDATE SET ${updates.join(', ')}`;
 }

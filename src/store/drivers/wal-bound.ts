@@ -33,7 +33,6 @@ export function walOverBound(walBytes: number, fileBytes: number): boolean {
   return walBytes > Math.max(WAL_FLOOR_BYTES, fileBytes * WAL_SHARE);
 }
 
-
 /** A file's size in bytes, 0 when it does not exist (a WAL between two runs). */
 export function fileSize(path: string): number {
   return statSync(path, { throwIfNoEntry: false })?.size ?? 0;

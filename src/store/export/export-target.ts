@@ -9,7 +9,11 @@ export function parseExportTarget(to: string): ExportTarget {
     const prefix = `${kind}:`;
     if (!to.startsWith(prefix)) continue;
     const path = to.slice(prefix.length);
-    if (path === '') throw new UserError('BAD_EXPORT_TARGET', `export target '${to}' has no path: expected ${kind === 'duckdb' ? 'duckdb:PATH' : 'parquet:DIR'}`);
+    if (path === '')
+      throw new UserError(
+        'BAD_EXPORT_TARGET',
+        `export target '${to}' has no path: expected ${kind === 'duckdb' ? 'duckdb:PATH' : 'parquet:DIR'}`,
+      );
     return kind === 'duckdb' ? { kind, path } : { kind, dir: path };
   }
   throw new UserError('BAD_EXPORT_TARGET', `unknown export target '${to}': expected duckdb:PATH or parquet:DIR`);

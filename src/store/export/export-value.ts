@@ -21,7 +21,8 @@ export type ExportValue =
  */
 export function exportValue(column: ColumnDef, table: string, value: unknown): ExportValue {
   if (value === null || value === undefined) return { kind: 'null' };
-  const wrong = (): Error => new TypeError(`${table}.${column.name}: cannot export ${JSON.stringify(value)} as ${column.type}`);
+  const wrong = (): Error =>
+    new TypeError(`${table}.${column.name}: cannot export ${JSON.stringify(value)} as ${column.type}`);
   switch (column.type) {
     case 'text':
       return { kind: 'varchar', value: typeof value === 'string' ? value : String(value) };

@@ -86,9 +86,14 @@ export interface ExportReport {
  * may mix rows from before and after a commit of that sync. A DuckDB target
  * is read by DuckDB itself (see DuckdbFileSource).
  */
-export async function exportTarget(source: ExportSource | DuckdbFileSource, target: ExportTarget, options: ExportOptions = {}): Promise<ExportReport> {
+export async function exportTarget(
+  source: ExportSource | DuckdbFileSource,
+  target: ExportTarget,
+  options: ExportOptions = {},
+): Promise<ExportReport> {
   const chunkRows = options.chunkRows ?? 1000;
-  if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
+  if (!Number.isInteger(chunkRows) || chunkRows < 1)
+    throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
   return target.kind === 'duckdb'
     ? exportDuckdb(source, target, target.path, options.force === true, chunkRows, options.onProgress)
     : exportParquet(source, target, target.dir, options.force === true, chunkRows, options.onProgress);
@@ -112,13 +117,17 @@ async function exportDuckdb(
     await withDuckdb(building, source, async (connection) => {
       for (const def of TABLES) {
         await connection.run(createTableSql(def));
-        const rows = isDuckdbFile(source) ? await insertAttached(connection, def) : await appendTable(source, connection, def, chunkRows);
+        const rows = isDuckdbFile(source)
+          ? await insertAttached(connection, def)
+          : await appendTable(source, connection, def, chunkRows);
         relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
       }
       await poolForViews(connection);
       for (const view of VIEWS) {
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
-        relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress));
+        relations.push(
+          report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress),
+        );
       }
       // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
       await connection.run(EXPORT_MARKER_DDL);
@@ -143,7 +152,11 @@ async function exportParquet(
   const names = [...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)];
   const existing = names.map((name) => join(dir, `${name}.parquet`)).filter((file) => existsSync(file));
   if (existing.length > 0 && !force) {
-    throw new UserError('EXPORT_EXISTS', `${existing[0]} exists already${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''}: pass --force to replace`);
+    throw new UserError(
+      'EXPORT_EXISTS',
+      `${existing[0]} exists already${existing.length > 1 ? ` (and ${existing.length - 1} more)` : ''}: pass ` +
+        `--force to replace`,
+    );
   }
   await mkdir(dir, { recursive: true });
   // The rows are staged in a DuckDB file rather than in memory, so a large table spills to disk.
@@ -165,13 +178,20 @@ async function exportParquet(
         }
         // The views below read the tables as written.
         await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
-        relations.push(report({ name: def.name, kind: 'table', rows: await countRows(connection, def.name), file }, onProgress));
+        relations.push(
+          report({ name: def.name, kind: 'table', rows: await countRows(connection, def.name), file }, onProgress),
+        );
       }
       await poolForViews(connection);
       for (const view of VIEWS) {
         const file = join(dir, `${view.name}.parquet`);
         await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
-        relations.push(report({ name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file }, onProgress));
+        relations.push(
+          report(
+            { name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file },
+            onProgress,
+          ),
+        );
       }
     });
   } finally {
@@ -222,7 +242,11 @@ function isDuckdbFile(source: ExportSource | DuckdbFileSource): source is Duckdb
 /** The catalog a DuckDB source file is attached as. */
 const SOURCE_CATALOG = 'ivsync_source';
 
-async function withDuckdb(path: string, source: ExportSource | DuckdbFileSource, work: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
+async function withDuckdb(
+  path: string,
+  source: ExportSource | DuckdbFileSource,
+  work: (connection: DuckDBConnection) => Promise<void>,
+): Promise<void> {
   const instance = await DuckDBInstance.create(path, duckdbMemorySettings({ memoryLimitMb: TABLE_MEMORY_LIMIT_MB }));
   const connection = await instance.connect();
   try {
@@ -284,7 +308,12 @@ async function insertAttached(connection: DuckDBConnection, def: TableDef): Prom
  * kept it in memory until a checkpoint: 1M sessions' fingerprints to Parquet
  * peaked at 464 MB that way, 400 MB in one transaction (192 MB pool).
  */
-async function appendTable(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<number> {
+async function appendTable(
+  source: ExportSource,
+  connection: DuckDBConnection,
+  def: TableDef,
+  chunkRows: number,
+): Promise<number> {
   await connection.run('BEGIN TRANSACTION');
   try {
     const rows = await appendChunks(source, connection, def, chunkRows);
@@ -296,7 +325,12 @@ async function appendTable(source: ExportSource, connection: DuckDBConnection, d
   }
 }
 
-async function appendChunks(source: ExportSource, connection: DuckDBConnection, def: TableDef, chunkRows: number): Promise<number> {
+async function appendChunks(
+  source: ExportSource,
+  connection: DuckDBConnection,
+  def: TableDef,
+  chunkRows: number,
+): Promise<number> {
   return withAppender(connection, def.name, undefined, async (appender) => {
     let rows = 0;
     let after: unknown[] | null = null;

@@ -7,14 +7,22 @@ import type { TableDef } from '../../schema/schema.js';
  * comparison `(a, b) > (?, ?)` is understood by SQLite, DuckDB and PostgreSQL
  * alike, and compares with the same collation as the ORDER BY.
  */
-export function keysetPage(def: TableDef, after: readonly unknown[] | null, limit: number): { sql: string; params: unknown[] } {
+export function keysetPage(
+  def: TableDef,
+  after: readonly unknown[] | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
   const columns = def.columns.map((c) => c.name).join(', ');
   const key = def.primaryKey;
   const order = key.join(', ');
   if (after === null) return { sql: `SELECT ${columns} FROM ${def.name} ORDER BY ${order} LIMIT ${limit}`, params: [] };
-  if (after.length !== key.length) throw new Error(`keysetPage: ${def.name} has a key of ${key.length} columns, got ${after.length} values`);
+  if (after.length !== key.length)
+    throw new Error(`keysetPage: ${def.name} has a key of ${key.length} columns, got ${after.length} values`);
   const where = key.length === 1 ? `${key[0]} > ?` : `(${order}) > (${key.map(() => '?').join(', ')})`;
-  return { sql: `SELECT ${columns} FROM ${def.name} WHERE ${where} ORDER BY ${order} LIMIT ${limit}`, params: [...after] };
+  return {
+    sql: `SELECT ${columns} FROM ${def.name} WHERE ${where} ORDER BY ${order} LIMIT ${limit}`,
+    params: [...after],
+  };
 }
 
 /** The primary key values of a row, to continue after it. */

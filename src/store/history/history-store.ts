@@ -48,10 +48,10 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
     }
     if (replaced.length > 0) {
       const list = tx.whereIn('service_id', replaced);
-      await tx.run(
-        `DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
-        [resource, ...list.params],
-      );
+      await tx.run(`DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`, [
+        resource,
+        ...list.params,
+      ]);
     }
   }
   // Every row's key is new: a closed row was deleted above, and a new start is later than its session's last.
@@ -112,11 +112,14 @@ export async function markMissingWhere(
       ],
     };
   });
-  const list = tx.whereIn('service_id', sessions.map((s) => s.serviceId));
-  const marked = await tx.run(
-    `UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND ${list.sql}`,
-    [mark.now, ...list.params],
+  const list = tx.whereIn(
+    'service_id',
+    sessions.map((s) => s.serviceId),
   );
+  const marked = await tx.run(`UPDATE ${def.name} SET missing_since = ? WHERE missing_since IS NULL AND ${list.sql}`, [
+    mark.now,
+    ...list.params,
+  ]);
   await writeVersions(tx, sessions);
   return marked;
 }

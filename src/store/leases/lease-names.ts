@@ -38,7 +38,11 @@ export function parseHolder(holder: string): { host: string; pid: number; runId:
  * `pidAlive` answers for this host only; a holder on another host is never
  * judged dead here (its heartbeat tells).
  */
-export function deadOnThisHost(thisHost: string, thisPid: number, pidAlive: (pid: number) => boolean): (holder: string) => boolean {
+export function deadOnThisHost(
+  thisHost: string,
+  thisPid: number,
+  pidAlive: (pid: number) => boolean,
+): (holder: string) => boolean {
   return (holder) => {
     const parsed = parseHolder(holder);
     if (!parsed || parsed.host !== thisHost || parsed.pid === thisPid) return false;

@@ -25,13 +25,16 @@ export class SqlLeaseStore implements LeaseStore {
       await tx.run(
         `INSERT INTO sync_leases (name, holder, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET
-           acquired_at = CASE WHEN sync_leases.holder = excluded.holder THEN sync_leases.acquired_at ELSE excluded.acquired_at END,
+           acquired_at = CASE WHEN sync_leases.holder = excluded.holder THEN sync_leases.acquired_at ELSE ` +
+          `excluded.acquired_at END,
            holder = excluded.holder,
            heartbeat_at = excluded.heartbeat_at
          WHERE sync_leases.holder = excluded.holder OR sync_leases.heartbeat_at < ?`,
         [name, holder, now, now, staleBefore],
       );
-      const [row] = await tx.all('SELECT name, holder, acquired_at, heartbeat_at FROM sync_leases WHERE name = ?', [name]);
+      const [row] = await tx.all('SELECT name, holder, acquired_at, heartbeat_at FROM sync_leases WHERE name = ?', [
+        name,
+      ]);
       if (!row) throw new Error(`acquireLease: lease ${name} vanished`);
       const state = leaseState(row, holder);
       const previous = before === undefined ? null : rowReader(LEASES, before).text('holder');
@@ -40,11 +43,15 @@ export class SqlLeaseStore implements LeaseStore {
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    await this.#driver.transaction((tx) => tx.run('DELETE FROM sync_leases WHERE name = ? AND holder = ?', [name, holder]));
+    await this.#driver.transaction((tx) =>
+      tx.run('DELETE FROM sync_leases WHERE name = ? AND holder = ?', [name, holder]),
+    );
   }
 
   async leases(): Promise<LeaseState[]> {
-    const rows = await this.#driver.read((tx) => tx.all('SELECT name, holder, acquired_at, heartbeat_at FROM sync_leases ORDER BY name'));
+    const rows = await this.#driver.read((tx) =>
+      tx.all('SELECT name, holder, acquired_at, heartbeat_at FROM sync_leases ORDER BY name'),
+    );
     return rows.map((r) => leaseState(r, null));
   }
 }
@@ -52,5 +59,11 @@ export class SqlLeaseStore implements LeaseStore {
 function leaseState(row: Record<string, unknown>, caller: string | null): LeaseState {
   const r = rowReader(LEASES, row);
   const holder = r.text('holder');
-  return { name: r.text('name'), holder, acquiredAt: r.text('acquired_at'), heartbeatAt: r.text('heartbeat_at'), held: caller !== null && holder === caller };
+  return {
+    name: r.text('name'),
+    holder,
+    acquiredAt: r.text('acquired_at'),
+    heartbeatAt: r.text('heartbeat_at'),
+    held: caller !== null && holder === caller,
+  };
 }

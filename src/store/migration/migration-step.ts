@@ -39,7 +39,11 @@ export type MigrationStep =
   /** Drops the views that exist of `names`; reverting creates nothing (the step that created a view reverts it). */
   | { readonly kind: 'dropViews'; readonly names: readonly string[] }
   /** Rewrites data in place where the dialects' SQL differs; `down` undoes it as far as the older format can hold. */
-  | { readonly kind: 'sql'; readonly up: Readonly<Record<Dialect, string>>; readonly down: Readonly<Record<Dialect, string>> }
+  | {
+      readonly kind: 'sql';
+      readonly up: Readonly<Record<Dialect, string>>;
+      readonly down: Readonly<Record<Dialect, string>>;
+    }
   /**
    * Converts each column from its SQL type `from` to `to`, values cast, where
    * it is not of type `to` already. When any is converted, `views` are dropped

@@ -7,7 +7,9 @@ const ALIASES: Readonly<Record<string, string>> = {
   'character varying': 'text',
 };
 
-/** Canonical spelling of a SQL type, so a catalog's name ('TIMESTAMP WITH TIME ZONE') matches the DDL's ('TIMESTAMPTZ'). */
+/**
+ * Canonical spelling of a SQL type, so a catalog's name ('TIMESTAMP WITH TIME ZONE') matches the DDL's ('TIMESTAMPTZ').
+ */
 function canonical(type: string): string {
   const lower = type.trim().toLowerCase();
   return ALIASES[lower] ?? lower;

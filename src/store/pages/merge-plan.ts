@@ -133,7 +133,11 @@ const NONE: ReadonlySet<string> = new Set();
  * row and reports nothing new. The same session twice in a batch is decided
  * against the earlier one.
  */
-export function planMerge(sessions: readonly NormalizedSession[], stored: StoredSessions, options: MergeOptions = {}): MergePlan {
+export function planMerge(
+  sessions: readonly NormalizedSession[],
+  stored: StoredSessions,
+  options: MergeOptions = {},
+): MergePlan {
   const rewrite = options.rewrite ?? NONE;
   const current: Record<Resource, Map<string, Current>> = { authentications: new Map(), fingerprints: new Map() };
   const outcomes: SessionOutcome[] = [];
@@ -146,7 +150,11 @@ export function planMerge(sessions: readonly NormalizedSession[], stored: Stored
       const s = stored[session.resource].get(id);
       if (s !== undefined) {
         state = {
-          obs: { update_counter: s.update_counter, last_updated_at: s.last_updated_at, last_synced_at: s.last_synced_at },
+          obs: {
+            update_counter: s.update_counter,
+            last_updated_at: s.last_updated_at,
+            last_synced_at: s.last_synced_at,
+          },
           raw: s.raw,
           apiVersion: s.api_version,
           firstSeenAt: s.first_seen_at,

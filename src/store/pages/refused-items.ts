@@ -20,7 +20,10 @@ export interface Refusal<T> {
  * for what its rows are together, not for one of them: its error is thrown,
  * as is any error that does not blame a row.
  */
-export async function findRefused<T>(entries: readonly T[], probe: (part: readonly T[]) => Promise<void>): Promise<Refusal<T>[]> {
+export async function findRefused<T>(
+  entries: readonly T[],
+  probe: (part: readonly T[]) => Promise<void>,
+): Promise<Refusal<T>[]> {
   const refused: Refusal<T>[] = [];
   const visit = async (part: readonly T[], failed?: StoreError): Promise<boolean> => {
     let error = failed;
@@ -88,7 +91,10 @@ export async function commitKeepingAside<R>(
     if (!refusesRow(error)) throw error;
     first = error;
   }
-  const entries: Entry[] = [...batch.sessions.map((session) => ({ session })), ...batch.rejected.map((rejected) => ({ rejected }))];
+  const entries: Entry[] = [
+    ...batch.sessions.map((session) => ({ session })),
+    ...batch.rejected.map((rejected) => ({ rejected })),
+  ];
   const refused = await findRefused(entries, (part) => probe(batchOf(part)));
   if (refused.length >= STATEMENT_FAULT && refused.length === entries.length) throw first;
   let kept = batch;
@@ -119,14 +125,23 @@ function keptAside(batch: NormalizedBatch, refused: readonly Refusal<Entry>[]): 
   if (sessions.size === 0) return batch;
   const rejected = [...batch.rejected];
   for (const [s, error] of sessions) {
-    rejected.push(rejectedRow(s.resource, refusedReason(error), s.row.raw, s.row.service_id, s.row.account, s.row.last_synced_at));
+    rejected.push(
+      rejectedRow(s.resource, refusedReason(error), s.row.raw, s.row.service_id, s.row.account, s.row.last_synced_at),
+    );
   }
   return { sessions: batch.sessions.filter((s) => !sessions.has(s)), rejected };
 }
 
 function storableRejected(row: RejectedRow): RejectedRow {
   if (!UNSTORABLE_ESCAPE.test(row.raw)) return row;
-  return rejectedRow(row.resource, `${row.reason}${RESERIALIZED}`, storableJson(row.raw), row.service_id, row.account, row.seen_at);
+  return rejectedRow(
+    row.resource,
+    `${row.reason}${RESERIALIZED}`,
+    storableJson(row.raw),
+    row.service_id,
+    row.account,
+    row.seen_at,
+  );
 }
 
 /** A delivery's body (or any JSON text of a row) as the last resort stores it. */

@@ -48,14 +48,19 @@ export interface MergeOutcome {
  * never loses), and writes rows, seen marks, child rows and the sessions'
  * new versions in session_history in bulk.
  */
-export async function mergeSessions(tx: SqlExecutor, sessions: readonly NormalizedSession[], options: MergeOptions = {}): Promise<MergeOutcome> {
+export async function mergeSessions(
+  tx: SqlExecutor,
+  sessions: readonly NormalizedSession[],
+  options: MergeOptions = {},
+): Promise<MergeOutcome> {
   const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
   if (sessions.length === 0) return { outcomes: [], previousCounters };
   const stored: StoredSessions = {
     authentications: await readStored(tx, 'authentications', sessions),
     fingerprints: await readStored(tx, 'fingerprints', sessions),
   };
-  for (const resource of RESOURCES) for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
+  for (const resource of RESOURCES)
+    for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
   const plan = planMerge(sessions, stored, options);
   await apply(tx, plan, stored);
   await writeChanges(tx, sessions, plan.outcomes, stored);
@@ -93,7 +98,7 @@ async function writeChanges(
 export async function writeRejected(tx: SqlExecutor, rows: readonly RejectedRow[]): Promise<void> {
   if (rows.length === 0) return;
   const def = table('rejected_items');
-  await tx.write(def, uniqueByKey(def, rows as unknown as Row[]), 'replace');
+  await tx.write(def, uniqueByKey(def, rows), 'replace');
 }
 
 /** Thrown to roll a probe back. */
@@ -117,7 +122,11 @@ export async function probeBatch(driver: SqlDriver, batch: NormalizedBatch): Pro
 }
 
 /** Counts of a run of outcomes, as a commit reports them. */
-export function countOutcomes(outcomes: readonly SessionOutcome[]): { written: number; unchanged: number; stale: number } {
+export function countOutcomes(outcomes: readonly SessionOutcome[]): {
+  written: number;
+  unchanged: number;
+  stale: number;
+} {
   let written = 0;
   let unchanged = 0;
   let stale = 0;
@@ -129,7 +138,11 @@ export function countOutcomes(outcomes: readonly SessionOutcome[]): { written: n
   return { written, unchanged, stale };
 }
 
-async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonly NormalizedSession[]): Promise<Map<string, StoredSession>> {
+async function readStored(
+  tx: SqlExecutor,
+  resource: Resource,
+  sessions: readonly NormalizedSession[],
+): Promise<Map<string, StoredSession>> {
   const def = sessionTable(resource);
   const ids = new Set<string>();
   const preserve = new Set<string>();
@@ -149,7 +162,10 @@ async function readStored(tx: SqlExecutor, resource: Resource, sessions: readonl
   if (present.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  const list = tx.whereIn('service_id', present.map((r) => String(r.service_id)));
+  const list = tx.whereIn(
+    'service_id',
+    present.map((r) => String(r.service_id)),
+  );
   const columns = [...DECIDING, ...extra].join(', ');
   const rows = await tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${list.sql}`, list.params);
   for (const raw of rows) {
@@ -205,14 +221,15 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
   for (const kind of CHILD_KINDS) {
     const { replaceStored, rows } = plan.children[kind];
     const replace = [...replaceStored];
-    if (orphans.size > 0) for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
+    if (orphans.size > 0)
+      for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
     if (replace.length > 0) {
       const list = tx.whereIn('service_id', replace);
       await tx.run(`DELETE FROM ${kind} WHERE ${list.sql}`, list.params);
     }
     // Every session these rows belong to has no child rows of this kind left.
     if (rows.length > 0) {
-      const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows as unknown as Row[]) : (rows as unknown as Row[]);
+      const unique = plan.childKeysMayRepeat ? uniqueByKey(table(kind), rows) : rows;
       await tx.write(table(kind), unique, 'fail');
     }
   }

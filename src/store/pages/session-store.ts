@@ -38,9 +38,15 @@ export class SqlSessionStore implements SessionStore {
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
     const def = sessionTable(resource);
     const epochs: number[] = [];
-    const sql = `SELECT created_epoch FROM ${def.name} WHERE account = ? AND NOT result_final AND missing_since IS NULL AND created_epoch IS NOT NULL`;
+    const sql =
+      `SELECT created_epoch FROM ${def.name} WHERE account = ? AND NOT result_final AND missing_since IS NULL ` +
+      `AND created_epoch IS NOT NULL`;
     // A number a session, not a row object: at a million sessions a hundred thousand are not final.
-    await this.#driver.read((tx) => tx.each(sql, [account], (rows) => rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch')))));
+    await this.#driver.read((tx) =>
+      tx.each(sql, [account], (rows) =>
+        rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch'))),
+      ),
+    );
     return Float64Array.from(epochs).sort();
   }
 }

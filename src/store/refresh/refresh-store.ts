@@ -23,10 +23,17 @@ export class SqlRefreshStore implements RefreshStore {
     this.#driver = driver;
   }
 
-  async refreshCandidates(account: string, resource: Resource, visit: (candidate: RefreshCandidate) => void): Promise<void> {
+  async refreshCandidates(
+    account: string,
+    resource: Resource,
+    visit: (candidate: RefreshCandidate) => void,
+  ): Promise<void> {
     const def = sessionTable(resource);
-    // A cursor over the rows: at a million sessions the non-final ones are a hundred thousand rows, which need not all be held at once.
-    const sql = `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, r.interval_seconds, r.tier
+    // A cursor over the rows: at a million sessions the non-final ones are a hundred thousand rows, which need not all
+    // be held at once.
+    const sql =
+      `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, ` +
+      `r.interval_seconds, r.tier
                  FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
                  WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL`;
     const each = (row: Record<string, unknown>) => {
@@ -57,25 +64,47 @@ export class SqlRefreshStore implements RefreshStore {
     // What progresses while a result is not final; the raw text differs between a delivery and a GET of the same state.
     for (const row of list) {
       const r = rowReader(def, row);
-      const seen = JSON.stringify([r.textOrNull('result_id'), r.boolean('result_final'), r.textOrNull('flag'), r.textOrNull('missing_since')]);
+      const seen = JSON.stringify([
+        r.textOrNull('result_id'),
+        r.boolean('result_final'),
+        r.textOrNull('flag'),
+        r.textOrNull('missing_since'),
+      ]);
       digests.set(r.text('service_id'), createHash('sha256').update(seen).digest('base64url'));
     }
     return digests;
   }
 
   async lastDeliveryAt(): Promise<string | null> {
-    const [row] = await this.#driver.read((tx) => tx.all('SELECT MAX(received_at) AS received_at FROM webhook_deliveries'));
+    const [row] = await this.#driver.read((tx) =>
+      tx.all('SELECT MAX(received_at) AS received_at FROM webhook_deliveries'),
+    );
     return readValue(TIME, row?.received_at) as string | null;
   }
 
-  async recordRefreshChecks(account: string, resource: Resource, checks: readonly RefreshCheck[], now: string): Promise<void> {
+  async recordRefreshChecks(
+    account: string,
+    resource: Resource,
+    checks: readonly RefreshCheck[],
+    now: string,
+  ): Promise<void> {
     if (checks.length === 0) return;
-    const rows = checks.map((c) => ({ resource, service_id: c.serviceId, account, tier: c.tier, checked_at: now, interval_seconds: c.intervalSeconds }));
+    const rows = checks.map((c) => ({
+      resource,
+      service_id: c.serviceId,
+      account,
+      tier: c.tier,
+      checked_at: now,
+      interval_seconds: c.intervalSeconds,
+    }));
     const def = sessionTable(resource);
     await this.#driver.transaction(async (tx) => {
       await tx.write(REFRESH, rows, 'replace');
       // A session the check found final or gone needs no state any more.
-      const ids = tx.whereIn('service_id', checks.map((c) => c.serviceId));
+      const ids = tx.whereIn(
+        'service_id',
+        checks.map((c) => c.serviceId),
+      );
       await tx.run(
         `DELETE FROM session_refresh WHERE resource = ? AND ${ids.sql}
            AND service_id IN (SELECT service_id FROM ${def.name} WHERE result_final OR missing_since IS NOT NULL)`,

@@ -99,7 +99,11 @@ export class SqlRunLog implements RunLog {
     return this.#driver.transaction(async (tx) => {
       let runs = 0;
       for (const table of ['sync_runs', 'verify_runs']) {
-        runs += await tx.run(`UPDATE ${table} SET status = 'abandoned', finished_at = ?, error = ? WHERE holder = ? AND status = 'running'`, [at, `abandoned: ${how}`, holder]);
+        runs += await tx.run(
+          `UPDATE ${table} SET status = 'abandoned', finished_at = ?, error = ? WHERE holder = ? AND status = ` +
+            `'running'`,
+          [at, `abandoned: ${how}`, holder],
+        );
       }
       return runs;
     });

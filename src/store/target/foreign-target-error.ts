@@ -33,6 +33,9 @@ export class ForeignTargetError extends UserError {
 /** A write through a target opened with `readOnly`. */
 export class ReadOnlyTargetError extends UserError {
   constructor(target: string) {
-    super('TARGET_READ_ONLY', `target ${target} was opened read-only: nothing was written; open it without readOnly to write`);
+    super(
+      'TARGET_READ_ONLY',
+      `target ${target} was opened read-only: nothing was written; open it without readOnly to write`,
+    );
   }
 }

@@ -11,8 +11,12 @@ export class MissingTargetError extends UserError {
   readonly target: string;
 
   constructor(target: string, what: 'no-file' | 'no-tables') {
-    const problem = what === 'no-file' ? 'does not exist' : 'holds no ivsync tables (a schema or database never migrated)';
-    super('NO_TARGET', `target ${target} ${problem}: nothing to read; run backfill or sync into it first, or check --db`);
+    const problem =
+      what === 'no-file' ? 'does not exist' : 'holds no ivsync tables (a schema or database never migrated)';
+    super(
+      'NO_TARGET',
+      `target ${target} ${problem}: nothing to read; run backfill or sync into it first, or check --db`,
+    );
     this.target = target;
   }
 }

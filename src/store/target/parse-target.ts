@@ -34,7 +34,10 @@ export function parseTarget(target: string): Target {
   if (target.startsWith('sqlite:')) return { kind: 'sqlite', path: nonEmptyPath(target, 'sqlite:') };
   if (target.startsWith('duckdb:')) return { kind: 'duckdb', path: nonEmptyPath(target, 'duckdb:') };
   if (target.startsWith('postgres://') || target.startsWith('postgresql://')) return parsePostgres(target);
-  throw new UserError('BAD_TARGET', `unknown target '${redactTarget(target)}': expected sqlite:PATH, duckdb:PATH or postgres://…`);
+  throw new UserError(
+    'BAD_TARGET',
+    `unknown target '${redactTarget(target)}': expected sqlite:PATH, duckdb:PATH or postgres://…`,
+  );
 }
 
 function nonEmptyPath(target: string, prefix: string): string {
@@ -53,7 +56,10 @@ function parsePostgres(target: string): Target {
   }
   const schema = url.searchParams.get('schema') ?? 'public';
   if (!SCHEMA_NAME.test(schema)) {
-    throw new UserError('BAD_TARGET', `target '${redacted}': schema '${schema}' must be letters, digits and _ (not starting with a digit)`);
+    throw new UserError(
+      'BAD_TARGET',
+      `target '${redacted}': schema '${schema}' must be letters, digits and _ (not starting with a digit)`,
+    );
   }
   url.searchParams.delete('schema');
   const password = url.password === '' ? null : decodeURIComponent(url.password);

@@ -1,4 +1,4 @@
-import type { NormalizedSession, Resource } from '../../normalize/rows.js';
+import type { Resource } from '../../normalize/rows.js';
 import { readRow, readValue } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { countOutcomes, mergeSessions } from '../pages/session-merge.js';
@@ -41,9 +41,20 @@ export class SqlVerifyStore implements VerifyStore {
   async finishVerify(id: string, end: VerifyEnd): Promise<void> {
     await this.#driver.transaction(async (tx) => {
       const changed = await tx.run(
-        `UPDATE verify_runs SET finished_at = ?, status = ?, requests = ?, windows_checked = ?, sessions_checked = ?, findings = ?, repaired = ?, error = ?
+        `UPDATE verify_runs SET finished_at = ?, status = ?, requests = ?, windows_checked = ?, sessions_checked = ` +
+          `?, findings = ?, repaired = ?, error = ?
          WHERE id = ?`,
-        [end.finishedAt, end.status, end.requests, end.windowsChecked, end.sessionsChecked, end.findings, end.repaired, end.error, id],
+        [
+          end.finishedAt,
+          end.status,
+          end.requests,
+          end.windowsChecked,
+          end.sessionsChecked,
+          end.findings,
+          end.repaired,
+          end.error,
+          id,
+        ],
       );
       if (changed !== 1) throw new Error(`finishVerify: no run ${id}`);
     });
@@ -55,26 +66,44 @@ export class SqlVerifyStore implements VerifyStore {
       tx.all(
         `SELECT w.window_start AS window_start, COUNT(s.service_id) AS n FROM sync_windows w
          LEFT JOIN ${sessionTable(query.resource).name} s
-           ON s.account = w.account AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end AND s.missing_since IS NULL
+           ON s.account = w.account AND s.created_epoch >= w.window_start AND s.created_epoch < w.window_end AND ` +
+          `s.missing_since IS NULL
          WHERE ${where} GROUP BY w.window_start`,
         params,
       ),
     );
-    return new Map(rows.map((r) => [Number(readValue({ type: 'integer' }, r.window_start)), Number(readValue({ type: 'integer' }, r.n))]));
+    return new Map(
+      rows.map((r) => [
+        Number(readValue({ type: 'integer' }, r.window_start)),
+        Number(readValue({ type: 'integer' }, r.n)),
+      ]),
+    );
   }
 
-  async storedSessions(account: string, resource: Resource, from: number, to: number): Promise<Record<string, unknown>[]> {
+  async storedSessions(
+    account: string,
+    resource: Resource,
+    from: number,
+    to: number,
+  ): Promise<Record<string, unknown>[]> {
     const def = sessionTable(resource);
     const columns = def.columns.filter((c) => c.name !== 'raw').map((c) => c.name);
     const rows = await this.#driver.read((tx) =>
-      tx.all(`SELECT ${columns.join(', ')} FROM ${def.name} WHERE account = ? AND created_epoch >= ? AND created_epoch < ?`, [account, from, to]),
+      tx.all(
+        `SELECT ${columns.join(', ')} FROM ${def.name} WHERE account = ? AND created_epoch >= ? AND created_epoch < ?`,
+        [account, from, to],
+      ),
     );
     return rows.map((r) => readRow(def, r));
   }
 
   async recordCheck(check: WindowCheck): Promise<{ repaired: number }> {
     const repair = check.repair;
-    if (check.findings.length === 0 && (repair === undefined || repair.sessions.length + repair.notReturned.length === 0)) return { repaired: 0 };
+    if (
+      check.findings.length === 0 &&
+      (repair === undefined || repair.sessions.length + repair.notReturned.length === 0)
+    )
+      return { repaired: 0 };
     return this.#driver.transaction(async (tx) => {
       let repaired = 0;
       if (repair !== undefined) {
@@ -112,7 +141,9 @@ export class SqlVerifyStore implements VerifyStore {
   }
 
   async lastVerifyStart(account: string): Promise<string | null> {
-    const [row] = await this.#driver.read((tx) => tx.all('SELECT MAX(started_at) AS started_at FROM verify_runs WHERE account = ? OR account IS NULL', [account]));
+    const [row] = await this.#driver.read((tx) =>
+      tx.all('SELECT MAX(started_at) AS started_at FROM verify_runs WHERE account = ? OR account IS NULL', [account]),
+    );
     return row ? (readValue({ type: 'text' }, row.started_at) as string | null) : null;
   }
 }

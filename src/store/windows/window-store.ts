@@ -4,7 +4,17 @@ import type { CheckpointAdvance } from './checkpoint-advance.js';
 import { rowReader } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { markMissingWhere } from '../history/history-store.js';
-import type { PassSpec, ReopenedWindows, ReopenScope, WindowKey, WindowQuery, WindowSpec, WindowState, WindowStatus, WindowStore } from '../sink.js';
+import type {
+  PassSpec,
+  ReopenedWindows,
+  ReopenScope,
+  WindowKey,
+  WindowQuery,
+  WindowSpec,
+  WindowState,
+  WindowStatus,
+  WindowStore,
+} from '../sink.js';
 import { placeholders } from '../drivers/placeholders.js';
 import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
 import { uniqueByKey } from '../pages/unique-by-key.js';
@@ -34,20 +44,32 @@ export class SqlWindowStore implements WindowStore {
   async planWindows(windows: readonly WindowSpec[]): Promise<void> {
     if (windows.length === 0) return;
     const now = this.#now();
-    await this.#driver.transaction((tx) => tx.write(WINDOWS, uniqueByKey(WINDOWS, windows.map((w) => newWindowRow(w, now))), 'ignore'));
+    await this.#driver.transaction((tx) =>
+      tx.write(
+        WINDOWS,
+        uniqueByKey(
+          WINDOWS,
+          windows.map((w) => newWindowRow(w, now)),
+        ),
+        'ignore',
+      ),
+    );
   }
 
   async listWindows(query: WindowQuery): Promise<WindowState[]> {
     if (query.status !== undefined && query.status.length === 0) return [];
     const { where, params } = windowsWhere(query);
-    const rows = await this.#driver.read((tx) => tx.all(`SELECT * FROM sync_windows WHERE ${where} ORDER BY window_start DESC`, params));
+    const rows = await this.#driver.read((tx) =>
+      tx.all(`SELECT * FROM sync_windows WHERE ${where} ORDER BY window_start DESC`, params),
+    );
     return rows.map(windowState);
   }
 
   async startPass(key: WindowKey, pass: PassSpec): Promise<void> {
     await this.#driver.transaction(async (tx) => {
       const changed = await tx.run(
-        `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, error = NULL,
+        `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
+          `error = NULL,
            updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
         [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
       );
@@ -59,17 +81,24 @@ export class SqlWindowStore implements WindowStore {
     await this.#driver.transaction(async (tx) => {
       const window = await readWindow(tx, key);
       if (keepFrom <= window.windowStart || keepFrom >= window.windowEnd) {
-        throw new Error(`splitWindow: ${keepFrom} is not inside ${describeKey(key)} [${window.windowStart}, ${window.windowEnd})`);
+        throw new Error(
+          `splitWindow: ${keepFrom} is not inside ${describeKey(key)} [${window.windowStart}, ${window.windowEnd})`,
+        );
       }
       assertPartition(parts, key, window.windowStart, keepFrom);
       const passFrom = window.passFrom === null ? keepFrom : Math.max(window.passFrom, keepFrom);
       const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
       await tx.run(
-        `UPDATE sync_windows SET window_start = ?, status = 'done', cursor = NULL, pass_from = ?, pass_to = ?, synced_to = ?, updated_at = ?
+        `UPDATE sync_windows SET window_start = ?, status = 'done', cursor = NULL, pass_from = ?, pass_to = ?, ` +
+          `synced_to = ?, updated_at = ?
          WHERE ${KEY_WHERE}`,
         [keepFrom, passFrom, passTo, Math.max(passTo, window.syncedTo ?? passTo), now, ...keyParams(key)],
       );
-      await tx.write(WINDOWS, parts.map((p) => newWindowRow(p, now)), 'ignore');
+      await tx.write(
+        WINDOWS,
+        parts.map((p) => newWindowRow(p, now)),
+        'ignore',
+      );
     });
   }
 
@@ -79,7 +108,10 @@ export class SqlWindowStore implements WindowStore {
 
   async highWaterMark(account: string, resource: Resource, apiVersion: ApiVersion): Promise<number | null> {
     const [row] = await this.#driver.read((tx) =>
-      tx.all('SELECT MAX(synced_to) AS synced_to FROM sync_windows WHERE account = ? AND resource = ? AND api_version = ?', [account, resource, apiVersion]),
+      tx.all(
+        'SELECT MAX(synced_to) AS synced_to FROM sync_windows WHERE account = ? AND resource = ? AND api_version = ?',
+        [account, resource, apiVersion],
+      ),
     );
     return row ? rowReader(WINDOWS, row).numberOrNull('synced_to') : null;
   }
@@ -98,12 +130,16 @@ export class SqlWindowStore implements WindowStore {
     const clause = where.join(' AND ');
     return this.#driver.transaction(async (tx) => {
       const [row] = await tx.all(
-        `SELECT COUNT(*) AS windows, SUM(CASE WHEN status = 'sealed' THEN 1 ELSE 0 END) AS sealed, MIN(window_start) AS range_from, MAX(window_end) AS range_to
+        `SELECT COUNT(*) AS windows, SUM(CASE WHEN status = 'sealed' THEN 1 ELSE 0 END) AS sealed, ` +
+          `MIN(window_start) AS range_from, MAX(window_end) AS range_to
          FROM sync_windows WHERE ${clause}`,
         params,
       );
       // The same rows a pass would leave behind when it starts over: the next crawl cannot resume an old cursor.
-      await tx.run(`UPDATE sync_windows SET status = 'pending', cursor = NULL, error = NULL, updated_at = ? WHERE ${clause}`, [now, ...params]);
+      await tx.run(
+        `UPDATE sync_windows SET status = 'pending', cursor = NULL, error = NULL, updated_at = ? WHERE ${clause}`,
+        [now, ...params],
+      );
       const count = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
       return {
         account: scope.account,
@@ -117,7 +153,9 @@ export class SqlWindowStore implements WindowStore {
   }
 }
 
-/** The WHERE clause (without the keyword) of the sync_windows rows a query names; `alias` qualifies the columns (`w.`). */
+/**
+ * The WHERE clause (without the keyword) of the sync_windows rows a query names; `alias` qualifies the columns (`w.`).
+ */
 export function windowsWhere(query: WindowQuery, alias = ''): { where: string; params: unknown[] } {
   const where = [`${alias}account = ?`, `${alias}resource = ?`, `${alias}api_version = ?`];
   const params: unknown[] = [query.account, query.resource, query.apiVersion];
@@ -137,8 +175,19 @@ export function windowsWhere(query: WindowQuery, alias = ''): { where: string; p
 }
 
 /** Sets a window's status and error inside the caller's transaction. */
-export async function markWindowIn(tx: SqlExecutor, key: WindowKey, status: WindowStatus, error: string | null, now: string): Promise<void> {
-  const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [status, error, now, ...keyParams(key)]);
+export async function markWindowIn(
+  tx: SqlExecutor,
+  key: WindowKey,
+  status: WindowStatus,
+  error: string | null,
+  now: string,
+): Promise<void> {
+  const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [
+    status,
+    error,
+    now,
+    ...keyParams(key),
+  ]);
   if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
 }
 
@@ -150,13 +199,10 @@ export async function markWindowIn(tx: SqlExecutor, key: WindowKey, status: Wind
 export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
   if (!advance.done) {
     // JSON text, so that an array or object cursor is sent back as it came after a resume.
-    const changed = await tx.run(`UPDATE sync_windows SET cursor = ?, pages = pages + ?, items = items + ?, updated_at = ? WHERE ${KEY_WHERE}`, [
-      cursorText(advance.cursor),
-      advance.pages,
-      advance.items,
-      advance.now,
-      ...keyParams(advance.key),
-    ]);
+    const changed = await tx.run(
+      `UPDATE sync_windows SET cursor = ?, pages = pages + ?, items = items + ?, updated_at = ? WHERE ${KEY_WHERE}`,
+      [cursorText(advance.cursor), advance.pages, advance.items, advance.now, ...keyParams(advance.key)],
+    );
     if (changed !== 1) throw new Error(`commitPage: no window ${describeKey(advance.key)}`);
     return 0;
   }
@@ -167,7 +213,8 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
   // The pass's end, and never back: a refresh pages a part of a window whose earlier passes went further.
   const syncedTo = window.syncedTo === null ? passTo : Math.max(window.syncedTo, passTo);
   await tx.run(
-    `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, updated_at = ?
+    `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, ` +
+      `updated_at = ?
      WHERE ${KEY_WHERE}`,
     [advance.pages, advance.items, syncedTo, advance.now, ...keyParams(advance.key)],
   );
@@ -209,12 +256,20 @@ function newWindowRow(w: WindowSpec, now: string): Row {
   };
 }
 
-/** The parts of a split must tile [from, to) exactly, in any order, each under the same account, resource and interface. */
+/**
+ * The parts of a split must tile [from, to) exactly, in any order, each under the same account, resource and interface.
+ */
 function assertPartition(parts: readonly WindowSpec[], key: WindowKey, from: number, to: number): void {
   const sorted = [...parts].sort((a, b) => a.windowStart - b.windowStart);
   let at = from;
   for (const p of sorted) {
-    if (p.account !== key.account || p.resource !== key.resource || p.apiVersion !== key.apiVersion || p.windowStart !== at || p.windowEnd <= at) {
+    if (
+      p.account !== key.account ||
+      p.resource !== key.resource ||
+      p.apiVersion !== key.apiVersion ||
+      p.windowStart !== at ||
+      p.windowEnd <= at
+    ) {
       throw new Error(`splitWindow: parts do not partition [${from}, ${to}) of ${describeKey(key)}`);
     }
     at = p.windowEnd;

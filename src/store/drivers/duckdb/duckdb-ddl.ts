@@ -1,4 +1,11 @@
-import type { ColumnRetype, MigrationStep, StepColumn, StepTable, StepTypes, StepView } from '../../migration/migration-step.js';
+import type {
+  ColumnRetype,
+  MigrationStep,
+  StepColumn,
+  StepTable,
+  StepTypes,
+  StepView,
+} from '../../migration/migration-step.js';
 import { retypeExpression, sameSqlType } from '../../migration/retype-column.js';
 import { viewSql } from '../../migration/view-sql.js';
 
@@ -29,7 +36,12 @@ export function duckdbCreateTable(def: StepTable, types: StepTypes, keyed: boole
 function rebuildSql(def: StepTable, create: string): string[] {
   const columns = def.columns.map((c) => c.name).join(', ');
   const former = `${def.name}__keyed`;
-  return [`ALTER TABLE ${def.name} RENAME TO ${former}`, create, `INSERT INTO ${def.name} (${columns}) SELECT ${columns} FROM ${former}`, `DROP TABLE ${former}`];
+  return [
+    `ALTER TABLE ${def.name} RENAME TO ${former}`,
+    create,
+    `INSERT INTO ${def.name} (${columns}) SELECT ${columns} FROM ${former}`,
+    `DROP TABLE ${former}`,
+  ];
 }
 
 /** What the DuckDB renderer needs to know about the current catalog. */
@@ -43,7 +55,10 @@ export interface DuckdbCatalog {
 }
 
 function alterSql(column: ColumnRetype, from: string, to: string): string {
-  return `ALTER TABLE ${column.table} ALTER COLUMN ${column.column} SET DATA TYPE ${to} USING ${retypeExpression('duckdb', column.column, from, to)}`;
+  return (
+    `ALTER TABLE ${column.table} ALTER COLUMN ${column.column} SET DATA TYPE ${to} USING ` +
+    `${retypeExpression('duckdb', column.column, from, to)}`
+  );
 }
 
 /**
@@ -64,7 +79,11 @@ async function retypeStatements(
     if (!sameSqlType(current, column.to.duckdb)) alters.push(alterSql(column, current, column.to.duckdb));
   }
   if (alters.length === 0) return [];
-  return [...views.map((v) => `DROP VIEW IF EXISTS ${v.name}`), ...alters, ...views.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`)];
+  return [
+    ...views.map((v) => `DROP VIEW IF EXISTS ${v.name}`),
+    ...alters,
+    ...views.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`),
+  ];
 }
 
 /** The statements that apply one migration's steps in DuckDB. */
@@ -124,7 +143,9 @@ export function duckdbDownStatements(steps: readonly MigrationStep[]): string[] 
       case 'retypeColumns':
         return [
           ...step.views.map((v) => `DROP VIEW IF EXISTS ${v.name}`),
-          ...step.columns.filter((c) => !sameSqlType(c.from.duckdb, c.to.duckdb)).map((c) => alterSql(c, c.to.duckdb, c.from.duckdb)),
+          ...step.columns
+            .filter((c) => !sameSqlType(c.from.duckdb, c.to.duckdb))
+            .map((c) => alterSql(c, c.to.duckdb, c.from.duckdb)),
           ...step.views.map((v) => `CREATE VIEW ${v.name} AS ${viewSql(v, 'duckdb')}`),
         ];
       case 'sql':

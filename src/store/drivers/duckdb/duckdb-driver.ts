@@ -1,6 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { DuckDBInstance, DuckDBListValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  DuckDBListValue,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { InterruptedError } from '../../../errors.js';
@@ -21,7 +27,8 @@ import { onConflictClause } from '../upsert-clause.js';
 function bindable(value: unknown): DuckDBValue {
   if (value === undefined || value === null) return null;
   if (value instanceof DuckDBListValue) return value;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value;
   return JSON.stringify(value);
 }
 
@@ -96,7 +103,9 @@ const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in
 /** Longest pause between two attempts to open a locked file. */
 const LOCK_POLL_MAX_MS = 1000;
 
-/** The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure. */
+/**
+ * The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure.
+ */
 export function lockHolder(error: unknown): string | null {
   const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
   return match === null ? null : match[1]!.trim();
@@ -130,7 +139,11 @@ const quoted = (name: string, quote: string): string => `${quote}${name.replaceA
  * made the default catalog. Waits while another process holds the file when
  * asked to (see DuckdbDriverOptions.wait).
  */
-async function openDatabase(path: string, config: Record<string, string>, wait: DuckdbDriverOptions['wait']): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+async function openDatabase(
+  path: string,
+  config: Record<string, string>,
+  wait: DuckdbDriverOptions['wait'],
+): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   if (path === ':memory:') {
     const instance = await DuckDBInstance.create(path, config);
     return { instance, connection: await instance.connect() };
@@ -143,7 +156,9 @@ async function openDatabase(path: string, config: Record<string, string>, wait: 
   try {
     for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
       try {
-        await connection.run(`ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
+        await connection.run(
+          `ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+        );
         await connection.run(`USE ${quoted(catalog, '"')}`);
         return { instance, connection };
       } catch (error) {
@@ -155,7 +170,10 @@ async function openDatabase(path: string, config: Record<string, string>, wait: 
       }
       // An abort ends the pause at once; the check below turns it into InterruptedError.
       await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
-      if (wait.signal.aborted) throw new InterruptedError(`stopped while waiting for another process to close duckdb:${path}; nothing was synced`);
+      if (wait.signal.aborted)
+        throw new InterruptedError(
+          `stopped while waiting for another process to close duckdb:${path}; nothing was synced`,
+        );
     }
   } catch (error) {
     connection.closeSync();
@@ -183,7 +201,13 @@ export class DuckdbDriver implements SqlDriver {
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
 
-  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, clock: () => Date, path: string | null, config: Record<string, string>) {
+  private constructor(
+    instance: DuckDBInstance,
+    connection: DuckDBConnection,
+    clock: () => Date,
+    path: string | null,
+    config: Record<string, string>,
+  ) {
     this.#instance = instance;
     this.#config = config;
     this.#path = path;
@@ -205,7 +229,9 @@ export class DuckdbDriver implements SqlDriver {
 
   isMigrated(): Promise<boolean> {
     return this.#lock.add(async () => {
-      const found = await this.#executor.all("SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'knex_migrations'");
+      const found = await this.#executor.all(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'knex_migrations'",
+      );
       return found.length > 0;
     });
   }
@@ -231,7 +257,8 @@ export class DuckdbDriver implements SqlDriver {
         // Fold the WAL into the file, so any DuckDB (CLI, Python) opens it as is.
         await this.#connection.run('CHECKPOINT');
       } finally {
-        // Closed even when the checkpoint fails (a full disk): the WAL keeps every commit, and the next open replays it.
+        // Closed even when the checkpoint fails (a full disk): the WAL keeps every commit, and the next open replays
+        // it.
         this.#connection.closeSync();
         this.#instance.closeSync();
       }
@@ -248,7 +275,12 @@ export class DuckdbDriver implements SqlDriver {
    * stand, to the next commit or the next run.
    */
   async #boundWal(): Promise<void> {
-    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))) return;
+    if (
+      this.#path === null ||
+      this.#rowsWritten < WAL_BOUND_ROWS ||
+      !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))
+    )
+      return;
     await this.#connection.run('CHECKPOINT').catch((error: unknown) => this.#noteInvalidated(error));
   }
 
@@ -276,7 +308,10 @@ export class DuckdbDriver implements SqlDriver {
     const columns = table.columns.map((c) => c.name).join(', ');
     const moves = duckdbKeyless(table.name)
       ? keylessWriteStatements(table, stage, onConflict)
-      : [`INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ${onConflictClause(table, onConflict)}`];
+      : [
+          `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ` +
+            `${onConflictClause(table, onConflict)}`,
+        ];
     // A refused row aborts the transaction: its ROLLBACK drops the staging
     // table created in it, and a DROP here would fail and hide why.
     for (const sql of moves) await this.#connection.run(sql);
@@ -307,7 +342,11 @@ export class DuckdbDriver implements SqlDriver {
     // It refuses even a USE of another catalog, so the database is opened anew.
     this.#connection.closeSync();
     this.#instance.closeSync();
-    ({ instance: this.#instance, connection: this.#connection } = await openDatabase(this.#path, this.#config, undefined));
+    ({ instance: this.#instance, connection: this.#connection } = await openDatabase(
+      this.#path,
+      this.#config,
+      undefined,
+    ));
     this.#invalidated = false;
   }
 

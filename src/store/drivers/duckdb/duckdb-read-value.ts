@@ -20,7 +20,8 @@ export const readDuckdbValue: DuckDBValueConverter<JS> = (value, type, converter
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP_TZ:
     case DuckDBTypeId.TIMESTAMP:
-      if (!(value instanceof DuckDBTimestampTZValue || value instanceof DuckDBTimestampValue) || !value.isFinite) return String(value);
+      if (!(value instanceof DuckDBTimestampTZValue || value instanceof DuckDBTimestampValue) || !value.isFinite)
+        return String(value);
       return isoFromMicros(Number(value.micros));
     case DuckDBTypeId.DATE:
       return String(value);

@@ -26,7 +26,8 @@ export function duckdbMemorySettings(options: DuckdbMemoryOptions = {}): Record<
   return {
     memory_limit: `${memoryLimitMb}MB`,
     threads: String(threads),
-    // Order is kept by ORDER BY where it matters; without the promise, COPY and INSERT … SELECT need not buffer rows to restore it.
+    // Order is kept by ORDER BY where it matters; without the promise, COPY and INSERT … SELECT need not buffer rows to
+    // restore it.
     preserve_insertion_order: 'false',
     // DuckDB's allocator keeps freed memory for reuse: most of a process's RSS above the pool was
     // memory a checkpoint had freed. Handing it back after each task keeps RSS near the pool.

@@ -24,7 +24,15 @@ export interface PostgresDriverOptions {
 }
 
 /** PostgreSQL's type oids (pg_type) whose text ivsync reads its own way. */
-const OID = { int8: 20, numeric: 1700, json: 114, jsonb: 3802, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
+const OID = {
+  int8: 20,
+  numeric: 1700,
+  json: 114,
+  jsonb: 3802,
+  date: 1082,
+  timestamp: 1114,
+  timestamptz: 1184,
+} as const;
 
 /**
  * `2026-01-02 03:04:05.123456+00` (PostgreSQL's output: fraction digits
@@ -108,7 +116,10 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async isMigrated(): Promise<boolean> {
-    const found = await this.#knex.raw("SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 'knex_migrations'", [this.#schema]);
+    const found = await this.#knex.raw(
+      "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = 'knex_migrations'",
+      [this.#schema],
+    );
     return (found as pg.QueryResult).rows.length > 0;
   }
 
@@ -133,14 +144,18 @@ export class PostgresDriver implements SqlDriver {
 function executor(trx: Knex.Transaction): SqlExecutor {
   return {
     all: async (sql, params = []) => {
-      const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<Record<string, unknown>>;
+      const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
+        Record<string, unknown>
+      >;
       return result.rows;
     },
     each: async (sql, params, visit) => {
       // A cursor lives in its transaction; one query at a time runs on it.
       await trx.raw(`DECLARE ivsync_each NO SCROLL CURSOR FOR ${sql}`, params.map(bindable) as Knex.RawBinding[]);
       for (;;) {
-        const { rows } = (await trx.raw(`FETCH ${EACH_CHUNK} FROM ivsync_each`)) as pg.QueryResult<Record<string, unknown>>;
+        const { rows } = (await trx.raw(`FETCH ${EACH_CHUNK} FROM ivsync_each`)) as pg.QueryResult<
+          Record<string, unknown>
+        >;
         if (rows.length > 0) visit(rows);
         if (rows.length < EACH_CHUNK) break;
       }
@@ -173,7 +188,12 @@ function recordType(type: ColumnType): string {
  * server unpacks with json_to_recordset: no per-value parameters to bind or
  * count against the 65,535 limit, and a small statement text.
  */
-async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
+async function writeRows(
+  trx: Knex.Transaction,
+  table: TableDef,
+  rows: readonly Row[],
+  onConflict: OnConflict,
+): Promise<void> {
   if (rows.length === 0) return;
   const columns = table.columns.map((c) => c.name);
   const record = table.columns.map((c) => `${c.name} ${recordType(c.type)}`).join(', ');
@@ -184,7 +204,8 @@ async function writeRows(trx: Knex.Transaction, table: TableDef, rows: readonly 
     return doc;
   });
   await trx.raw(
-    `INSERT INTO ${table.name} (${columns.join(', ')}) SELECT ${select} FROM json_to_recordset(?::json) AS r(${record}) ${onConflictClause(table, onConflict)}`,
+    `INSERT INTO ${table.name} (${columns.join(', ')}) SELECT ${select} FROM json_to_recordset(?::json) AS ` +
+      `r(${record}) ${onConflictClause(table, onConflict)}`,
     [JSON.stringify(docs)],
   );
 }

@@ -8,7 +8,8 @@ import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
  * of its own, so it runs the same from the built package and from the sources
  * the tests load; better-sqlite3 comes by the path resolved here.
  */
-const WORKER_SOURCE = `
+const WORKER_SOURCE =
+  `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
@@ -16,7 +17,8 @@ let scheduled = false;
 function checkpoint() {
   scheduled = false;
   // PASSIVE copies what it can and never waits for the writer or a reader.
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error && error.message) }); }
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error && ` +
+  `error.message) }); }
 }
 parentPort.on('message', (message) => {
   if (message === 'close') {
@@ -67,7 +69,9 @@ export class BackgroundCheckpointer {
     return new BackgroundCheckpointer(new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver } }));
   }
 
-  /** A bulk write committed: checkpoint soon. A failed worker is left alone; the autocheckpoint still bounds the WAL. */
+  /**
+   * A bulk write committed: checkpoint soon. A failed worker is left alone; the autocheckpoint still bounds the WAL.
+   */
   committed(): void {
     if (this.#failed === null) this.#worker.postMessage('commit');
   }

@@ -80,7 +80,10 @@ const MAX_PARAMETERS = 32_766;
 
 function insertSql(table: TableDef, rows: number, onConflict: OnConflict): string {
   const tuple = `(${placeholders(table.columns.length)})`;
-  return `INSERT INTO ${table.name} (${table.columns.map((c) => c.name).join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')} ${onConflictClause(table, onConflict)}`;
+  return (
+    `INSERT INTO ${table.name} (${table.columns.map((c) => c.name).join(', ')}) VALUES ` +
+    `${new Array<string>(rows).fill(tuple).join(', ')} ${onConflictClause(table, onConflict)}`
+  );
 }
 
 /** better-sqlite3 cannot bind booleans; SQLite has none and stores 0/1. */
@@ -184,7 +187,9 @@ export class SqliteDriver implements SqlDriver {
   }
 
   async isMigrated(): Promise<boolean> {
-    const found = await this.read((tx) => tx.all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'"));
+    const found = await this.read((tx) =>
+      tx.all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'"),
+    );
     return found.length > 0;
   }
 
@@ -274,7 +279,9 @@ export class SqliteDriver implements SqlDriver {
    * kilobytes for a session table, too long to build and hash per statement.
    */
   #insertStatement(db: Database.Database, table: TableDef, rows: number, onConflict: OnConflict): Database.Statement {
-    return this.#cached(db, `\u0000insert ${table.name} ${rows} ${onConflict}`, () => insertSql(table, rows, onConflict));
+    return this.#cached(db, `\u0000insert ${table.name} ${rows} ${onConflict}`, () =>
+      insertSql(table, rows, onConflict),
+    );
   }
 
   /** Statements per connection, by `key` (SQL text, or a name that no SQL text starts with). */
@@ -330,7 +337,9 @@ export class SqliteDriver implements SqlDriver {
       },
       each: (sql, params, visit) => {
         let chunk: Record<string, unknown>[] = [];
-        for (const row of this.#prepare(db, sql).iterate(...params.map(bindable)) as IterableIterator<Record<string, unknown>>) {
+        for (const row of this.#prepare(db, sql).iterate(...params.map(bindable)) as IterableIterator<
+          Record<string, unknown>
+        >) {
           chunk.push(row);
           if (chunk.length === EACH_CHUNK) {
             visit(chunk);
