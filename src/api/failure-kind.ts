@@ -43,3 +43,18 @@ export function describeFailure(kind: FailureKind, timeoutMs: number): string {
       return `request failed (${kind.code})`;
   }
 }
+
+/** The key a failure is counted under (ClientStats.byStatus) and the `error` of its RequestEvent. */
+export function errorCode(kind: FailureKind): string {
+  switch (kind.kind) {
+    case 'network':
+    case 'other':
+      return kind.code;
+    case 'timeout':
+      return 'ETIMEDOUT';
+    case 'invalid-body':
+      return 'EBADBODY';
+    case 'status':
+      return String(kind.status);
+  }
+}

@@ -14,7 +14,7 @@ import {
 import { FailFastLatch } from './fail-fast-latch.js';
 import { failFastVerdict } from './fail-fast-rule.js';
 import type { FailFastVerdict } from './fail-fast-rule.js';
-import { describeFailure, failureKind } from './failure-kind.js';
+import { describeFailure, errorCode, failureKind } from './failure-kind.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { countAttempt, countFailure } from './request-tally.js';
 import { retryAfterMs } from './retry-after.js';
@@ -381,19 +381,5 @@ export class Transport {
 
   #emit(event: RequestEvent): void {
     this.#options.onRequest?.(event);
-  }
-}
-
-function errorCode(kind: FailureKind): string {
-  switch (kind.kind) {
-    case 'network':
-    case 'other':
-      return kind.code;
-    case 'timeout':
-      return 'ETIMEDOUT';
-    case 'invalid-body':
-      return 'EBADBODY';
-    case 'status':
-      return String(kind.status);
   }
 }

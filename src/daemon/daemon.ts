@@ -1,14 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { toIsoMicros } from '../normalize/time.js';
 import type { Sink } from '../store/sink.js';
-import { backfillResumeMs, crashBackoffMs, type CrashBackoffOptions } from './crash-backoff.js';
-import { healthOf, type Health, type HealthFacts } from './daemon-health.js';
+import { backfillResumeMs, type CrashBackoffOptions } from './crash-backoff.js';
+import type { Health } from './daemon-health.js';
 import { fairShare, shuffle, tickClaimTtlSeconds } from './fair-share.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { accountLease, DAEMON_LEASE_PREFIX, daemonLease, tickLease } from '../store/leases/lease-names.js';
 import { Schedule, shortestGapMs, type ScheduleLogger } from './schedule.js';
 import { scheduleGroups } from './schedule-groups.js';
 import { outcomeOf, settle, type RunEnding, type RunOutcome } from './run-outcome.js';
+import { TickLedger } from './tick-ledger.js';
 
 export { outcomeOf, type RunEnding, type RunOutcome } from './run-outcome.js';
 
@@ -102,9 +103,7 @@ interface TickGroup {
 export class Daemon {
   readonly #o: DaemonOptions;
   readonly #groups: readonly TickGroup[];
-  #facts: HealthFacts = { lastTick: null, running: false, backoffUntil: null, stopping: false };
-  #failuresInARow = 0;
-  #running = 0;
+  readonly #ledger: TickLedger;
   /** Ticks in flight, of every schedule: a stop waits for them. */
   readonly #ticks = new Set<Promise<void>>();
   #backfill: Promise<void> = Promise.resolve();
@@ -113,6 +112,7 @@ export class Daemon {
 
   constructor(options: DaemonOptions) {
     this.#o = options;
+    this.#ledger = new TickLedger({ clock: options.clock, logger: options.logger, backoff: options.backoff });
     this.#groups = scheduleGroups(options.accounts, options.schedule, options.accountSchedules).map((g) => {
       const gap = shortestGapMs(g.expression, g.timezone);
       const group: TickGroup = {
@@ -144,12 +144,12 @@ export class Daemon {
   }
 
   health(): Health {
-    return healthOf(this.#facts);
+    return this.#ledger.health();
   }
 
   /** The next scheduled tick, or null once stopping. */
   nextRun(): Date | null {
-    if (this.#facts.stopping) return null;
+    if (this.#ledger.stopping) return null;
     const next = this.#groups.map((g) => g.schedule.nextRun()).filter((d): d is Date => d !== null);
     return next.length === 0 ? null : new Date(Math.min(...next.map((d) => d.getTime())));
   }
@@ -209,7 +209,7 @@ export class Daemon {
 
   async #stop(): Promise<void> {
     const { logger } = this.#o;
-    this.#facts = { ...this.#facts, stopping: true };
+    this.#ledger.markStopping();
     await Promise.all(this.#groups.map((g) => g.schedule.stop()));
     const deadline = this.#o.stopDeadlineMs ?? 8_000;
     let timer: NodeJS.Timeout | undefined;
@@ -229,11 +229,11 @@ export class Daemon {
 
   async #runTick(group: TickGroup, scheduledAt: Date): Promise<void> {
     const { logger, observer, clock } = this.#o;
-    if (this.#facts.stopping) {
+    if (this.#ledger.stopping) {
       observer.tickSkipped('stopping');
       return;
     }
-    const until = this.#facts.backoffUntil;
+    const until = this.#ledger.backoffUntil;
     if (until !== null && Date.parse(until) > clock()) {
       observer.tickSkipped('backoff');
       logger.info(
@@ -242,8 +242,7 @@ export class Daemon {
       );
       return;
     }
-    this.#running++;
-    this.#facts = { ...this.#facts, running: true, backoffUntil: null };
+    this.#ledger.tickStarted();
     try {
       let outcomes: Map<string, RunOutcome>;
       try {
@@ -254,19 +253,18 @@ export class Daemon {
         outcomes = new Map(group.accounts.map((account) => [account, failed]));
         for (const account of group.accounts) this.#finished('sync', outcomes.get(account)!, account);
       }
-      const error = this.#record(outcomes);
-      const { backoffUntil } = this.#facts;
-      observer.tickRecorded?.({ failedTicksInARow: this.#failuresInARow, backoffUntil, error });
+      const error = this.#ledger.record(outcomes);
+      const { backoffUntil, failuresInARow } = this.#ledger;
+      observer.tickRecorded?.({ failedTicksInARow: failuresInARow, backoffUntil, error });
       try {
         const report = await this.#o.sink.status();
         observer.observe(report);
-        if (this.#o.webhookStream) this.#facts = { ...this.#facts, webhooks: this.#o.webhookStream(report) };
+        if (this.#o.webhookStream) this.#ledger.markWebhooks(this.#o.webhookStream(report));
       } catch (error) {
         logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
       }
     } finally {
-      this.#running--;
-      this.#facts = { ...this.#facts, running: this.#running > 0 };
+      this.#ledger.tickEnded();
     }
   }
 
@@ -364,51 +362,5 @@ export class Daemon {
       else if (age > 10 * ttlMs) await this.#o.sink.releaseLease(lease.name, lease.holder);
     }
     return Math.max(1, live);
-  }
-
-  /** Records a tick's outcomes for /healthz and the backoff; returns its failures as one line, or null. */
-  #record(outcomes: ReadonlyMap<string, RunOutcome>): string | null {
-    const { logger, clock } = this.#o;
-    const finishedAt = toIsoMicros(clock() / 1000);
-    const failed = [...outcomes].filter(
-      (e): e is [string, Extract<RunOutcome, { status: 'failed' }>] => e[1].status === 'failed',
-    );
-    for (const [account, outcome] of outcomes) {
-      if (outcome.status === 'held')
-        logger.info({ account, holder: outcome.holder }, 'account left to the process that holds its lease this tick');
-    }
-    if (failed.length > 0) {
-      this.#failuresInARow++;
-      const error = failed.map(([account, o]) => `${account}: ${o.error}`).join('; ');
-      this.#facts = { ...this.#facts, lastTick: { ok: false, finishedAt, error } };
-      const wait = crashBackoffMs(this.#failuresInARow, this.#o.backoff);
-      if (wait > 0) {
-        const until = toIsoMicros((clock() + wait) / 1000);
-        this.#facts = { ...this.#facts, backoffUntil: until };
-        const runs = failed.flatMap(([, o]) => (o.runId !== undefined ? [o.runId] : []));
-        logger.error(
-          { failuresInARow: this.#failuresInARow, runs, backoffSeconds: wait / 1000, until, lastError: error },
-          `crash loop: ${this.#failuresInARow} failed runs in a row (${error}); backing off until ${until}`,
-        );
-      } else {
-        // One record per run, under the run's own id (the one `sync_runs` holds); a run that never started has none.
-        for (const [account, o] of failed)
-          logger.error(
-            {
-              account,
-              ...(o.runId !== undefined ? { run: o.runId } : {}),
-              failuresInARow: this.#failuresInARow,
-              lastError: o.error,
-            },
-            'run failed',
-          );
-      }
-      return error;
-    }
-    if ([...outcomes.values()].some((o) => o.status === 'succeeded')) {
-      this.#failuresInARow = 0;
-      this.#facts = { ...this.#facts, lastTick: { ok: true, finishedAt } };
-    }
-    return null;
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The shape of a table definition: what src/schema/schema.ts and the tables declared beside it
- * (refresh-tables.ts, verify-tables.ts, history-tables.ts) are written in. Apart from TABLES so those
- * files and schema.ts need not import each other.
+ * The shape of a table definition: what src/schema/schema.ts and the table files beside it (session-tables.ts,
+ * sync-tables.ts, catalog-tables.ts, ...) are written in. Apart from TABLES so those files and schema.ts need not
+ * import each other.
  */
 
 /**

@@ -2,8 +2,9 @@ import { accountOf, type Account } from './account.js';
 import type { Language } from './catalog.js';
 import { decodeCursor, pageCursor, queryHash, type CursorStyle, type SimCursor } from './cursor.js';
 import { matchesAll } from './filter-match.js';
-import { generateSessions } from './generate-sessions.js';
 import { IdMint } from './id-mint.js';
+import { initialSessions, type InitialSessionsPlan } from './initial-sessions.js';
+import type { NewSession } from './new-session.js';
 import { createRandom, type Random } from './prng.js';
 import { renderV14, renderV2, type Rendered } from './render-item.js';
 import type { SearchRequest } from './search-request.js';
@@ -14,46 +15,11 @@ import { SortedSessions, type RangeSemantics } from './sorted-sessions.js';
 export type { RangeSemantics };
 import { WebhookRegistry } from './webhook-registry.js';
 
-export interface WorldOptions {
+export interface WorldOptions extends InitialSessionsPlan {
   seed: number;
-  /** Sessions generated for each token owner. */
-  sessions: number;
-  /** Sessions generated for `otherOwner`. */
-  otherOwnerSessions: number;
-  fromSec: number;
-  toSec: number;
-  /** token -> owner username. */
-  tokens: Readonly<Record<string, string>>;
-  /** The owner with no token in the default setup; removeAccess moves sessions to it. */
-  otherOwner: string;
-  integerEpochShare: number;
-  nonFinalShare: number;
-  /** Share of generated sessions sent with poison strings (see poison.ts). @default 0 */
-  poisonShare?: number;
   rangeSemantics: RangeSemantics;
   /** Milliseconds; the time of every mutation. */
   clock: () => number;
-}
-
-export interface NewSession {
-  /** @default 'authentications' */
-  resource?: SimResource;
-  /** @default the owner of 'test-token' (or the first token) */
-  owner?: string;
-  /** Created time, epoch seconds (fractions allowed). @default now */
-  epoch?: number;
-  /** Fingerprints only. @default 'register' */
-  mode?: 'register' | 'compare';
-  /** Compare sessions: the registration compared against. @default the owner's latest registration */
-  parentId?: string;
-  /** @default true */
-  final?: boolean;
-  resultId?: string;
-  customerItemId?: string;
-  formFactor?: string;
-  flag?: string | null;
-  /** Sent with strings no target can store as they are (see poison.ts). @default false */
-  poison?: boolean;
 }
 
 export type SearchOutcome =
@@ -100,29 +66,9 @@ export class World {
     this.rangeSemantics = { ...options.rangeSemantics };
     this.webhooks = new WebhookRegistry(this.ids, (options.fromSec - 30 * 86_400) * 1e6);
 
-    const plan = {
-      fromSec: options.fromSec,
-      toSec: options.toSec,
-      integerEpochShare: options.integerEpochShare,
-      nonFinalShare: options.nonFinalShare,
-      poisonShare: options.poisonShare ?? 0,
-    };
-    const other = generateSessions(random.fork(), this.ids, {
-      ...plan,
-      owner: options.otherOwner,
-      count: options.otherOwnerSessions,
-      foreignRegisters: [],
-    });
-    const foreignRegisters = other.filter((r) => r.mode === 'register');
-    const all: SessionRecord[][] = [other];
-    for (const owner of new Set(Object.values(options.tokens))) {
-      if (owner === options.otherOwner) continue;
-      all.push(
-        generateSessions(random.fork(), this.ids, { ...plan, owner, count: options.sessions, foreignRegisters }),
-      );
-    }
+    const all = initialSessions(random, this.ids, options);
     const grouped = new Map<string, SessionRecord[]>();
-    for (const record of all.flat()) {
+    for (const record of all) {
       this.#index(record);
       const key = listKey(record.owner, record.resource);
       let group = grouped.get(key);

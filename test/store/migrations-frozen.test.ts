@@ -18,6 +18,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Today's definitions: what a migration must never read, or it changes whenever they do. */
 const TODAY = [
   'src/schema/schema.ts',
+  'src/schema/column.ts',
+  'src/schema/session-tables.ts',
+  'src/schema/sync-tables.ts',
+  'src/schema/webhook-tables.ts',
+  'src/schema/rejected-items-table.ts',
+  'src/schema/catalog-tables.ts',
   'src/schema/verify-tables.ts',
   'src/schema/refresh-tables.ts',
   'src/schema/history-tables.ts',
@@ -67,7 +73,9 @@ describe('migrations are frozen', () => {
 
   it("the check sees an import of today's definitions, also through another module", () => {
     const fromDoc = [...reachable('src/store/schema-doc.ts').keys()];
-    expect(fromDoc).toEqual(expect.arrayContaining(['src/schema/schema.ts', 'src/store/views.ts']));
+    expect(fromDoc).toEqual(
+      expect.arrayContaining(['src/schema/schema.ts', 'src/schema/session-tables.ts', 'src/store/views.ts']),
+    );
     expect(runtimeImports('src/store/drivers/knex-ddl.ts')).not.toContain('src/store/migration/migration-step.ts');
   });
 

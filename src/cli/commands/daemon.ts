@@ -8,7 +8,7 @@ import { webhooksHealthy, webhookStreamState } from '../../crawl/refresh/refresh
 import { staleCheckBound } from '../../daemon/stale-checks.js';
 import { holderId } from '../../store/leases/lease-names.js';
 import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
-import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
+import { runVerify } from '../../crawl/runs/run-verify.js';
 import { localHolderIsDead } from '../../app/local-holder.js';
 import { newRunId } from '../../crawl/runs/run-recorder.js';
 import { LeaseHeldError } from '../../daemon/lease-held-error.js';
@@ -24,16 +24,14 @@ import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-rece
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
-import type { Logger } from '../logger.js';
 import { receiverFor } from '../../app/receiver-for.js';
 import { openApp, type App } from '../../app/open-app.js';
 import { onDemandRun } from '../on-demand-run.js';
 import { pageReader } from '../page-reader.js';
+import { logReport, logVerify } from '../daemon-run-log.js';
 import { loggerFor, selectAccounts } from '../runtime.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
-import { syncJson } from './sync.js';
-import { verifyJson } from './verify.js';
 
 interface DaemonArgs extends LeaseArgs {
   schedule?: string;
@@ -57,46 +55,6 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
       counters.stale(event.stale);
     }
   };
-}
-
-/** A verify's report as one structured log record: drift is a warning, for whoever reads the logs. */
-function logVerify(daemonLogger: Logger, report: VerifyReport): void {
-  const logger = daemonLogger.child({ run: report.runId });
-  const { run: _run, findings, ...figures } = verifyJson(report);
-  const fields = {
-    ...figures,
-    findings: (findings as unknown[]).length,
-    ...(report.error ? { error: report.error.message } : {}),
-  };
-  if (report.error) logger.warn(fields, `verify ${report.status}`);
-  else if (report.findings.length > 0)
-    logger.warn(
-      { ...fields, drift: report.findings.slice(0, 20) },
-      `verify found ${report.findings.length} findings: the copy drifted from the service (ivsync verify ` +
-        `--repair fixes it)`,
-    );
-  else logger.info(fields, 'verify found no drift');
-}
-
-/** A run's report as one structured log record: the daemon has no terminal. */
-function logReport(daemonLogger: Logger, report: SyncReport | BackfillReport): void {
-  // Under the run's own id, the one sync_runs holds: the daemon's id is on its own records.
-  const logger = daemonLogger.child({ run: report.runId });
-  const fields = {
-    command: report.command,
-    account: report.account,
-    status: report.status,
-    requests: report.requests,
-    itemsWritten: report.itemsWritten,
-    startedAt: report.startedAt,
-    finishedAt: report.finishedAt,
-    ...('outcomes' in report
-      ? { outcomes: syncJson(report).outcomes }
-      : { items: report.items, pages: report.pages, failedWindows: report.failedWindows.length }),
-    ...(report.error ? { error: report.error.message } : {}),
-  };
-  if (report.status === 'succeeded') logger.info(fields, `${report.command} finished`);
-  else logger.warn(fields, `${report.command} ${report.status}`);
 }
 
 export const daemonCommand: CliCommand<DaemonArgs> = {
