@@ -3,16 +3,20 @@ import type { CrawlConfig } from '../../config/config.js';
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { CrawlStore, PageCommit, WindowKey, WindowSpec, WindowState } from '../../store/sink.js';
+import type { CrawlStore, PageCommit } from '../../store/sink.js';
 import { stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
+import { ItemDensity } from './item-density.js';
 import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
 import { RoomWatch } from './room-watch.js';
 import { RoundTrip } from './round-trip.js';
-import { planSpans, type Span, type SpanWindow } from './span.js';
+import { planSpans, spanOver, type Span } from './span.js';
+import { splitParts } from './split-parts.js';
 import { outlasts } from './straggler.js';
+import { canSplit, openStream, seenBy, unfetched, type Stream } from './stream.js';
+import { keyOf } from './window-key.js';
 import { requestRange, splitRemainder } from './windows.js';
 
 /** The part of a run's CrawlContext (crawl-context.ts) a crawler uses. */
@@ -37,30 +41,6 @@ export interface CrawlOutcome {
   interrupted: boolean;
 }
 
-/** One request stream: a span's range paged newest first, completing its windows on the way down. */
-interface Stream {
-  readonly resource: Resource;
-  /** The range requested (fixed: the cursor belongs to it). */
-  readonly from: number;
-  readonly to: number;
-  /** The windows this stream is responsible for; shrinks from below when some are handed over. */
-  windows: SpanWindow[];
-  /** Windows before this index began their pass in this stream: never handed over. */
-  started: number;
-  /** The first window not complete yet. */
-  current: number;
-  /** Every epoch at or above this has been seen. */
-  position: number;
-  cursor: WindowState['cursor'];
-  /** Pages, items and epoch seconds seen: this stream's, and those of the stream it came from. */
-  pages: number;
-  items: number;
-  covered: number;
-  /** Being split: nothing more is cut from it. */
-  closing: boolean;
-  readonly startedAt: string;
-}
-
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -82,8 +62,8 @@ export class Crawler {
   readonly #call: CallOptions;
   readonly #room: RoomWatch;
   readonly #streams = new Set<Stream>();
-  /** Items and epoch seconds seen per resource: the density of streams that saw too little themselves. */
-  readonly #seen = new Map<Resource, { items: number; seconds: number }>();
+  /** Items per epoch second seen: what the rest of each stream is expected to cost. */
+  readonly #density = new ItemDensity();
   readonly #roundTrip: RoundTrip;
   #pool: Span[] = [];
   #fatal: unknown = undefined;
@@ -149,17 +129,7 @@ export class Crawler {
   }
 
   #start(span: Span): void {
-    const stream: Stream = {
-      ...span,
-      windows: [...span.windows],
-      current: 0,
-      position: span.windows[0]!.hi,
-      pages: span.seen?.pages ?? 0,
-      items: span.seen?.items ?? 0,
-      covered: span.seen?.seconds ?? 0,
-      closing: false,
-      startedAt: this.#now(),
-    };
+    const stream = openStream(span, this.#now());
     this.#streams.add(stream);
     this.#ctx.streams?.add(this.#account.name);
     // Capacity left unused before a stream was added is answered by it.
@@ -222,8 +192,7 @@ export class Crawler {
       stream.pages++;
       stream.items += page.items.length;
       stream.covered += step;
-      const seen = this.#seen.get(stream.resource) ?? { items: 0, seconds: 0 };
-      this.#seen.set(stream.resource, { items: seen.items + page.items.length, seconds: seen.seconds + step });
+      this.#density.add(stream.resource, page.items.length, step);
       this.#outcome.pages++;
       this.#outcome.items += page.items.length;
       const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
@@ -283,14 +252,15 @@ export class Crawler {
   #pagesLeft(): number | null {
     let left = 0;
     for (const s of this.#streams) left += this.#restPages(s) ?? NaN;
-    for (const span of this.#pool) left += ((span.to - span.from) * (this.#density(span.resource) ?? NaN)) / PAGE_SIZE;
+    for (const span of this.#pool)
+      left += ((span.to - span.from) * (this.#density.of(span.resource) ?? NaN)) / PAGE_SIZE;
     return Number.isFinite(left) ? left : null;
   }
 
   /** Pages the stream's unfetched rest is expected to take, or null while its density is unknown. */
   #restPages(stream: Stream): number | null {
-    const density = this.#densityOf(stream);
-    return density === null ? null : ((stream.position - stream.windows.at(-1)!.lo) * density) / PAGE_SIZE;
+    const density = this.#density.ofStream(stream);
+    return density === null ? null : (unfetched(stream) * density) / PAGE_SIZE;
   }
 
   /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
@@ -320,29 +290,21 @@ export class Crawler {
       return 'grew';
     }
     for (const stream of only && boundary ? [boundary] : this.#byRest()) {
-      const density = this.#densityOf(stream);
-      const canSplit = stream === boundary && density !== null && this.#canSplit(stream);
+      const density = this.#density.ofStream(stream);
+      const splittable = stream === boundary && density !== null && canSplit(stream, this.#ctx.crawl.splitAfterPages);
       const cut = planCut({
         windows: stream.windows,
         started: stream.started,
         current: stream.current,
         position: stream.position,
         density,
-        canSplit,
+        canSplit: splittable,
       });
       if (!cut) continue;
       this.#room.grew();
       if (cut.kind === 'hand-over') {
         const handed = stream.windows.splice(cut.at);
-        this.#start({
-          resource: stream.resource,
-          from: handed.at(-1)!.lo,
-          to: handed[0]!.hi,
-          windows: handed,
-          cursor: null,
-          started: 0,
-          seen: seenBy(stream),
-        });
+        this.#start({ ...spanOver(stream.resource, handed), seen: seenBy(stream) });
         return 'grew';
       }
       await this.#split(stream, cut.at);
@@ -353,37 +315,8 @@ export class Crawler {
 
   /** Open streams, the largest expected rest first. */
   #byRest(): Stream[] {
-    const rest = (s: Stream) => (s.position - s.windows.at(-1)!.lo) * (this.#densityOf(s) ?? this.#density(null) ?? 1);
+    const rest = (s: Stream) => unfetched(s) * (this.#density.ofStream(s) ?? this.#density.of(null) ?? 1);
     return [...this.#streams].filter((s) => !s.closing).sort((a, b) => rest(b) - rest(a));
-  }
-
-  /** The stream's own items per second once it saw a full page, else its resource's, else null. */
-  #densityOf(stream: Stream): number | null {
-    if (stream.items >= PAGE_SIZE && stream.covered > 0) return stream.items / stream.covered;
-    return this.#density(stream.resource);
-  }
-
-  #density(resource: Resource | null): number | null {
-    let items = 0;
-    let seconds = 0;
-    for (const [r, seen] of this.#seen) {
-      if (resource !== null && r !== resource) continue;
-      items += seen.items;
-      seconds += seen.seconds;
-    }
-    return items >= PAGE_SIZE && seconds > 0 ? items / seconds : null;
-  }
-
-  /** The current window can be cut only where the stream covers it from its start and has paged into it. */
-  #canSplit(stream: Stream): boolean {
-    const w = stream.windows[stream.current];
-    return (
-      w !== undefined &&
-      stream.pages >= this.#ctx.crawl.splitAfterPages &&
-      w.lo === w.window.windowStart &&
-      stream.position > w.window.windowStart &&
-      stream.position < w.window.windowEnd
-    );
   }
 
   /** Stops the stream and pages its unfetched rest as two new streams, cut at `at` inside its current window. */
@@ -393,14 +326,10 @@ export class Crawler {
     const plan = splitRemainder(w.window.windowStart, w.window.windowEnd, stream.position, at);
     if (!plan) throw new Error(`no split of window ${w.window.windowStart} at ${at}`);
     const now = this.#now();
-    const specs: WindowSpec[] = plan.ranges.map(([a, b]) => ({ ...keyOf(w.window), windowStart: a, windowEnd: b }));
+    const { specs, parts } = splitParts(w.window, plan.ranges, now);
     await this.#ctx.sink.splitWindow(keyOf(w.window), plan.keepFrom, specs, now);
     const below = stream.windows.splice(stream.current + 1);
-    const [lower, upper] = specs.map((spec) => ({
-      window: pending(spec, now),
-      lo: spec.windowStart,
-      hi: spec.windowEnd,
-    }));
+    const [lower, upper] = parts;
     this.#ctx.onEvent?.({
       type: 'window-split',
       account: this.#account.name,
@@ -409,24 +338,8 @@ export class Crawler {
       parts: specs.length,
     });
     const seen = seenBy(stream);
-    this.#start({
-      resource: stream.resource,
-      from: upper!.lo,
-      to: upper!.hi,
-      windows: [upper!],
-      cursor: null,
-      started: 0,
-      seen,
-    });
-    this.#start({
-      resource: stream.resource,
-      from: (below.at(-1) ?? lower!).lo,
-      to: lower!.hi,
-      windows: [lower!, ...below],
-      cursor: null,
-      started: 0,
-      seen,
-    });
+    this.#start({ ...spanOver(stream.resource, [upper!]), seen });
+    this.#start({ ...spanOver(stream.resource, [lower!, ...below]), seen });
   }
 
   /** A failed window is recorded; the windows below it are paged by another stream. */
@@ -454,44 +367,6 @@ export class Crawler {
       });
     }
     const rest = stream.windows.slice(stream.current + 1);
-    if (rest.length > 0)
-      this.#pool.push({
-        resource: stream.resource,
-        from: rest.at(-1)!.lo,
-        to: rest[0]!.hi,
-        windows: rest,
-        cursor: null,
-        started: 0,
-      });
+    if (rest.length > 0) this.#pool.push(spanOver(stream.resource, rest));
   }
-}
-
-function seenBy(stream: Stream): Span['seen'] {
-  return { pages: stream.pages, items: stream.items, seconds: stream.covered };
-}
-
-function keyOf(window: WindowKey): WindowKey {
-  return {
-    account: window.account,
-    resource: window.resource,
-    apiVersion: window.apiVersion,
-    windowStart: window.windowStart,
-  };
-}
-
-function pending(spec: WindowSpec, now: string): WindowState {
-  return {
-    ...spec,
-    status: 'pending',
-    cursor: null,
-    pages: 0,
-    items: 0,
-    attempts: 0,
-    error: null,
-    updatedAt: now,
-    passFrom: null,
-    passTo: null,
-    passStartedAt: null,
-    syncedTo: null,
-  };
 }

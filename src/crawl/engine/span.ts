@@ -91,3 +91,8 @@ export function planSpans(tasks: readonly Task[]): Span[] {
   }
   return spans;
 }
+
+/** A span over contiguous windows (newest first) that no stream has begun: it is paged from the top, no cursor. */
+export function spanOver(resource: Resource, windows: SpanWindow[]): Span {
+  return { resource, from: windows.at(-1)!.lo, to: windows[0]!.hi, windows, cursor: null, started: 0 };
+}

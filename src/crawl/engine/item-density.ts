@@ -1,0 +1,38 @@
+import { PAGE_SIZE } from '../../config/constants.js';
+import type { Resource } from '../../normalize/rows.js';
+import type { Stream } from './stream.js';
+
+/**
+ * Items per epoch second, as the crawl has seen them: what a stream's rest is
+ * expected to cost in pages. A stream that has not seen a full page yet
+ * borrows its resource's density; an unknown one stays null rather than
+ * guessed, so that nothing is cut on a guess.
+ */
+export class ItemDensity {
+  /** Items and epoch seconds seen per resource. */
+  readonly #seen = new Map<Resource, { items: number; seconds: number }>();
+
+  /** A page of `items` covering `seconds` of `resource` was seen. */
+  add(resource: Resource, items: number, seconds: number): void {
+    const seen = this.#seen.get(resource) ?? { items: 0, seconds: 0 };
+    this.#seen.set(resource, { items: seen.items + items, seconds: seen.seconds + seconds });
+  }
+
+  /** The density of `resource` (of all resources when null), once a full page of it was seen; else null. */
+  of(resource: Resource | null): number | null {
+    let items = 0;
+    let seconds = 0;
+    for (const [r, seen] of this.#seen) {
+      if (resource !== null && r !== resource) continue;
+      items += seen.items;
+      seconds += seen.seconds;
+    }
+    return items >= PAGE_SIZE && seconds > 0 ? items / seconds : null;
+  }
+
+  /** The stream's own items per second once it saw a full page, else its resource's, else null. */
+  ofStream(stream: Pick<Stream, 'resource' | 'items' | 'covered'>): number | null {
+    if (stream.items >= PAGE_SIZE && stream.covered > 0) return stream.items / stream.covered;
+    return this.of(stream.resource);
+  }
+}
