@@ -57,6 +57,12 @@ export interface RequestTally {
   throttled?: number;
   /** Milliseconds waited before retries. @default 0 */
   retryWaitMs?: number;
+  /**
+   * The tally this one is a part of, counted too: a run's refresh keeps its
+   * own count of the requests it sent, and the run's still holds them all.
+   * @default none
+   */
+  within?: RequestTally;
 }
 
 export interface CallOptions {

@@ -16,6 +16,7 @@ import { failFastVerdict } from './fail-fast-rule.js';
 import type { FailFastVerdict } from './fail-fast-rule.js';
 import { describeFailure, errorCode, failureKind } from './failure-kind.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { countAttempt, countFailure } from './request-tally.js';
 import { retryAfterMs } from './retry-after.js';
 import { isRetryable, retryDecision } from './retry-policy.js';
 import type { FailureKind, RetryPolicyOptions } from './retry-policy.js';
@@ -211,7 +212,7 @@ export class Transport {
             state.attempt = context.retryCount + 1;
             state.startedAt = now();
             this.#stats.requests += 1;
-            if (call.tally !== undefined) call.tally.requests += 1;
+            countAttempt(call.tally);
           },
         ],
       },
@@ -289,10 +290,7 @@ export class Transport {
     );
     if (verdict.kind === 'strike') this.#latch.strike();
     const waitMs = decision.retry && (verdict.kind === 'go-on' || verdict.kind === 'strike') ? decision.delayMs : 0;
-    if (call.tally !== undefined) {
-      if (status === 429) call.tally.throttled = (call.tally.throttled ?? 0) + 1;
-      call.tally.retryWaitMs = (call.tally.retryWaitMs ?? 0) + waitMs;
-    }
+    countFailure(call.tally, status === 429, waitMs);
     if (waitMs > 0) {
       this.#stats.retries += 1;
       this.#stats.retryWaitMs += waitMs;

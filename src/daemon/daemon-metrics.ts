@@ -16,7 +16,7 @@ const LAG_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 21_600, 43_200, 8
 export interface RefreshSpending {
   account: string;
   resource: string;
-  refresh: Pick<RefreshOutcome, 'budget' | 'cost'>;
+  refresh: Pick<RefreshOutcome, 'budget' | 'requests'>;
 }
 
 /**
@@ -159,7 +159,7 @@ export class DaemonMetrics {
       name: 'ivsync_refresh_requests_total',
       help:
         'Requests of the refresh of non-final sessions per sync run, summed: use="budget" what it was allowed, ' +
-        '"spent" what it planned to spend, "saved" the rest.',
+        '"spent" the requests it sent, "saved" what it left of the budget.',
       labelNames: ['account', 'resource', 'use'],
       registers,
     });
@@ -247,8 +247,8 @@ export class DaemonMetrics {
   refreshFinished(outcomes: readonly RefreshSpending[]): void {
     for (const { account, resource, refresh } of outcomes) {
       this.#refreshRequests.inc({ account, resource, use: 'budget' }, refresh.budget);
-      this.#refreshRequests.inc({ account, resource, use: 'spent' }, refresh.cost);
-      this.#refreshRequests.inc({ account, resource, use: 'saved' }, Math.max(0, refresh.budget - refresh.cost));
+      this.#refreshRequests.inc({ account, resource, use: 'spent' }, refresh.requests);
+      this.#refreshRequests.inc({ account, resource, use: 'saved' }, Math.max(0, refresh.budget - refresh.requests));
     }
   }
 

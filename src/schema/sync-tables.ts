@@ -101,7 +101,8 @@ export const SYNC_RUNS: TableDef = {
     col(
       'refresh_spent',
       'integer',
-      'Requests the refresh planned to spend of that budget; the rest (refresh_budget - refresh_spent) was saved.',
+      'Requests the refresh sent (each attempt); ' +
+        'what it left of the budget (refresh_budget - refresh_spent) was saved.',
     ),
     col(
       'throttled',

@@ -155,7 +155,7 @@ export interface RunEnd {
   retryWaitMs?: number | undefined;
 }
 
-/** Requests a run's refresh of non-final sessions was allowed (its budget) and planned to spend of it. */
+/** Requests a run's refresh of non-final sessions was allowed (its budget) and sent (each attempt). */
 export interface RefreshSpend {
   budget: number;
   spent: number;

@@ -32,17 +32,28 @@ describe('windowItems', () => {
 describe('partPages', () => {
   it.each([
     { name: 'whole window after a whole pass', window: week(1000, 0, 604_800), lo: 0, hi: 604_799, pages: 40 },
-    { name: 'half the window after a whole pass', window: week(1000, 0, 604_800), lo: 302_400, hi: 604_799, pages: 20 },
-    // 50 items over the newest 46,000 s of a week: [0, 598,000) holds about 650 of them, 26 pages, not the sliver's 2.
+    // 500 items between its first and last session, and those two: 502, 21 pages, not 20.
+    { name: 'half the window after a whole pass', window: week(1000, 0, 604_800), lo: 302_400, hi: 604_799, pages: 21 },
+    { name: 'the older half, the same', window: week(1000, 0, 604_800), lo: 0, hi: 302_399, pages: 21 },
+    { name: 'just short of a page, and its two ends', window: week(1000, 0, 604_800), lo: 0, hi: 13_907, pages: 1 },
+    {
+      name: 'just short of a page, and its two ends past it',
+      window: week(1000, 0, 604_800),
+      lo: 0,
+      hi: 14_514,
+      pages: 2,
+    },
+    // 50 items over the newest 46,000 s of a week: [0, 598,000) holds about 650 of them and its two ends, 27 pages,
+    // not the sliver's 2.
     {
       name: 'most of the window after a pass over a sliver',
       window: week(50, 558_800, 604_800),
       lo: 0,
       hi: 597_999,
-      pages: 26,
+      pages: 27,
     },
     { name: 'the whole window after a pass over a tenth', window: week(100, 0, 60_480), lo: 0, hi: 604_799, pages: 40 },
-    { name: 'the part the last pass paged', window: week(100, 0, 60_480), lo: 0, hi: 60_479, pages: 4 },
+    { name: 'the part the last pass paged', window: week(100, 0, 60_480), lo: 0, hi: 60_479, pages: 5 },
     { name: 'one second: one page', window: week(1000, 0, 604_800), lo: 5, hi: 5, pages: 1 },
     {
       name: 'a window never completed is paged whole',

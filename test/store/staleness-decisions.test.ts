@@ -50,15 +50,17 @@ describe('observedChange', () => {
 describe('refresh spending', () => {
   it.each([
     { outcomes: [], spend: undefined },
-    { outcomes: [{ budget: 0, cost: 0 }], spend: undefined },
+    { outcomes: [{ budget: 0, requests: 0 }], spend: undefined },
     {
       outcomes: [
-        { budget: 300, cost: 12 },
-        { budget: 300, cost: 0 },
+        { budget: 300, requests: 12 },
+        { budget: 300, requests: 0 },
       ],
       spend: { budget: 600, spent: 12 },
     },
-    { outcomes: [{ budget: 300, cost: 300 }], spend: { budget: 300, spent: 300 } },
+    { outcomes: [{ budget: 300, requests: 300 }], spend: { budget: 300, spent: 300 } },
+    // Retries and a part holding more than its estimate: what was sent, past the budget too.
+    { outcomes: [{ budget: 300, requests: 303 }], spend: { budget: 300, spent: 303 } },
   ])('$outcomes -> $spend', ({ outcomes, spend }) => {
     expect(refreshSpend(outcomes.map((refresh) => ({ refresh })))).toEqual(spend);
   });
@@ -66,7 +68,7 @@ describe('refresh spending', () => {
   it.each([
     { spend: { budget: 600, spent: 12 }, saved: 588 },
     { spend: { budget: 300, spent: 300 }, saved: 0 },
-    // Never negative: a plan never spends beyond its budget, but a budget set lower since must not read as debt.
+    // Never negative: retries can send past the budget, and a budget set lower since must not read as debt.
     { spend: { budget: 10, spent: 12 }, saved: 0 },
   ])('$spend saves $saved', ({ spend, saved }) => {
     expect(refreshSaved(spend)).toBe(saved);

@@ -134,7 +134,7 @@ eachTarget((dialect, target) => {
       const report = await sync();
       const spending = report.outcomes.map((o) => ({
         ...o,
-        refresh: { budget: o.refreshBudget, cost: o.refreshRequests },
+        refresh: { budget: o.refreshBudget, requests: o.refreshRequests },
       }));
       metrics.refreshFinished(spending);
       t += 90_000;

@@ -100,8 +100,9 @@ export function syncJson(report: SyncReport): Record<string, unknown> {
       refreshRepaged: o.refresh.repaged,
       refreshFetched: o.refresh.fetched,
       refreshBudget: o.refresh.budget,
-      refreshRequests: o.refresh.cost,
-      refreshSaved: Math.max(0, o.refresh.budget - o.refresh.cost),
+      refreshPlanned: o.refresh.cost,
+      refreshRequests: o.refresh.requests,
+      refreshSaved: Math.max(0, o.refresh.budget - o.refresh.requests),
       refreshDue: o.refresh.due,
       refreshDeferred: o.refresh.deferred,
       gone: o.refresh.gone,
@@ -121,7 +122,7 @@ function syncLines(report: SyncReport): string[] {
     nothingDone(o)
       ? `sync ${o.account}/${o.resource}: nothing to do\n`
       : `sync ${o.account}/${o.resource}: ${o.incremental.items} items (${o.incremental.written} new or ` +
-        `changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions (${o.refresh.cost} of ` +
+        `changed), refreshed ${o.refresh.repaged} windows + ${o.refresh.fetched} sessions (${o.refresh.requests} of ` +
         `${o.refresh.budget} ` +
         `requests${o.refresh.deferred > 0 ? `, ${o.refresh.deferred} left for later runs` : ''}), ${o.sealed} ` +
         `windows sealed\n`,

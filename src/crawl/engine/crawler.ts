@@ -58,7 +58,7 @@ function message(error: unknown): string {
 export class Crawler {
   readonly #ctx: CrawlerContext;
   readonly #account: CrawlAccount;
-  /** How the crawl's requests are sent: at its priority in the account's bucket, counted in the run's tally. */
+  /** How the crawl's requests are sent: at its priority in the account's bucket, counted in its tally. */
   readonly #call: CallOptions;
   readonly #room: RoomWatch;
   readonly #streams = new Set<Stream>();
@@ -70,11 +70,15 @@ export class Crawler {
   #finish: () => void = () => undefined;
   #outcome: CrawlOutcome = { passes: 0, pages: 0, items: 0, written: 0, failed: [], interrupted: false };
 
-  /** A crawler of `account` for a run, its requests at `priority` in the account's bucket (higher first). */
-  constructor(ctx: CrawlerContext, account: CrawlAccount, priority: number) {
+  /**
+   * A crawler of `account` for a run, its requests at `priority` in the
+   * account's bucket (higher first), counted in `tally`: the run's, or a
+   * part of it (`within` the run's) that wants its own count.
+   */
+  constructor(ctx: CrawlerContext, account: CrawlAccount, priority: number, tally: RequestTally = ctx.tally) {
     this.#ctx = ctx;
     this.#account = account;
-    this.#call = { priority, tally: ctx.tally };
+    this.#call = { priority, tally };
     this.#room = new RoomWatch(account.bucket, ctx.clock);
     this.#roundTrip = new RoundTrip(account.bucket, ctx.clock);
   }

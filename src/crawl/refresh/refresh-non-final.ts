@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import type { RequestTally } from '../../api/service-client.js';
 import { PRIORITY } from '../../config/constants.js';
 import type { ResourceName } from '../../config/config.js';
 import type { NormalizedBatch } from '../../normalize/rows.js';
@@ -16,8 +17,11 @@ export interface RefreshOutcome {
   repaged: number;
   fetched: number;
   gone: number;
+  /** Requests the plan costs (its estimate), and what GETting every due session would have cost. */
   cost: number;
   naiveCost: number;
+  /** Requests the refresh sent: its GETs and the pages of its repaged parts, each attempt (a retry too). */
+  requests: number;
   /** Sessions due this run, and those left for a later run by the budget. */
   due: number;
   deferred: number;
@@ -30,6 +34,7 @@ export const NO_REFRESH: RefreshOutcome = Object.freeze({
   gone: 0,
   cost: 0,
   naiveCost: 0,
+  requests: 0,
   due: 0,
   deferred: 0,
 });
@@ -90,8 +95,10 @@ export async function refreshNonFinal(
   const checkedIds = [...plan.checked.keys()];
   const before = await sink.observedDigests(resource, checkedIds);
 
+  // Its own count of what it sends, part of the run's: a plan's pages are an estimate, and attempts are retried.
+  const tally: RequestTally = { requests: 0, within: ctx.tally };
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
-  const repaging = new Crawler(ctx, account, PRIORITY.refresh).run(tasks);
+  const repaging = new Crawler(ctx, account, PRIORITY.refresh, tally).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();
@@ -99,7 +106,7 @@ export async function refreshNonFinal(
   const fetching = gets.addAll(
     plan.get.map((serviceId) => async () => {
       if (ctx.signal.aborted) return;
-      const got = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally: ctx.tally });
+      const got = await account.client.get(resource, serviceId, { priority: PRIORITY.refresh, tally });
       const stamp = toIsoMicros(ctx.clock() / 1000);
       if (got === null) {
         gone += await sink.markMissing(account.name, resource, [serviceId], stamp);
@@ -139,6 +146,7 @@ export async function refreshNonFinal(
     gone,
     cost: plan.cost,
     naiveCost: plan.naiveCost,
+    requests: tally.requests,
     due: plan.due,
     deferred: plan.deferred,
   };

@@ -47,7 +47,10 @@ export function windowItems(window: WindowState, now: number): number {
 
 /**
  * Requests that paging [lo, hi] of the window again takes: at least one, the
- * whole window when it cannot be paged in part.
+ * whole window when it cannot be paged in part. A part starts and ends at
+ * due sessions, so it holds those two (one when lo is hi) on top of what the
+ * density gives the seconds between them; left out, every part was estimated
+ * about two sessions short, and a run sent more pages than its plan.
  */
 export function partPages(window: WindowState, lo: number, hi: number, now: number): number {
   const whole = Math.max(1, Math.ceil(windowItems(window, now) / PAGE_SIZE));
@@ -55,5 +58,6 @@ export function partPages(window: WindowState, lo: number, hi: number, now: numb
   const density = windowDensity(window);
   if (density === null) return 1;
   const [from, to] = partRange(window, lo, hi, now);
-  return Math.min(whole, Math.max(1, Math.ceil((density * (to - from)) / PAGE_SIZE)));
+  const endpoints = hi > lo ? 2 : 1;
+  return Math.min(whole, Math.max(1, Math.ceil((density * (to - from) + endpoints) / PAGE_SIZE)));
 }
