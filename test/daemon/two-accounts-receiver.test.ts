@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
 import { Secret } from '../../src/config/secret.js';
@@ -6,10 +5,11 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { spawnIvsync, type Child } from '../helpers/run-cli.js';
 import { servedUrl } from '../helpers/served-url.js';
 import { query } from '../helpers/sqlite-target.js';
-import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 import { createWebhook, post, SECRET, sign } from '../webhooks/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 import { clientOptions } from '../helpers/client-options.js';
+import { TWO_TOKENS, twoAccountEnv } from '../helpers/two-accounts.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -31,22 +31,9 @@ describe('one daemon, two accounts, one receiver', () => {
       rate: 10_000,
       burst: 10_000,
       webhookRetryBaseMs: 5,
-      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+      tokens: TWO_TOKENS,
     });
-    const dir = tempDir();
-    const db = join(dir, 'ivsync.sqlite');
-    const accounts = [
-      { name: 'a1', tokenEnv: 'TOKEN_A' },
-      { name: 'a2', tokenEnv: 'TOKEN_B' },
-    ];
-    const env = {
-      IVS_BASE_URL: sim.url,
-      TOKEN_A: 'tok-a',
-      TOKEN_B: 'tok-b',
-      IVS_DB: `sqlite:${db}`,
-      IVS_WEBHOOK_SECRET: SECRET.reveal(),
-      IVS_CONFIG: writeConfig(dir, { accounts }),
-    };
+    const { db, env } = twoAccountEnv(tempDir(), sim.url, { IVS_WEBHOOK_SECRET: SECRET.reveal() });
     // A schedule that does not come round during the test: only deliveries write.
     const child = spawnIvsync(['daemon', '--schedule', '0 0 1 1 *', '--port', '0'], env);
     children.push(child);

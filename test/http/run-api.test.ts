@@ -9,6 +9,7 @@ import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { servedUrl } from '../helpers/served-url.js';
 import { until } from '../helpers/wait.js';
+import { TWO_TOKENS, twoAccountEnv } from '../helpers/two-accounts.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -55,21 +56,9 @@ describe('POST /runs', () => {
       latencyMs: [30, 60],
       from: HISTORY_START,
       to: HISTORY_END,
-      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+      tokens: TWO_TOKENS,
     });
-    const dir = tempDir();
-    const db = join(dir, 'ivsync.sqlite');
-    const accounts = [
-      { name: 'a1', tokenEnv: 'TOKEN_A' },
-      { name: 'a2', tokenEnv: 'TOKEN_B' },
-    ];
-    const env = {
-      IVS_BASE_URL: sim.url,
-      TOKEN_A: 'tok-a',
-      TOKEN_B: 'tok-b',
-      IVS_DB: `sqlite:${db}`,
-      IVS_CONFIG: writeConfig(dir, { accounts }),
-    };
+    const { db, env } = twoAccountEnv(tempDir(), sim.url);
     // A schedule that does not fire during the test: every run here is asked for.
     const daemon = spawnIvsync(
       ['daemon', '--port', '0', '--schedule', '0 0 1 1 *', '--since', String(HISTORY_START)],

@@ -8,6 +8,7 @@ import { query } from '../helpers/sqlite-target.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { startUi } from './ui-helpers.js';
+import { TWO_TOKENS, twoAccountEnv } from '../helpers/two-accounts.js';
 
 const tempDir = useTempDir();
 let sim: RunningSimulator | undefined;
@@ -30,22 +31,9 @@ describe('GET /api/status', () => {
       burst: 2,
       from: HISTORY_START,
       to: HISTORY_END,
-      tokens: { 'tok-a': 'alice', 'tok-b': 'bob' },
+      tokens: TWO_TOKENS,
     });
-    const dir = tempDir();
-    const db = join(dir, 'ivsync.sqlite');
-    const accounts = [
-      { name: 'a1', tokenEnv: 'TOKEN_A' },
-      { name: 'a2', tokenEnv: 'TOKEN_B' },
-    ];
-    const env = {
-      IVS_BASE_URL: sim.url,
-      TOKEN_A: 'tok-a',
-      TOKEN_B: 'tok-b',
-      IVS_DB: `sqlite:${db}`,
-      IVS_CONFIG: writeConfig(dir, { accounts }),
-      IVS_RATE: '200',
-    };
+    const { db, env } = twoAccountEnv(tempDir(), sim.url, { IVS_RATE: '200' });
     const backfill = await runIvsync(['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)], env);
     expect(backfill.code, backfill.stderr).toBe(0);
     // Reopens a stretch of one account's history: its windows show as reopened.
