@@ -1,10 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { withDeepNesting } from '../../src/simulator/poison.js';
 import { openSink } from '../../src/store/open-sink.js';
-import { createWebhookReceiver } from '../../src/webhooks/webhook-receiver.js';
+import { createWebhookReceiver, type DeliverySink } from '../../src/webhooks/webhook-receiver.js';
 import { startWebhookServer } from '../../src/http/webhook-server.js';
 import { cliError, runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
@@ -12,6 +10,28 @@ import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 import { eachTarget } from './each-target.js';
 import { storedFacts, truthFacts, type SessionResource } from './truth-rows.js';
+import { SECRET, sign } from '../webhooks/harness.js';
+
+/** Posts `body`, signed with the receiver's secret, to a receiver over `sink` on a real server; answers the status. */
+async function deliver(sink: DeliverySink, body: string, maxBodyBytes: number): Promise<number> {
+  const receiver = createWebhookReceiver({
+    sink,
+    secrets: { byUuid: {}, defaultSecret: SECRET },
+    path: '/webhooks',
+    maxBodyBytes,
+  });
+  const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
+  try {
+    const response = await fetch(`${server.url}/webhooks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Service-Signature': sign(SECRET, body) },
+      body,
+    });
+    return response.status;
+  } finally {
+    await server.close();
+  }
+}
 
 /*
  * Items with characters no target can store (U+0000, lone surrogates), served
@@ -165,24 +185,10 @@ eachTarget((_dialect, target) => {
           sim.world.render(sim.world.resolve(s.serviceId)!, { viewer: null, apiVersion: '1.4', webhook: true }).item,
       );
       const body = JSON.stringify({ channel: 'alerts', webhook_uuid: 'wh-1', item_count: items.length, items });
-      const secret = new Secret('receiver-secret-of-32-characters!');
       const { url } = target();
       const sink = await openSink(url);
-      const receiver = createWebhookReceiver({
-        sink,
-        secrets: { byUuid: {}, defaultSecret: secret },
-        path: '/webhooks',
-        maxBodyBytes: 1_048_576,
-      });
-      const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
       try {
-        const signature = `SHA256:${createHmac('sha256', secret.reveal()).update(body).digest('base64')}`;
-        const response = await fetch(`${server.url}/webhooks`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'Service-Signature': signature },
-          body,
-        });
-        expect(response.status).toBe(200);
+        expect(await deliver(sink, body, 1_048_576)).toBe(200);
         expect(await sink.query('SELECT service_id FROM authentications ORDER BY service_id')).toEqual(
           (await rawTakesEscapes(url, (sql) => sink.query(sql)))
             ? [good[0]!.serviceId, bad.serviceId].sort().map((service_id) => ({ service_id }))
@@ -203,7 +209,6 @@ eachTarget((_dialect, target) => {
           ).toEqual([{ n: 1 }]);
         }
       } finally {
-        await server.close();
         await sink.close();
       }
     },
@@ -297,24 +302,10 @@ eachTarget((_dialect, target) => {
       const body = withDeepNesting(
         JSON.stringify({ channel: 'alerts', webhook_uuid: 'wh-1', item_count: items.length, items }),
       );
-      const secret = new Secret('receiver-secret-of-32-characters!');
       const { url } = target();
       const sink = await openSink(url);
-      const receiver = createWebhookReceiver({
-        sink,
-        secrets: { byUuid: {}, defaultSecret: secret },
-        path: '/webhooks',
-        maxBodyBytes: 4_194_304,
-      });
-      const server = await startWebhookServer({ receiver, port: 0, host: '127.0.0.1', domainVerifications: {} });
       try {
-        const signature = `SHA256:${createHmac('sha256', secret.reveal()).update(body).digest('base64')}`;
-        const response = await fetch(`${server.url}/webhooks`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'Service-Signature': signature },
-          body,
-        });
-        expect(response.status).toBe(200);
+        expect(await deliver(sink, body, 4_194_304)).toBe(200);
         expect(await sink.query('SELECT service_id FROM authentications')).toEqual([{ service_id: good.serviceId }]);
         const kept = await sink.query('SELECT service_id, reason FROM rejected_items ORDER BY reason');
         expect(kept.map((r) => [r.service_id, String(r.reason).slice(0, 20)])).toEqual([
@@ -323,7 +314,6 @@ eachTarget((_dialect, target) => {
         ]);
         expect(await sink.query('SELECT count(*) AS n FROM webhook_deliveries')).toEqual([{ n: 1 }]);
       } finally {
-        await server.close();
         await sink.close();
       }
     },
