@@ -55,8 +55,10 @@ it(
       ).code,
     ).toBe(0);
     const nonFinal = ages(db, t).length;
-    // Each run checks at least BUDGET sessions (a GET checks one, a paged part at least as many as it costs), so
-    // every session comes round within this many runs, and its age never passes it by more than one run.
+    // Each run checks about BUDGET sessions (a GET checks one, a paged part about as many as it costs), so every
+    // session comes round within this many runs. A part planned from a short pass's density can cost a request
+    // more than planned (the run's spending is what was sent), so a run may check one part fewer: its age may pass
+    // the round by up to two runs, never more.
     const rounds = Math.ceil(nonFinal / BUDGET);
     expect(rounds).toBeGreaterThan(4);
     const oldest: number[] = [];
@@ -71,7 +73,7 @@ it(
       for (const o of report.outcomes) expect(o.refreshRequests).toBeGreaterThanOrEqual(o.refreshBudget - 1);
       oldest.push(Math.max(...ages(db, t)));
     }
-    const bound = (rounds + 1) * RUN;
+    const bound = (rounds + 2) * RUN;
     expect(
       oldest.slice(rounds).filter((age) => age > bound),
       `oldest check per run (s): ${oldest.join(', ')}`,
