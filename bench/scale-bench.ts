@@ -148,7 +148,8 @@ async function postgresBytes(url: string, schema: string): Promise<number> {
 }
 
 /**
- * What session_history takes in the target: its pages in SQLite (dbstat, the
+ * What session_history takes in the target, in its table session_versions (the view adds the rows of sessions
+ * that never changed, which cost nothing more): its pages in SQLite (dbstat, the
  * key's index included), its relation with index and TOAST in PostgreSQL, and
  * its blocks in DuckDB (blocks of 256 KiB, the unit DuckDB allocates).
  */
@@ -157,7 +158,7 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
     const db = new Database(path, { readonly: true });
     try {
       const sql = `SELECT sum(pgsize) AS n FROM dbstat
-                   WHERE name = 'session_history' OR name LIKE 'sqlite_autoindex_session_history%'`;
+                   WHERE name = 'session_versions' OR name LIKE 'sqlite_autoindex_session_versions%'`;
       const row = db.prepare(sql).get() as { n: number | null };
       return row.n ?? 0;
     } finally {
@@ -169,7 +170,7 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
     const connection = await instance.connect();
     try {
       const reader = await connection.runAndReadAll(
-        `SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('session_history')
+        `SELECT count(DISTINCT block_id) AS n FROM pragma_storage_info('session_versions')
          WHERE block_id IS NOT NULL AND block_id >= 0`,
       );
       return Number(reader.getRowObjectsJS()[0]?.n ?? 0) * 262_144;
@@ -181,7 +182,7 @@ async function historyBytes(target: ScaleTarget, path: string, postgresUrl: stri
   const client = new pg.Client({ connectionString: postgresUrl });
   await client.connect();
   try {
-    const sql = `SELECT pg_total_relation_size(format('%I.session_history', $1::text)::regclass) AS n`;
+    const sql = `SELECT pg_total_relation_size(format('%I.session_versions', $1::text)::regclass) AS n`;
     const result = await client.query<{ n: string | null }>(sql, [schema]);
     return Number(result.rows[0]?.n ?? 0);
   } finally {

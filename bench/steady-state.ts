@@ -45,8 +45,12 @@ export interface SteadyStateRun {
   changesSeenNextRun: number;
   /** Sessions added at the service over the runs. */
   newSessions: number;
-  /** session_history after the last run: its rows, and the bytes of its pages (its key's index too, if any). */
+  /**
+   * After the last run: the versions session_history shows, those session_versions stores (of sessions that
+   * changed), and the bytes of its pages (its key's index too, if any).
+   */
   historyRows: number;
+  storedVersions: number;
   historyBytes: number;
   /** Bytes of the target's pages (page count × page size): the file once its WAL is checkpointed. */
   fileBytes: number;
@@ -111,6 +115,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
     let newSessions = 0;
     let arrivals = 0;
     let historyRows = 0;
+    let storedVersions = 0;
     let historyBytes = 0;
     let fileBytes = 0;
     try {
@@ -145,7 +150,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
         worstOldest = Math.max(worstOldest, lastOldest);
         if (young && flagOf.get(young) === 'review') seen++;
       }
-      ({ historyRows, historyBytes, fileBytes } = historyStorage(target));
+      ({ historyRows, storedVersions, historyBytes, fileBytes } = historyStorage(target));
     } finally {
       target.close();
     }
@@ -178,6 +183,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       changesSeenNextRun: seen,
       newSessions,
       historyRows,
+      storedVersions,
       historyBytes,
       fileBytes,
     };
@@ -187,19 +193,29 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
   }
 }
 
-/** What session_history takes of the target: its pages (dbstat; its key's index too, if any), and the file's. */
-function historyStorage(target: Database.Database): { historyRows: number; historyBytes: number; fileBytes: number } {
-  const historyRows = target.prepare('SELECT COUNT(*) FROM session_history').pluck().get() as number;
+/** What session_history takes of the target: the pages of session_versions (dbstat; its key's index too, if any). */
+function historyStorage(target: Database.Database): {
+  historyRows: number;
+  storedVersions: number;
+  historyBytes: number;
+  fileBytes: number;
+} {
+  const count = (name: string) => target.prepare(`SELECT COUNT(*) FROM ${name}`).pluck().get() as number;
   const historyBytes = target
     .prepare(
       `SELECT COALESCE(SUM(pgsize), 0) FROM dbstat
-       WHERE name IN ('session_history', 'sqlite_autoindex_session_history_1')`,
+       WHERE name IN ('session_versions', 'sqlite_autoindex_session_versions_1')`,
     )
     .pluck()
     .get() as number;
   const pages = target.pragma('page_count', { simple: true }) as number;
   const pageSize = target.pragma('page_size', { simple: true }) as number;
-  return { historyRows, historyBytes, fileBytes: pages * pageSize };
+  return {
+    historyRows: count('session_history'),
+    storedVersions: count('session_versions'),
+    historyBytes,
+    fileBytes: pages * pageSize,
+  };
 }
 
 export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
@@ -221,8 +237,8 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       'oldest check, last run (s)',
       'per tier: sessions (oldest check, s)',
       'changes seen next run',
-      'history rows',
-      'history bytes/row',
+      'history versions (stored)',
+      'stored bytes/row',
       'history share of file',
     ],
     rows.map((r) => [
@@ -242,8 +258,8 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
         .map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`)
         .join(', '),
       `${r.changesSeenNextRun} of ${r.changes}`,
-      r.historyRows,
-      r.historyRows === 0 ? '-' : (r.historyBytes / r.historyRows).toFixed(1),
+      `${r.historyRows} (${r.storedVersions})`,
+      r.storedVersions === 0 ? '-' : (r.historyBytes / r.storedVersions).toFixed(1),
       r.fileBytes === 0 ? '-' : pct(r.historyBytes / r.fileBytes),
     ]),
   );

@@ -47,7 +47,7 @@ const everywhere = (sql: string): Record<Dialect, string> => ({ sqlite: sql, pos
 // Reverting needs no statement here: dropping the table (the first step, reverted last) takes the rows.
 const NOTHING = everywhere('SELECT 1');
 
-const resultTurnaround: StepView = {
+export const resultTurnaround: StepView = {
   name: 'v_result_turnaround',
   fragments: {
     final_epoch: {
@@ -83,7 +83,7 @@ JOIN session_history h ON h.resource = 'fingerprints' AND h.service_id = f.servi
 JOIN fingerprints s ON s.service_id = f.service_id`,
 };
 
-const sessionTimeline: StepView = {
+export const sessionTimeline: StepView = {
   name: 'v_session_timeline',
   sql: `SELECT h.resource, h.service_id, h.account,
   ROW_NUMBER() OVER (PARTITION BY h.resource, h.service_id ORDER BY h.valid_from) AS version,

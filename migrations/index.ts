@@ -11,6 +11,7 @@ import * as staleness from './20261126100000_staleness.js';
 import * as sessionHistory from './20261126200000_session_history.js';
 import * as runThrottling from './20261126300000_run_throttling.js';
 import * as historyWithoutRowid from './20261126400000_history_without_rowid.js';
+import * as historyImplicitFirst from './20261126500000_history_implicit_first.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionHistory,
   runThrottling,
   historyWithoutRowid,
+  historyImplicitFirst,
 ];

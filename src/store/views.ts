@@ -156,8 +156,39 @@ FROM (SELECT service_id, MIN(valid_from) AS final_at FROM session_history
 JOIN session_history h ON h.resource = '${resource}' AND h.service_id = f.service_id AND h.valid_from = f.final_at
 JOIN ${resource} s ON s.service_id = f.service_id`;
 
-/** The views of session_history (migrations/20261126200000_session_history.ts created them). */
+const HISTORY_COLUMNS =
+  'service_id, resource, account, valid_from, valid_to, result_id, result_final, flag, missing_since, ' +
+  'update_counter, source, api_version';
+
+/** The version the row of each session of `resource` with no stored version tells (history-version.ts rowVersion). */
+const rowVersions = (resource: string): string => `SELECT s.service_id, '${resource}', s.account,
+  COALESCE(s.created_at, s.first_seen_at), NULL, s.result_id, s.result_final, s.flag, s.missing_since,
+  s.update_counter, s.source, s.api_version
+FROM ${resource} s
+WHERE NOT EXISTS (SELECT 1 FROM session_versions v WHERE v.resource = '${resource}' AND v.service_id = s.service_id)`;
+
+/**
+ * session_history and the views that read it (migrations/20261126200000_session_history.ts created the last two,
+ * 20261126500000_history_implicit_first.ts the first).
+ */
 export const HISTORY_VIEWS: readonly DialectViewDef[] = [
+  {
+    name: 'session_history',
+    description:
+      'One row per observed version of a session, with the columns of session_versions: the versions stored ' +
+      'there, and for each session with none (one that never changed since ivsync first stored it) the one ' +
+      'version its row tells: its result_id, result_final, flag, missing_since and update_counter, from its ' +
+      "created_at (else first_seen_at), current (valid_to null), with the row's account, source and " +
+      'api_version. A new version is stored only when one of those five values changes, in the same ' +
+      'transaction as the row and under the same rule (an older update_counter never makes a version); the ' +
+      "first change stores the version the row told, closed, before the new one. valid_from is the service's " +
+      'change time (v2 `timestamp.last_updated_at`) where it gives one, else when ivsync observed the change.',
+    sql: `SELECT ${HISTORY_COLUMNS} FROM session_versions
+UNION ALL
+${rowVersions('authentications')}
+UNION ALL
+${rowVersions('fingerprints')}`,
+  },
   {
     name: 'v_result_turnaround',
     description:

@@ -276,6 +276,8 @@ describe('planMerge with rewrite (verify --repair)', () => {
     missing_since: null,
     raw: s.row.raw,
     api_version: '1.4',
+    created_at: s.row.created_at,
+    source: s.row.source,
     preserved: {},
   });
   const none = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };

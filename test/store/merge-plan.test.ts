@@ -17,6 +17,8 @@ const stored = (id: string, s: Partial<StoredSession> = {}): [string, StoredSess
     flag: null,
     raw: '{}',
     api_version: '1.4',
+    created_at: t(0),
+    source: 'search',
     preserved: {},
     ...s,
   },

@@ -1,16 +1,16 @@
-import { DuckDBInstance } from '@duckdb/node-api';
-import pg from 'pg';
 import { expect, it } from 'vitest';
-import { parseTarget } from '../../src/store/target/parse-target.js';
 import type { QueryableSink } from '../../src/store/sql-sink.js';
 import { readRow } from '../../src/store/row-reader.js';
 import { table } from '../../src/schema/schema.js';
-import { execute } from '../helpers/sqlite-target.js';
+import { executeOn } from '../helpers/execute-on.js';
 import { auth, authWindow, batch, fp, t } from './fixtures.js';
 import { forEachTarget } from './for-each-target.js';
 
-const HISTORY = table('session_history');
+// The view has the columns of the table that stores it.
+const HISTORY = table('session_versions');
 const MIGRATION = '20261126200000_session_history';
+const WITHOUT_ROWID = '20261126400000_history_without_rowid';
+const IMPLICIT_FIRST = '20261126500000_history_implicit_first';
 
 async function versions(sink: QueryableSink, serviceId: string): Promise<Record<string, unknown>[]> {
   const rows = await sink.query('SELECT * FROM session_history WHERE service_id = ? ORDER BY valid_from', [serviceId]);
@@ -19,32 +19,6 @@ async function versions(sink: QueryableSink, serviceId: string): Promise<Record<
 
 const count = async (sink: QueryableSink): Promise<number> =>
   Number((await sink.query('SELECT COUNT(*) AS n FROM session_history'))[0]!.n);
-
-/** Runs DDL on a target as another program would: the sink's own query path is for reads. */
-async function executeOn(url: string, statements: readonly string[]): Promise<void> {
-  const parsed = parseTarget(url);
-  if (parsed.kind === 'sqlite') {
-    for (const sql of statements) execute(parsed.path, sql);
-  } else if (parsed.kind === 'duckdb') {
-    const instance = await DuckDBInstance.create(parsed.path);
-    const connection = await instance.connect();
-    try {
-      for (const sql of statements) await connection.run(sql);
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
-  } else {
-    const client = new pg.Client({ connectionString: parsed.connectionString });
-    await client.connect();
-    try {
-      await client.query(`SET search_path TO "${parsed.schema}"`);
-      for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  }
-}
 
 forEachTarget((_dialect, ctx) => {
   it('a version per change of result, flag, counter or missing_since; an unchanged re-check writes none', async () => {
@@ -243,17 +217,24 @@ forEachTarget((_dialect, ctx) => {
   it('a session whose row was deleted by hand is stored again after its history, never at the same start', async () => {
     const sink = await ctx.open();
     await sink.mergeBatch(batch([auth('s', { result_final: false, result_id: 'pending', last_synced_at: t(1) })]));
+    await sink.mergeBatch(
+      batch([auth('s', { result_final: false, result_id: 'pending', flag: 'x', last_synced_at: t(2) })]),
+    );
+    // A session that never changed has its one version in its row alone: deleting the row takes it.
+    await sink.mergeBatch(batch([auth('u', { last_synced_at: t(1) })]));
     await sink.close();
-    await executeOn(ctx.target(), ["DELETE FROM authentications WHERE service_id = 's'"]);
+    await executeOn(ctx.target(), ["DELETE FROM authentications WHERE service_id IN ('s', 'u')"]);
     const again = await ctx.open();
+    expect(await versions(again, 'u')).toEqual([]);
     await again.mergeBatch(batch([auth('s', { last_synced_at: t(9) })]));
     const rows = await versions(again, 's');
-    expect(rows.map((r) => [r.result_final, r.valid_to === null])).toEqual([
-      [false, false],
-      [true, true],
+    expect(rows.map((r) => [r.result_final, r.flag, r.valid_to === null])).toEqual([
+      [false, null, false],
+      [false, 'x', false],
+      [true, null, true],
     ]);
-    expect(rows[1]!.valid_from).toBe(rows[0]!.valid_to);
-    expect(String(rows[1]!.valid_from) > String(rows[0]!.valid_from)).toBe(true);
+    expect(rows[2]!.valid_from).toBe(rows[1]!.valid_to);
+    expect(String(rows[2]!.valid_from) > String(rows[1]!.valid_from)).toBe(true);
   });
 
   it('the migration gives a target without the table one version per stored session, from first_seen_at', async () => {
@@ -271,8 +252,9 @@ forEachTarget((_dialect, ctx) => {
     await executeOn(ctx.target(), [
       'DROP VIEW v_result_turnaround',
       'DROP VIEW v_session_timeline',
-      'DROP TABLE session_history',
-      `DELETE FROM knex_migrations WHERE name = '${MIGRATION}'`,
+      'DROP VIEW session_history',
+      'DROP TABLE session_versions',
+      `DELETE FROM knex_migrations WHERE name IN ('${MIGRATION}', '${WITHOUT_ROWID}', '${IMPLICIT_FIRST}')`,
     ]);
 
     const again = await ctx.open();

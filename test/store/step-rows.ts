@@ -136,6 +136,7 @@ const LATER_ROWS: Record<string, Rows> = {
 const BOOLEANS = new Set([
   ...FIRST_TABLES.flatMap((t) => t.columns.filter((c) => c.type === 'boolean').map((c) => `${t.name}.${c.name}`)),
   'verify_findings.repaired',
+  'session_history.result_final',
 ]);
 
 /**
@@ -174,11 +175,48 @@ export function rowsAtStep(applied: readonly Migration[], dialect: Dialect): Row
     },
   ];
   for (const [migration, tables] of Object.entries(LATER_ROWS)) if (ran.has(migration)) Object.assign(rows, tables);
+  if (ran.has('20261126200000_session_history')) rows.session_history = historyRows(rows);
   const typed = (table: string, row: Record<string, unknown>) =>
     Object.fromEntries(
       Object.entries(row).map(([k, v]) => [k, BOOLEANS.has(`${table}.${k}`) && v !== null ? toBoolean(v, dialect) : v]),
     );
   return Object.fromEntries(Object.entries(rows).map(([table, list]) => [table, list.map((row) => typed(table, row))]));
+}
+
+/**
+ * session_history as ivsync wrote it from history mode on: a version per
+ * stored session from its created_at with its row's values, and for the first
+ * session of each resource an earlier version it changed from (non-final,
+ * closed an hour after its creation), so an upgrade meets both.
+ */
+function historyRows(rows: Rows): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const resource of ['authentications', 'fingerprints']) {
+    (rows[resource] ?? []).forEach((s, i) => {
+      const current = {
+        service_id: s.service_id,
+        resource,
+        account: s.account,
+        valid_from: s.created_at,
+        valid_to: null,
+        result_id: s.result_id,
+        result_final: s.result_final,
+        flag: s.flag,
+        missing_since: s.missing_since,
+        update_counter: s.update_counter,
+        source: s.source,
+        api_version: s.api_version,
+      };
+      if (i > 0) {
+        out.push(current);
+        return;
+      }
+      const changedAt = new Date(Date.parse(String(s.created_at)) + 3_600_000).toISOString().replace('Z', '000Z');
+      out.push({ ...current, valid_to: changedAt, result_id: 'pending', result_final: 0 });
+      out.push({ ...current, valid_from: changedAt });
+    });
+  }
+  return out;
 }
 
 function toBoolean(value: unknown, dialect: Dialect): boolean | number {

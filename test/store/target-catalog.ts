@@ -193,13 +193,19 @@ function readAsText(dialect: Dialect, column: CatalogColumn): string {
 /**
  * The tables of `before` (an older step's schema) with their columns as
  * `schema` has them now, in the order `before` had them by key: what a
- * migration must keep, read alike before and after.
+ * migration must keep, read alike before and after. A table that is a view
+ * now keeps its old columns: the view must show the rows the table held.
  */
 export function columnsOf(schema: TargetSchema, before: TargetSchema): TargetSchema {
   const tables: TargetSchema['tables'] = {};
   for (const [name, def] of Object.entries(before.tables)) {
     const now = schema.tables[name];
-    if (!now) throw new Error(`table ${name} is gone`);
+    if (!now) {
+      // A table a migration turned into a view of the same name and columns (session_history) is read through it.
+      if (!(name in schema.views)) throw new Error(`table ${name} is gone`);
+      tables[name] = def;
+      continue;
+    }
     const columns = now.columns.filter((c) => def.columns.some((d) => d.name === c.name));
     tables[name] = { ...now, primaryKey: def.primaryKey, columns };
   }

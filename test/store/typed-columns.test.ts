@@ -18,9 +18,9 @@ forEachTarget((dialect, ctx) => {
     async () => {
       const sink = await ctx.open();
       const types = await catalogTypes(sink, dialect);
-      // Every time column: the `*_at` ones, missing_since, and session_history's valid_from and valid_to.
+      // Every time column: the `*_at` ones, missing_since, and session_versions's valid_from and valid_to.
       const times = [...types.keys()]
-        .filter((c) => /_at$|\.missing_since$|^session_history\.valid_(from|to)$/.test(c))
+        .filter((c) => /_at$|\.missing_since$|^session_versions\.valid_(from|to)$/.test(c))
         .sort();
       expect(times.length).toBeGreaterThan(15);
       expect(columnsOf('timestamp').sort()).toEqual(times);

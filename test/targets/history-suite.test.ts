@@ -24,7 +24,8 @@ import { readTarget } from './read-target.js';
 const tempDir = useTempDir();
 const simulator = useSimulators({ sessions: 100, rate: 2000, burst: 2000, seed: 43, nonFinalShare: 0.05 });
 const SECRET = new Secret('history-secret-of-32-characters!!');
-const HISTORY = table('session_history');
+// The view has the columns of the table that stores it.
+const HISTORY = table('session_versions');
 
 async function versions(url: string, serviceId: string): Promise<Record<string, unknown>[]> {
   const rows = await readTarget(url, 'SELECT * FROM session_history WHERE service_id = ? ORDER BY valid_from', [

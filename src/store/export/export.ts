@@ -186,6 +186,8 @@ async function exportParquet(
       for (const view of VIEWS) {
         const file = join(dir, `${view.name}.parquet`);
         await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+        // A later view may read this one (v_session_timeline reads session_history).
+        await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
         relations.push(
           report(
             { name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file },

@@ -2,6 +2,9 @@ import type { Resource } from '../../normalize/rows.js';
 import {
   chainVersions,
   historyRowOf,
+  rowSourceOf,
+  rowVersion,
+  sameVersion,
   trackedOf,
   type HistoryRow,
   type HistorySource,
@@ -12,17 +15,23 @@ import { table } from '../../schema/schema.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
 import type { Row, SqlExecutor } from '../drivers/sql-driver.js';
 
-const HISTORY = table('session_history');
-const COLUMNS = HISTORY.columns.map((c) => c.name).join(', ');
+const VERSIONS = table('session_versions');
+const COLUMNS = VERSIONS.columns.map((c) => c.name).join(', ');
 
 /**
  * Writes sessions' new versions inside the caller's transaction, the one that
- * writes their rows. Three statements at most per resource, whatever the
- * number of sessions: the sessions' current versions are read, deleted and
- * written again closed, along with the new ones (a DELETE and an append
- * rather than an UPDATE per session: DuckDB keeps this table without an
- * index, see duckdb-keyless.ts). When no session had a version before (a
- * backfill's pages) that is the read, which finds nothing, and the append.
+ * writes their rows. session_history is a view: the rows of session_versions,
+ * and for each session with none there, the one version its row describes
+ * (rowVersion). So a session that never changed costs no row; its first
+ * change writes that version closed, then the new ones. A session whose row
+ * would describe a different version without a change of tracked values (a
+ * rewrite by another interface, source or account) gets its version written
+ * first, so that what the view showed stays what it shows.
+ *
+ * Three statements at most per resource, whatever the number of sessions:
+ * the sessions' current versions are read, deleted and written again closed,
+ * along with the new ones (a DELETE and an append rather than an UPDATE per
+ * session: DuckDB keeps this table without an index, see duckdb-keyless.ts).
  */
 export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionVersions[]): Promise<void> {
   if (sessions.length === 0) return;
@@ -30,7 +39,7 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
   for (const resource of RESOURCES) {
     const own = sessions.filter((s) => s.resource === resource);
     if (own.length === 0) continue;
-    // Sessions first stored here too: a row deleted by hand, or stored under the other resource, leaves its history.
+    // New sessions too: a row deleted by hand, or stored under the other resource, leaves its versions.
     const current = await currentVersions(
       tx,
       resource,
@@ -38,24 +47,45 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
     );
     const replaced: string[] = [];
     for (const s of own) {
+      const key = { resource, serviceId: s.serviceId };
       const stored = current.get(s.serviceId) ?? null;
-      const { closed, added } = chainVersions({ resource, serviceId: s.serviceId }, stored, s.versions);
-      if (closed !== null) {
-        replaced.push(s.serviceId);
-        rows.push(closed);
+      if (stored !== null) {
+        const { closed, added } = chainVersions(key, stored, s.versions);
+        if (closed !== null) {
+          replaced.push(s.serviceId);
+          rows.push(closed);
+        }
+        rows.push(...added);
+        continue;
       }
+      // The version the view shows now: the stored row's, or none for a session first stored here.
+      const shown = s.before === null ? null : rowVersion(key, s.before);
+      const { closed, added } = chainVersions(key, shown, s.versions);
+      const after = s.after === null ? null : rowVersion(key, s.after);
+      if (closed !== null) {
+        rows.push(closed, ...added);
+        continue;
+      }
+      // No change to a stored session: its row keeps telling its version unless the rewrite would alter it.
+      if (shown !== null) {
+        if (after !== null && !sameVersion(shown, after)) rows.push(shown);
+        continue;
+      }
+      // A new session: nothing to write while its row alone tells the one version it has.
+      const only = added.length === 1 ? added[0]! : null;
+      if (only !== null && after !== null && sameVersion(only, after)) continue;
       rows.push(...added);
     }
     if (replaced.length > 0) {
       const list = tx.whereIn('service_id', replaced);
-      await tx.run(`DELETE FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`, [
+      await tx.run(`DELETE FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`, [
         resource,
         ...list.params,
       ]);
     }
   }
   // Every row's key is new: a closed row was deleted above, and a new start is later than its session's last.
-  if (rows.length > 0) await tx.write(HISTORY, rows, 'fail');
+  if (rows.length > 0) await tx.write(VERSIONS, rows, 'fail');
 }
 
 async function currentVersions(
@@ -67,11 +97,11 @@ async function currentVersions(
   if (ids.length === 0) return found;
   const list = tx.whereIn('service_id', [...ids]);
   const rows = await tx.all(
-    `SELECT ${COLUMNS} FROM session_history WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
+    `SELECT ${COLUMNS} FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
     [resource, ...list.params],
   );
   for (const raw of rows) {
-    const row = historyRowOf(readRow(HISTORY, raw));
+    const row = historyRowOf(readRow(VERSIONS, raw));
     found.set(row.service_id, row);
   }
   return found;
@@ -90,7 +120,8 @@ export async function markMissingWhere(
 ): Promise<number> {
   const def = sessionTable(mark.resource);
   const found = await tx.all(
-    `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter
+    `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter, created_at,
+       first_seen_at, source
      FROM ${def.name} WHERE missing_since IS NULL AND (${mark.where})`,
     mark.params,
   );
@@ -110,6 +141,8 @@ export async function markMissingWhere(
           api_version: r.api_version as string,
         },
       ],
+      before: rowSourceOf(r),
+      after: null,
     };
   });
   const list = tx.whereIn(

@@ -42,11 +42,72 @@ export function historyRowOf(r: Readonly<Record<string, unknown>>): HistoryRow {
   };
 }
 
-/** The new versions of one session decided in one transaction, oldest first. */
+/** What a session row says of the version session_history shows for it while session_versions holds none. */
+export type RowVersionSource = TrackedValues & {
+  account: string;
+  created_at: string | null;
+  first_seen_at: string;
+  source: HistorySource;
+  api_version: string;
+};
+
+/** What a session row (as readRow types it, or as a merge writes it) says of its version (rowVersion). */
+export function rowSourceOf(r: Readonly<Partial<Record<keyof RowVersionSource, unknown>>>): RowVersionSource {
+  return {
+    ...trackedOf(r),
+    account: r.account as string,
+    created_at: (r.created_at as string | null | undefined) ?? null,
+    first_seen_at: r.first_seen_at as string,
+    source: r.source as HistorySource,
+    api_version: r.api_version as string,
+  };
+}
+
+/**
+ * The version session_history shows for a session with no row in
+ * session_versions: the session row's values, from its creation (else from
+ * when ivsync first stored it), current. The view's second part says the
+ * same in SQL (migrations/20261126500000_history_implicit_first.ts).
+ */
+export function rowVersion(key: { resource: Resource; serviceId: string }, row: RowVersionSource): HistoryRow {
+  return {
+    ...trackedOf(row),
+    service_id: key.serviceId,
+    resource: key.resource,
+    account: row.account,
+    valid_from: row.created_at ?? row.first_seen_at,
+    valid_to: null,
+    source: row.source,
+    api_version: row.api_version,
+  };
+}
+
+/** Whether two rows are the same version: the same values, start and end, observed the same way. */
+export function sameVersion(a: HistoryRow, b: HistoryRow): boolean {
+  return (
+    sameTracked(a, b) &&
+    a.service_id === b.service_id &&
+    a.resource === b.resource &&
+    a.account === b.account &&
+    a.valid_from === b.valid_from &&
+    a.valid_to === b.valid_to &&
+    a.source === b.source &&
+    a.api_version === b.api_version
+  );
+}
+
+/**
+ * The new versions of one session decided in one transaction, oldest first,
+ * with what its row said before the transaction (null when it held none) and
+ * says after it (null when the transaction does not write the row): while
+ * session_versions holds nothing of a session, its one version is its row's.
+ */
 export interface SessionVersions {
   resource: Resource;
   serviceId: string;
   versions: HistoryVersion[];
+  before: RowVersionSource | null;
+  after: RowVersionSource | null;
 }
 
 export function trackedOf(row: Readonly<Partial<Record<keyof TrackedValues, unknown>>>): TrackedValues {

@@ -1,11 +1,15 @@
 import type { ImageRow, NormalizedSession, Resource, TextFieldRow, WarningRow } from '../../normalize/rows.js';
 import { RESOURCES } from '../../config/constants.js';
 import {
+  rowSourceOf,
+  rowVersion,
   sameTracked,
+  sameVersion,
   trackedOf,
   versionStart,
   type HistorySource,
   type HistoryVersion,
+  type RowVersionSource,
   type SessionVersions,
   type TrackedValues,
 } from '../history/history-version.js';
@@ -20,6 +24,9 @@ export interface StoredSession extends Observation {
   result_id: string | null;
   result_final: boolean | null;
   flag: string | null;
+  /** With account and api_version, what the version session_history shows from the row alone says (rowVersion). */
+  created_at: string | null;
+  source: HistorySource;
   /** The stored item text and interface: an observation with the same text and no higher counter changes nothing. */
   raw: string;
   api_version: string;
@@ -99,6 +106,8 @@ interface Current {
   tracked: TrackedValues;
   /** Versions this batch adds, oldest first. */
   versions: HistoryVersion[];
+  /** What the stored row said of its version; null when the target held no row. */
+  before: RowVersionSource | null;
 }
 
 const laterOf = (a: string, b: string): string => (a >= b ? a : b);
@@ -168,6 +177,7 @@ export function planMerge(
           account: s.account,
           tracked: trackedOf(s),
           versions: [],
+          before: rowSourceOf(s),
         };
         states.set(id, state);
       }
@@ -230,6 +240,7 @@ export function planMerge(
       account: session.row.account,
       tracked,
       versions,
+      before: state?.before ?? null,
     };
     states.set(id, next);
   }
@@ -292,7 +303,8 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
   }
   for (const resource of RESOURCES) {
     for (const [serviceId, state] of current[resource]) {
-      if (state.versions.length > 0) plan.versions.push({ resource, serviceId, versions: state.versions });
+      const versioned = versionsOf(resource, serviceId, state);
+      if (versioned !== null) plan.versions.push(versioned);
       if (state.row) plan.rows[resource].push(state.row);
       else if (state.seenChanged) plan.seen.push({ resource, serviceId, lastSyncedAt: state.lastSyncedAt });
       for (const kind of ['session_text_fields', 'session_images', 'session_warnings'] as const) {
@@ -304,4 +316,20 @@ function assemble(current: Record<Resource, Map<string, Current>>, outcomes: Ses
     }
   }
   return plan;
+}
+
+/**
+ * What session_history must learn of a session in this batch: its new
+ * versions; or, for a stored row rewritten without a change of tracked values
+ * (another interface, source or account), that the version its row told
+ * would change with the row (history-store.ts then writes it). Null when
+ * neither.
+ */
+function versionsOf(resource: Resource, serviceId: string, state: Current): SessionVersions | null {
+  const after = state.row === null ? null : rowSourceOf(state.row);
+  if (state.versions.length > 0) return { resource, serviceId, versions: state.versions, before: state.before, after };
+  if (state.before === null || after === null) return null;
+  const key = { resource, serviceId };
+  if (sameVersion(rowVersion(key, state.before), rowVersion(key, after))) return null;
+  return { resource, serviceId, versions: [], before: state.before, after };
 }

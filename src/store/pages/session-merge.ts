@@ -1,5 +1,6 @@
 import type { NormalizedBatch, NormalizedSession, RejectedRow, Resource } from '../../normalize/rows.js';
 import { writeVersions } from '../history/history-store.js';
+import type { HistorySource } from '../history/history-version.js';
 import {
   planMerge,
   type MergeOptions,
@@ -33,6 +34,9 @@ const DECIDING = [
   'result_id',
   'result_final',
   'flag',
+  // What the version session_history shows from the row alone says (history-version.ts rowVersion).
+  'created_at',
+  'source',
 ];
 
 export interface MergeOutcome {
@@ -177,6 +181,8 @@ async function readStored(
       result_id: r.result_id as string | null,
       result_final: r.result_final as boolean | null,
       flag: r.flag as string | null,
+      created_at: r.created_at as string | null,
+      source: r.source as HistorySource,
       update_counter: r.update_counter as number | null,
       last_updated_at: r.last_updated_at as string | null,
       last_synced_at: r.last_synced_at as string,

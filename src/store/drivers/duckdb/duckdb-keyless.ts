@@ -27,7 +27,7 @@ export const DUCKDB_KEYLESS_TABLES: readonly string[] = [
   'session_warnings',
   // Grows with every change observed; its key holds a time, which DuckDB could not retype under a key either.
   'change_lags',
-  'session_history',
+  'session_versions',
 ];
 
 /** Whether a DuckDB target keeps `table` without its primary key index (see DUCKDB_KEYLESS_TABLES). */
