@@ -47,5 +47,12 @@ export function runDeps(
     claims: new WindowClaims(),
     streams: new StreamBudget(config.crawl.processConcurrency),
     onEvent: parts.onEvent,
+    maxSessions: duckdbCeiling(config, parts.sink),
   };
+}
+
+/** The most sessions the target may hold: a DuckDB target's store.duckdbMaxSessions (0: none); others have none. */
+function duckdbCeiling(config: Config, sink: Sink): number | undefined {
+  const max = config.store.duckdbMaxSessions;
+  return sink.dialect === 'duckdb' && max > 0 ? max : undefined;
 }

@@ -132,6 +132,8 @@ export interface RefreshConfig {
 export interface StoreConfig {
   /** How long a transaction that met a passing fault of the target is tried again, seconds (store.retrySeconds). */
   readonly retrySeconds: number;
+  /** Most sessions a DuckDB target is let grow to; 0: no limit (store.duckdbMaxSessions). */
+  readonly duckdbMaxSessions: number;
 }
 
 export interface AlertsConfig {

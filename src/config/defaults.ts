@@ -173,6 +173,15 @@ export const DEFAULTS = deepFreeze({
      * @default 60
      */
     retrySeconds: 60,
+    /**
+     * Most sessions a DuckDB target is let grow to. What a DuckDB checkpoint
+     * holds in memory grows with the history: a million sessions completed
+     * with room to spare, two million failed hours in. A backfill estimated
+     * past this fails in its first pages with one line; 0 lets it run.
+     * SQLite and Postgres have no such limit.
+     * @default 1500000
+     */
+    duckdbMaxSessions: 1_500_000,
   },
   alerts: {
     /**

@@ -92,6 +92,7 @@ export const fileSchema = z.strictObject({
   store: z
     .strictObject({
       retrySeconds: z.number().min(0).max(86_400).optional(),
+      duckdbMaxSessions: z.number().int().min(0).optional(),
     })
     .optional(),
   alerts: z

@@ -315,7 +315,10 @@ export function loadConfig(sources: ConfigSources): Config {
           ? (file.refresh?.maxRequestsPerRun ?? DEFAULTS.refresh.maxRequestsPerRun)
           : budgetOf(refreshBudget),
     }),
-    store: Object.freeze({ retrySeconds: file.store?.retrySeconds ?? DEFAULTS.store.retrySeconds }),
+    store: Object.freeze({
+      retrySeconds: file.store?.retrySeconds ?? DEFAULTS.store.retrySeconds,
+      duckdbMaxSessions: file.store?.duckdbMaxSessions ?? DEFAULTS.store.duckdbMaxSessions,
+    }),
     verify: Object.freeze({
       budget: budget === undefined ? (file.verify?.budget ?? DEFAULTS.verify.budget) : budgetOf(budget),
       every: verifyEvery === undefined ? undefined : parseCadence(verifyEvery.value, verifyEvery.source),

@@ -183,6 +183,11 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'How long a transaction that met a passing fault of the target (a database restart, a dropped connection,\n' +
       'a serialization failure) is tried again before the run fails, in seconds; 0 fails at once.',
   },
+  'store.duckdbMaxSessions': {
+    text:
+      'Most sessions a DuckDB target is let grow to: a backfill estimated past it fails in its first pages with\n' +
+      'one line (what a DuckDB checkpoint holds grows with the history; 2M sessions failed hours in). 0: no limit.',
+  },
   'verify.budget': {
     text: "Most requests one verify spends on its sample of stored windows (the daemon's verify too).",
     flag: '--budget',

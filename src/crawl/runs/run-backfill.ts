@@ -8,6 +8,7 @@ import { claimTasks } from '../engine/window-claims.js';
 import { missingWindows } from '../engine/windows.js';
 import { recorderDeps, runContext, type RunDeps } from './run-deps.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
+import { watchCeiling, type CeilingWatch } from './session-ceiling.js';
 
 export interface BackfillRunOptions {
   accounts: readonly string[];
@@ -50,12 +51,13 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
   };
   const empty = { items: 0, pages: 0, failedWindows: [] };
   return recordRun(recorderDeps(deps), spec, empty, async (run) => {
-    const ctx = runContext(deps, run, options.accounts);
     let outcomes: CrawlOutcome[];
+    let watch: CeilingWatch;
     try {
       // The library's callers give numbers; the CLI's were checked as they were parsed, and pass again.
       const interval = checkInterval(options.from, options.to, deps.crawl);
-      outcomes = await crawlInterval(ctx, interval, options);
+      watch = await watchCeiling(runContext(deps, run, options.accounts), deps.maxSessions, options.resources);
+      outcomes = await crawlInterval(watch.ctx, interval, options);
     } finally {
       deps.claims?.release(run.id);
     }
@@ -65,6 +67,8 @@ export function runBackfill(deps: RunDeps, options: BackfillRunOptions): Promise
       failedWindows: outcomes.flatMap((o) => o.failed),
     };
     const itemsWritten = outcomes.reduce((n, o) => n + o.written, 0);
+    const tooLarge = watch.exceeded();
+    if (tooLarge !== undefined) return { details, status: 'failed', error: tooLarge, itemsWritten };
     if (outcomes.some((o) => o.interrupted) || run.signal.aborted) {
       const error = new InterruptedError(
         'backfill interrupted after committing the pages in flight; run the same command again to resume',

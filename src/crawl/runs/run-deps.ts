@@ -18,6 +18,11 @@ export interface RunDeps extends CrawlDeps {
   /** Every account the process serves; a run picks its own by name. */
   accounts: readonly RunAccount[];
   leases: RunLeases;
+  /**
+   * Most sessions the target may hold (a DuckDB target's store.duckdbMaxSessions): a backfill whose first pages
+   * estimate more fails early. Undefined: no limit.
+   */
+  maxSessions?: number | undefined;
 }
 
 /** The accounts of `deps` that `names` name, in that order. */

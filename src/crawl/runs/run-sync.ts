@@ -2,6 +2,7 @@ import type { ResourceName } from '../../config/config.js';
 import { InterruptedError, RetriableError } from '../../errors.js';
 import { refreshCatalog, type CatalogRefreshOutcome } from './catalog-refresh.js';
 import { pickAccounts, recorderDeps, runContext, type RunDeps } from './run-deps.js';
+import { watchCeiling, type CeilingWatch } from './session-ceiling.js';
 import { recordRun, type RunRecord } from './run-recorder.js';
 import { refreshSpend } from '../refresh/refresh-spend.js';
 import { PRIORITY } from '../../config/constants.js';
@@ -46,15 +47,21 @@ export function runSync(deps: RunDeps, options: SyncRunOptions): Promise<SyncRep
     wait: options.wait,
   };
   return recordRun(recorderDeps(deps), spec, { outcomes: [], catalogs: [] }, async (run) => {
-    const ctx = runContext(deps, run, options.accounts);
     let outcomes: SyncOutcome[];
+    let watch: CeilingWatch;
     try {
-      outcomes = await sync(ctx, { resources: options.resources, since: options.since });
+      // The first sync of an empty target pages the whole history from `since`, as a backfill does.
+      watch = await watchCeiling(runContext(deps, run, options.accounts), deps.maxSessions, options.resources);
+      outcomes = await sync(watch.ctx, { resources: options.resources, since: options.since });
     } finally {
       deps.claims?.release(run.id);
     }
     const itemsWritten = outcomes.reduce((n, o) => n + o.incremental.written, 0);
     const refresh = refreshSpend(outcomes);
+    const tooLarge = watch.exceeded();
+    if (tooLarge !== undefined) {
+      return { details: { outcomes, catalogs: [] }, status: 'failed', error: tooLarge, itemsWritten, refresh };
+    }
     if (outcomes.some((o) => o.incremental.interrupted) || run.signal.aborted) {
       const error = new InterruptedError(
         'sync interrupted after committing the pages in flight; the next sync continues from there',
