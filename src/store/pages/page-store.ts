@@ -34,6 +34,11 @@ export class SqlPageStore implements PageStore {
     // A session a page holds twice is decided within the page (see page-duplicates.ts).
     const pages = given.map((page) => ({ ...page, batch: keepNewestCopies(page.batch) }));
     return this.#driver.transaction(async (tx) => {
+      // The windows' checkpoints are read, decided on and written below: their accounts first, then the sessions.
+      await tx.lock(
+        'account',
+        pages.map((page) => page.key.account),
+      );
       const sessions: NormalizedSession[] = [];
       const rejected: RejectedRow[] = [];
       for (const page of pages) {
