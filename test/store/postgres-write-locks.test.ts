@@ -118,11 +118,14 @@ describe.skipIf(!postgresUp)('write transactions on one PostgreSQL schema', () =
   }, 30_000);
 
   it.each([
-    { name: 'the older first', held: 1, waiting: 2, outcome: { written: 1, stale: 0 } },
-    { name: 'the newer first', held: 2, waiting: 1, outcome: { written: 0, stale: 1 } },
+    { name: 'the older first', held: 1, waiting: 2, others: 0, outcome: { written: 1, stale: 0 } },
+    { name: 'the newer first', held: 2, waiting: 1, others: 0, outcome: { written: 0, stale: 1 } },
+    // Past MAX_KEY_LOCKS sessions a merge locks the schema instead (advisory-locks.ts).
+    { name: 'the older first among 40', held: 1, waiting: 2, others: 39, outcome: { written: 1, stale: 0 } },
+    { name: 'the newer first among 40', held: 2, waiting: 1, others: 39, outcome: { written: 0, stale: 1 } },
   ])(
     'a session two accounts see at once, $name: the second merge waits, the newer is kept, its history chained',
-    async ({ held, waiting, outcome }) => {
+    async ({ held, waiting, others, outcome }) => {
       const observation = (counter: number) =>
         auth('shared', {
           account: `a${counter}`,
@@ -131,17 +134,18 @@ describe.skipIf(!postgresUp)('write transactions on one PostgreSQL schema', () =
           last_synced_at: t(counter),
         });
       const holding = holdingOpen(raw);
-      const first = new SqlSessionStore(holding.driver).mergeBatch(batch([observation(held)]));
+      const heldBatch = [observation(held), ...Array.from({ length: others }, (_, i) => auth(`other-${i}`))];
+      const first = new SqlSessionStore(holding.driver).mergeBatch(batch(heldBatch));
       await holding.held;
       const second = sink.mergeBatch(batch([observation(waiting)]));
       expect(await pendingAfter(second, 500)).toBe(true);
       holding.release();
-      expect(await first).toMatchObject({ written: 1, rejected: 0 });
+      expect(await first).toMatchObject({ written: 1 + others, rejected: 0 });
       expect(await second).toMatchObject({ ...outcome, rejected: 0 });
 
-      expect(await sink.query('SELECT account, flag, update_counter FROM authentications')).toEqual([
-        { account: 'a2', flag: 'flagged', update_counter: 2 },
-      ]);
+      expect(
+        await sink.query("SELECT account, flag, update_counter FROM authentications WHERE service_id = 'shared'"),
+      ).toEqual([{ account: 'a2', flag: 'flagged', update_counter: 2 }]);
       const versions = await history('shared');
       const expected = held === 1 ? [1, 2] : [2];
       expect(versions.map((v) => v.update_counter)).toEqual(expected);

@@ -53,28 +53,28 @@ export interface SqlExecutor {
    */
   whereIn(column: string, values: readonly string[]): { sql: string; params: unknown[] };
   /**
-   * Holds `keys` of `scope` (LOCK_SCOPES) until the transaction ends: a write
-   * transaction that locks one of the same keys waits for this one, and one
-   * that locks none of them does not. Call it before reading what the
-   * transaction decides on; under PostgreSQL's READ COMMITTED each later
+   * Holds `keys` (of each scope, LockScope) until the transaction ends: a
+   * write transaction that locks one of the same keys waits for this one,
+   * and one that locks none of them does not. Call it before reading what
+   * the transaction decides on; under PostgreSQL's READ COMMITTED each later
    * statement then sees what the previous holder committed. Where the
    * dialect never runs two write transactions at once (SQLite, DuckDB) it
-   * does nothing. Take a transaction's locks in the order of LOCK_SCOPES;
-   * a deadlock between two transactions that do not is found by the server
-   * and retried (transient-retry-driver.ts), at the cost of a pause.
+   * does nothing. Lock all a transaction knows it will decide on in its
+   * first call: keys locked again later cost nothing, and new ones taken
+   * later may meet a deadlock, which the server finds and the transaction
+   * is run again for (transient-retry-driver.ts), after a pause.
    */
-  lock(scope: LockScope, keys: readonly string[]): Promise<void>;
+  lock(keys: LockKeys): Promise<void>;
 }
 
 /**
- * What the stores lock, in the order a transaction takes them: an
- * account's crawl bookkeeping (its sync_windows rows) before the sessions
- * the transaction merges or marks missing (keyed by service_id alone, as
- * the child tables are, whatever the resource or the account that saw it).
- * A webhook delivery's id and a mirror table of one account are their own.
+ * What the stores lock: an account's crawl bookkeeping (its sync_windows
+ * rows), the sessions a transaction merges or marks missing (by service_id
+ * alone, as the child tables are keyed, whatever the resource or the account
+ * that saw them), a webhook delivery's id, a mirror table of one account.
  */
-export const LOCK_SCOPES = ['delivery', 'mirror', 'account', 'session'] as const;
-export type LockScope = (typeof LOCK_SCOPES)[number];
+export type LockScope = 'account' | 'session' | 'delivery' | 'mirror';
+export type LockKeys = Partial<Record<LockScope, readonly string[]>>;
 
 /** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */
 export const EACH_CHUNK = 2048;

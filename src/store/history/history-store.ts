@@ -95,7 +95,7 @@ export async function markMissingWhere(
   const candidates = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${where}`, mark.params);
   if (candidates.length === 0) return 0;
   const ids = candidates.map((r) => String(r.service_id));
-  await tx.lock('session', ids);
+  await tx.lock({ session: ids });
   const locked = tx.whereIn('service_id', ids);
   const found = await tx.all(
     `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter

@@ -56,10 +56,7 @@ export async function mergeSessions(
   const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
   if (sessions.length === 0) return { outcomes: [], previousCounters };
   // Before the read: another account's token may see the same sessions, and its merge waits until this one ends.
-  await tx.lock(
-    'session',
-    sessions.map((s) => s.row.service_id),
-  );
+  await tx.lock({ session: sessions.map((s) => s.row.service_id) });
   const stored: StoredSessions = {
     authentications: await readStored(tx, 'authentications', sessions),
     fingerprints: await readStored(tx, 'fingerprints', sessions),

@@ -8,7 +8,7 @@ import { normalizeIso } from '../../../normalize/time.js';
 import { sqlType } from '../../../schema/column-sql-type.js';
 import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
-import { lockKeys } from './advisory-locks.js';
+import { AdvisoryLocks } from './advisory-locks.js';
 
 export interface PostgresDriverOptions {
   /** Connection string without ivsync's own `schema` parameter. */
@@ -140,6 +140,7 @@ export class PostgresDriver implements SqlDriver {
 }
 
 function executor(trx: Knex.Transaction): SqlExecutor {
+  const locks = new AdvisoryLocks(trx);
   return {
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
@@ -169,7 +170,7 @@ function executor(trx: Knex.Transaction): SqlExecutor {
     write: async (table, rows, onConflict) => {
       await writeRows(trx, table, rows, onConflict);
     },
-    lock: (scope, keys) => lockKeys(trx, scope, keys),
+    lock: (keys) => locks.lock(keys),
   };
 }
 
