@@ -431,7 +431,7 @@ export function fleetTable(r: FleetReport): string {
     ['runs by status', JSON.stringify(f.statuses)],
     ['Postgres connections (peak / mean)', `${r.connections.peak} / ${r.connections.mean.toFixed(1)}`],
     [
-      'of them waiting on a lock (peak / mean; share on the advisory lock)',
+      'of them waiting on a lock (peak / mean; share on advisory locks)',
       `${r.connections.peakWaitingOnLock} / ${r.connections.meanWaitingOnLock.toFixed(2)};` +
         ` ${(r.connections.advisoryShare * 100).toFixed(0)}%`,
     ],

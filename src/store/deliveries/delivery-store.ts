@@ -41,6 +41,8 @@ export class SqlDeliveryStore implements DeliveryStore {
 
   #apply(delivery: DeliveryRecord, batch: NormalizedBatch, lastResort: boolean): Promise<DeliveryResult> {
     return this.#driver.transaction(async (tx) => {
+      // A delivery the service sends again while the first is still applied waits, then reads as a duplicate.
+      await tx.lock({ delivery: [delivery.id], session: batch.sessions.map((s) => s.row.service_id) });
       const existing = await tx.all('SELECT id FROM webhook_deliveries WHERE id = ?', [delivery.id]);
       if (existing.length > 0) {
         return {
@@ -80,6 +82,8 @@ export class SqlDeliveryStore implements DeliveryStore {
   async replaceMirror(name: MirrorTable, account: string, rows: readonly Row[]): Promise<void> {
     const def = mirror(name, account, rows);
     await this.#driver.transaction(async (tx) => {
+      // Two replacements at once would each delete only what was committed before it, keeping both lists' rows.
+      await tx.lock({ mirror: [`${name}:${account}`] });
       await tx.run(`DELETE FROM ${def.name} WHERE account = ?`, [account]);
       await tx.write(def, uniqueByKey(def, rows), 'replace');
     });

@@ -52,7 +52,29 @@ export interface SqlExecutor {
    * as a generic 200 rows and scans the whole table to hash-join it).
    */
   whereIn(column: string, values: readonly string[]): { sql: string; params: unknown[] };
+  /**
+   * Holds `keys` (of each scope, LockScope) until the transaction ends: a
+   * write transaction that locks one of the same keys waits for this one,
+   * and one that locks none of them does not. Call it before reading what
+   * the transaction decides on; under PostgreSQL's READ COMMITTED each later
+   * statement then sees what the previous holder committed. Where the
+   * dialect never runs two write transactions at once (SQLite, DuckDB) it
+   * does nothing. Lock all a transaction knows it will decide on in its
+   * first call: keys locked again later cost nothing, and new ones taken
+   * later may meet a deadlock, which the server finds and the transaction
+   * is run again for (transient-retry-driver.ts), after a pause.
+   */
+  lock(keys: LockKeys): Promise<void>;
 }
+
+/**
+ * What the stores lock: an account's crawl bookkeeping (its sync_windows
+ * rows), the sessions a transaction merges or marks missing (by service_id
+ * alone, as the child tables are keyed, whatever the resource or the account
+ * that saw them), a webhook delivery's id, a mirror table of one account.
+ */
+export type LockScope = 'account' | 'session' | 'delivery' | 'mirror';
+export type LockKeys = Partial<Record<LockScope, readonly string[]>>;
 
 /** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */
 export const EACH_CHUNK = 2048;
@@ -61,9 +83,13 @@ export interface SqlDriver {
   readonly dialect: Dialect;
   /**
    * Runs `work` in one write transaction, committed when it resolves and rolled
-   * back when it throws. Write transactions of one target never overlap, even
-   * across processes (SQLite BEGIN IMMEDIATE, a PostgreSQL advisory lock,
-   * DuckDB's single writer), so a read-decide-write inside one is race-free.
+   * back when it throws. On SQLite (BEGIN IMMEDIATE) and DuckDB (a single
+   * writer) write transactions of one target never overlap, even across
+   * processes. On PostgreSQL they do, so that the processes that share a
+   * schema write side by side: a single statement is atomic on its own (an
+   * upsert, a conditional UPDATE, `SET n = n + ?`), but a read-decide-write
+   * across statements is race-free only over the keys it locked first
+   * (`SqlExecutor.lock`), and every writer of those rows must lock them too.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Runs `work` on a consistent read. */

@@ -110,8 +110,10 @@ async function currentVersions(
 /**
  * Sets `missing_since = now` on the sessions of `resource` that `where` (SQL
  * over the session table, with `params`) selects, and versions each of them
- * in session_history, in the caller's transaction. The sessions are read
- * first (the same scan the UPDATE would make, and usually no row), so that
+ * in session_history, in the caller's transaction. The sessions are found
+ * first (the same scan the UPDATE would make, and usually no row), then
+ * locked and read again under `where`, so that a merge committed meanwhile
+ * (one that saw the session, maybe under another account) is not undone and
  * each one's version carries its values. Returns how many were marked.
  */
 export async function markMissingWhere(
@@ -119,11 +121,17 @@ export async function markMissingWhere(
   mark: { resource: Resource; where: string; params: readonly unknown[]; now: string; source: HistorySource },
 ): Promise<number> {
   const def = sessionTable(mark.resource);
+  const where = `missing_since IS NULL AND (${mark.where})`;
+  const candidates = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${where}`, mark.params);
+  if (candidates.length === 0) return 0;
+  const ids = candidates.map((r) => String(r.service_id));
+  await tx.lock({ session: ids });
+  const locked = tx.whereIn('service_id', ids);
   const found = await tx.all(
     `SELECT service_id, account, api_version, result_id, result_final, flag, update_counter, created_at,
        first_seen_at, source
-     FROM ${def.name} WHERE missing_since IS NULL AND (${mark.where})`,
-    mark.params,
+     FROM ${def.name} WHERE ${where} AND ${locked.sql}`,
+    [...mark.params, ...locked.params],
   );
   if (found.length === 0) return 0;
   const sessions: SessionVersions[] = found.map((raw) => {

@@ -40,6 +40,8 @@ export class SqlPageStore implements PageStore {
         sessions.push(...page.batch.sessions);
         rejected.push(...page.batch.rejected);
       }
+      // The windows' checkpoints are read, decided on and written below, and the sessions merged: all in one call.
+      await tx.lock({ account: pages.map((page) => page.key.account), session: sessions.map((s) => s.row.service_id) });
       // One merge for the whole group: sessions are decided in page order, as
       // if committed one by one, but read and written in bulk. Missing
       // detection runs after the group's merge, so a session that a later

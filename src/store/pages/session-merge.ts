@@ -48,9 +48,9 @@ export interface MergeOutcome {
 
 /**
  * Merges sessions into the session tables inside the caller's transaction:
- * reads what is stored for them, decides with the pure merge plan (newer
- * never loses), and writes rows, seen marks, child rows and the sessions'
- * new versions in session_history in bulk.
+ * locks them, reads what is stored for them, decides with the pure merge plan
+ * (newer never loses), and writes rows, seen marks, child rows and the
+ * sessions' new versions in session_history in bulk.
  */
 export async function mergeSessions(
   tx: SqlExecutor,
@@ -59,6 +59,8 @@ export async function mergeSessions(
 ): Promise<MergeOutcome> {
   const previousCounters: MergeOutcome['previousCounters'] = { authentications: new Map(), fingerprints: new Map() };
   if (sessions.length === 0) return { outcomes: [], previousCounters };
+  // Before the read: another account's token may see the same sessions, and its merge waits until this one ends.
+  await tx.lock({ session: sessions.map((s) => s.row.service_id) });
   const stored: StoredSessions = {
     authentications: await readStored(tx, 'authentications', sessions),
     fingerprints: await readStored(tx, 'fingerprints', sessions),
@@ -199,8 +201,8 @@ async function readStored(
 /**
  * Rows of sessions that were not stored are inserted without conflict
  * handling (the read that proved them absent ran in this transaction, under
- * the write lock), which is the fast path of every dialect; only replaced
- * sessions pay for the upsert.
+ * their lock, which every writer of a session row takes), which is the fast
+ * path of every dialect; only replaced sessions pay for the upsert.
  */
 async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): Promise<void> {
   const fresh = new Set<string>();

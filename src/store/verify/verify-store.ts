@@ -107,6 +107,8 @@ export class SqlVerifyStore implements VerifyStore {
     return this.#driver.transaction(async (tx) => {
       let repaired = 0;
       if (repair !== undefined) {
+        // The sessions repaired and those the service no longer returned, in one call (SqlExecutor.lock).
+        await tx.lock({ session: [...repair.sessions.map((s) => s.row.service_id), ...repair.notReturned] });
         const { outcomes } = await mergeSessions(tx, repair.sessions, { rewrite: repair.rewrite, source: 'verify' });
         const counts = countOutcomes(outcomes);
         // A stale outcome lost to a newer stored row (a webhook meanwhile): right as it is, not repaired.

@@ -79,6 +79,7 @@ export class SqlWindowStore implements WindowStore {
 
   async splitWindow(key: WindowKey, keepFrom: number, parts: readonly WindowSpec[], now: string): Promise<void> {
     await this.#driver.transaction(async (tx) => {
+      await tx.lock({ account: [key.account] });
       const window = await readWindow(tx, key);
       if (keepFrom <= window.windowStart || keepFrom >= window.windowEnd) {
         throw new Error(
@@ -129,6 +130,8 @@ export class SqlWindowStore implements WindowStore {
     }
     const clause = where.join(' AND ');
     return this.#driver.transaction(async (tx) => {
+      // The count and the update see the same rows.
+      await tx.lock({ account: [scope.account] });
       const [row] = await tx.all(
         `SELECT COUNT(*) AS windows, SUM(CASE WHEN status = 'sealed' THEN 1 ELSE 0 END) AS sealed, ` +
           `MIN(window_start) AS range_from, MAX(window_end) AS range_to
@@ -192,9 +195,10 @@ export async function markWindowIn(
 }
 
 /**
- * Advances one window's checkpoint inside the caller's transaction; when the
- * pass completes, marks the sessions of its range it did not see missing and
- * returns how many.
+ * Advances one window's checkpoint inside the caller's transaction, which
+ * holds the window's account lock (the window is read, then written); when
+ * the pass completes, marks the sessions of its range it did not see missing
+ * and returns how many.
  */
 export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
   if (!advance.done) {

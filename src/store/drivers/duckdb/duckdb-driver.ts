@@ -390,5 +390,7 @@ export class DuckdbDriver implements SqlDriver {
       sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
       params: [JSON.stringify(values)],
     }),
+    // One process holds the file and runs one transaction at a time: nothing to wait for.
+    lock: () => Promise.resolve(),
   };
 }

@@ -8,6 +8,7 @@ import { normalizeIso } from '../../../normalize/time.js';
 import { sqlType } from '../../../schema/column-sql-type.js';
 import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
+import { AdvisoryLocks } from './advisory-locks.js';
 
 export interface PostgresDriverOptions {
   /** Connection string without ivsync's own `schema` parameter. */
@@ -124,12 +125,9 @@ export class PostgresDriver implements SqlDriver {
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#knex.transaction(async (trx) => {
-      // Write transactions of one schema run one at a time, across processes
-      // too: a merge reads the stored rows, decides in TypeScript, then writes.
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(current_schema()))');
-      return work(executor(trx));
-    });
+    // Write transactions run side by side, across processes too; a store
+    // locks the keys it reads, decides on and writes (advisory-locks.ts).
+    return this.#knex.transaction((trx) => work(executor(trx)));
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -142,6 +140,7 @@ export class PostgresDriver implements SqlDriver {
 }
 
 function executor(trx: Knex.Transaction): SqlExecutor {
+  const locks = new AdvisoryLocks(trx);
   return {
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
@@ -171,6 +170,7 @@ function executor(trx: Knex.Transaction): SqlExecutor {
     write: async (table, rows, onConflict) => {
       await writeRows(trx, table, rows, onConflict);
     },
+    lock: (keys) => locks.lock(keys),
   };
 }
 

@@ -358,6 +358,8 @@ export class SqliteDriver implements SqlDriver {
         this.#write(db, table, rows, onConflict);
         return Promise.resolve();
       },
+      // BEGIN IMMEDIATE: no other write transaction runs meanwhile, in any process.
+      lock: () => Promise.resolve(),
     };
   }
 }
