@@ -155,6 +155,9 @@ export interface SessionStore {
    * not missing.
    */
   nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array>;
+
+  /** How many of an account's stored sessions are not final and not missing. */
+  nonFinalCount(account: string, resource: Resource): Promise<number>;
 }
 
 /** `session_refresh`: what the refresh policy reads and writes. */

@@ -75,6 +75,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     mergeBatch: (b) => sessions.mergeBatch(b),
     markMissing: (a, r, ids, at) => sessions.markMissing(a, r, ids, at),
     nonFinalEpochs: (a, r) => sessions.nonFinalEpochs(a, r),
+    nonFinalCount: (a, r) => sessions.nonFinalCount(a, r),
     refreshCandidates: (a, r, visit) => refresh.refreshCandidates(a, r, visit),
     observedDigests: (r, ids) => refresh.observedDigests(r, ids),
     recordRefreshChecks: (a, r, checks, at) => refresh.recordRefreshChecks(a, r, checks, at),

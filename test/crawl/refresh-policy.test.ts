@@ -8,7 +8,7 @@ import {
   tierOf,
   type RefreshPolicy,
 } from '../../src/crawl/refresh/refresh-policy.js';
-import { refreshBudget, webhookStreamState } from '../../src/crawl/refresh/refresh-settings.js';
+import { refreshBudget, refreshParts, webhookStreamState, WHOLE } from '../../src/crawl/refresh/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 
@@ -405,34 +405,49 @@ describe('refreshBudget', () => {
     {
       name: 'a tenth of what the bucket allows between two runs',
       settings: share,
-      run: { rate: 10, resources: 1, passRequests: 0 },
+      run: { rate: 10, part: WHOLE, passRequests: 0 },
       budget: 300,
     },
     {
       name: 'less what the pass spent',
       settings: share,
-      run: { rate: 10, resources: 1, passRequests: 110 },
+      run: { rate: 10, part: WHOLE, passRequests: 110 },
       budget: 190,
     },
     {
-      name: 'split over the resources',
+      name: 'a part of it for one resource',
       settings: share,
-      run: { rate: 10, resources: 2, passRequests: 10 },
+      run: { rate: 10, part: { from: 0, to: 0.5 }, passRequests: 10 },
       budget: 140,
     },
     {
       name: 'nothing when the pass spent it all',
       settings: share,
-      run: { rate: 10, resources: 1, passRequests: 400 },
+      run: { rate: 10, part: WHOLE, passRequests: 400 },
       budget: 0,
     },
     {
       name: 'set in requests: the refresh budget itself, only split',
       settings: { ...share, maxRequestsPerRun: 600 },
-      run: { rate: 10, resources: 2, passRequests: 400 },
+      run: { rate: 10, part: { from: 0.5, to: 1 }, passRequests: 400 },
       budget: 300,
     },
   ])('$name', ({ settings, run, budget }) => {
     expect(refreshBudget(settings, run)).toBe(budget);
+  });
+
+  it('splits an account budget over its resources by their non-final sessions, none left out', () => {
+    const requests = (max: number, nonFinal: number[]) =>
+      refreshParts(nonFinal).map((part) =>
+        refreshBudget({ ...share, maxRequestsPerRun: max }, { rate: 10, part, passRequests: 0 }),
+      );
+    expect(requests(8, [0, 0])).toEqual([4, 4]);
+    expect(requests(10, [69, 29])).toEqual([7, 3]);
+    // Whole requests that add up to the budget, whatever the fractions.
+    expect(requests(8, [69, 29])).toEqual([5, 3]);
+    expect(requests(7, [1, 1, 1])).toEqual([2, 2, 3]);
+    // A resource with none is not left out: a budget set in requests gives each resource one at least.
+    expect(requests(300, [0, 998])).toEqual([1, 300]);
+    expect(refreshParts([5])).toEqual([WHOLE]);
   });
 });

@@ -43,8 +43,6 @@ export interface CrawlContext extends CrawlDeps {
   tally: RequestTally;
   /** The run's id in `sync_runs`: its page commits raise its counts there. @default none */
   runId?: string | undefined;
-  /** Resources the run syncs per account: they share the account's refresh budget. @default 1 */
-  resourcesInRun?: number | undefined;
 }
 
 /** One account as the crawl sees it: a name and a client bound to its token and bucket. */

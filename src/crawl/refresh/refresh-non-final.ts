@@ -9,7 +9,13 @@ import { Crawler } from '../engine/crawler.js';
 import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
 import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
-import { DEFAULT_REFRESH_SETTINGS, refreshBudget, webhooksHealthy } from './refresh-settings.js';
+import {
+  DEFAULT_REFRESH_SETTINGS,
+  refreshBudget,
+  webhooksHealthy,
+  WHOLE,
+  type RefreshPart,
+} from './refresh-settings.js';
 
 export interface RefreshOutcome {
   /** Requests the refresh was allowed (see `refreshBudget`). */
@@ -52,6 +58,8 @@ export async function refreshNonFinal(
   passed: ReadonlyArray<readonly [number, number]>,
   passRequests: number,
   now: number,
+  /** The resource's part of the account's budget (refreshParts); the whole of it when alone. */
+  part: RefreshPart = WHOLE,
 ): Promise<RefreshOutcome> {
   const { sink } = ctx;
   const settings = ctx.refresh ?? DEFAULT_REFRESH_SETTINGS;
@@ -62,14 +70,10 @@ export async function refreshNonFinal(
     hotSeconds: settings.hotSeconds,
     runSeconds,
     maxIntervalSeconds: settings.maxIntervalSeconds,
-    // The budget is the account's: its resources refresh side by side, each on an even share.
+    // The budget is the account's: its resources refresh side by side, each on its part.
     maxRequests: refreshBudget(
       { ...settings, runSeconds },
-      {
-        rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate,
-        resources: ctx.resourcesInRun ?? 1,
-        passRequests,
-      },
+      { rate: account.bucket ? 1000 / account.bucket.spacingMs : settings.rate, part, passRequests },
     ),
     webhooksHealthy: webhooksHealthy(
       settings.webhooks,

@@ -23,20 +23,57 @@ const DEFAULT_RUN_SECONDS = 300;
 
 /**
  * The requests the refresh of one account and resource may spend in a run:
- * the account's share of what its token allows between two scheduled runs,
- * split evenly over the resources it syncs, less what the resource's pass
- * already spent, so that a run as a whole stays within the share whatever
- * the history's size. A budget set in requests (`maxRequestsPerRun`) is the
- * refresh's own and is only split.
+ * the resource's part (`part`, see refreshParts) of the account's share of
+ * what its token allows between two scheduled runs, less what the resource's
+ * pass already spent, so that a run as a whole stays within the share
+ * whatever the history's size. A budget set in requests (`maxRequestsPerRun`)
+ * is the refresh's own and is only split.
  */
 export function refreshBudget(
   settings: Pick<RefreshSettings, 'budgetShare' | 'maxRequestsPerRun' | 'runSeconds'>,
-  run: { rate: number; resources: number; passRequests: number },
+  run: { rate: number; part: RefreshPart; passRequests: number },
 ): number {
-  const resources = Math.max(1, run.resources);
-  if (settings.maxRequestsPerRun !== undefined) return Math.max(1, Math.floor(settings.maxRequestsPerRun / resources));
-  const share = Math.floor((settings.budgetShare * run.rate * settings.runSeconds) / resources);
+  if (settings.maxRequestsPerRun !== undefined) return Math.max(1, partOf(settings.maxRequestsPerRun, run.part));
+  const share = partOf(settings.budgetShare * run.rate * settings.runSeconds, run.part);
   return Math.max(0, share - run.passRequests);
+}
+
+/**
+ * A resource's part of the account's budget: where it starts and ends in the
+ * budget, as fractions (refreshParts), so that the whole requests of the
+ * parts add up to the budget's.
+ */
+export interface RefreshPart {
+  from: number;
+  to: number;
+}
+
+/** The whole requests of `part` of `total`: the parts of one budget add up to its whole requests. */
+function partOf(total: number, part: RefreshPart): number {
+  const at = (f: number) => Math.floor(total * Math.min(1, Math.max(0, f)) + 1e-9);
+  return at(part.to) - at(part.from);
+}
+
+/** The whole budget, for a refresh of one resource alone. */
+export const WHOLE: RefreshPart = Object.freeze({ from: 0, to: 1 });
+
+/**
+ * How an account's refresh budget is split over the resources a run syncs:
+ * in proportion to their non-final sessions (one more each, so that none is
+ * left out), so that each resource's sessions come round as often. An even
+ * split left a million sessions' authentications (seven in ten) a day behind
+ * while their fingerprints were checked three times over.
+ */
+export function refreshParts(nonFinal: readonly number[]): RefreshPart[] {
+  const weights = nonFinal.map((n) => Math.max(0, n) + 1);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let from = 0;
+  return weights.map((w, i) => {
+    const to = i === weights.length - 1 ? 1 : from + w / total;
+    const part = { from, to };
+    from = to;
+    return part;
+  });
 }
 
 /** Settings from the config's refresh members, the schedule's gap and the account rate. */

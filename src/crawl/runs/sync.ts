@@ -7,6 +7,7 @@ import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { CrawlOutcome } from '../engine/crawler.js';
 import { planIncremental, planSeal } from '../engine/planner.js';
 import { NO_REFRESH, refreshNonFinal, type RefreshOutcome } from '../refresh/refresh-non-final.js';
+import { refreshParts, type RefreshPart } from '../refresh/refresh-settings.js';
 import { claimTasks } from '../engine/window-claims.js';
 import { checkWindowCount } from '../../config/interval.js';
 import { missingWindows } from '../engine/windows.js';
@@ -34,11 +35,13 @@ export interface SyncOutcome {
  * the cheaper way, and seals windows that can no longer change.
  */
 export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
-  const shared = { ...ctx, resourcesInRun: options.resources.length };
-  const runs = ctx.accounts.flatMap((account) =>
-    options.resources.map((resource) => syncOne(shared, account, resource, options)),
-  );
-  return Promise.all(runs);
+  const runs = ctx.accounts.map(async (account) => {
+    // The account's refresh budget, split over its resources by their non-final sessions.
+    const nonFinal = await Promise.all(options.resources.map((r) => ctx.sink.nonFinalCount(account.name, r)));
+    const parts = refreshParts(nonFinal);
+    return Promise.all(options.resources.map((resource, i) => syncOne(ctx, account, resource, options, parts[i]!)));
+  });
+  return (await Promise.all(runs)).flat();
 }
 
 async function syncOne(
@@ -46,6 +49,7 @@ async function syncOne(
   account: CrawlAccount,
   resource: ResourceName,
   options: SyncOptions,
+  refreshPart: RefreshPart,
 ): Promise<SyncOutcome> {
   const { sink } = ctx;
   const now = ctx.clock() / 1000;
@@ -78,7 +82,7 @@ async function syncOne(
   }
 
   const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
-  const refresh = await refreshNonFinal(ctx, account, resource, passed, incremental.pages, now);
+  const refresh = await refreshNonFinal(ctx, account, resource, passed, incremental.pages, now, refreshPart);
 
   let sealed = 0;
   if (!ctx.signal.aborted) {

@@ -35,6 +35,14 @@ export class SqlSessionStore implements SessionStore {
     return this.#driver.transaction((tx) => markMissingIn(tx, { account, resource, serviceIds, now, source: 'get' }));
   }
 
+  async nonFinalCount(account: string, resource: Resource): Promise<number> {
+    const def = sessionTable(resource);
+    const sql =
+      `SELECT COUNT(*) AS n FROM ${def.name} ` + 'WHERE account = ? AND NOT result_final AND missing_since IS NULL';
+    const rows = await this.#driver.read((tx) => tx.all(sql, [account]));
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
     const def = sessionTable(resource);
     const epochs: number[] = [];
