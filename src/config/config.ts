@@ -123,7 +123,8 @@ export interface RefreshConfig {
   /** Share of the token one sync spends per account (rate × schedule gap); what its pass leaves goes to the refresh. */
   readonly budgetShare: number;
   /**
-   * The refresh's own budget per sync and account in requests (its resources share it evenly); undefined: from
+   * The refresh's own budget per sync and account in requests (its resources share it by their non-final
+   * sessions); undefined: from
    * `budgetShare`.
    */
   readonly maxRequestsPerRun: number | undefined;

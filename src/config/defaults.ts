@@ -158,7 +158,7 @@ export const DEFAULTS = deepFreeze({
     budgetShare: 0.1,
     /**
      * The refresh's own budget in requests per sync and account (its
-     * resources share it evenly), instead of `budgetShare`. Flag
+     * resources share it by their non-final sessions), instead of `budgetShare`. Flag
      * `--refresh-budget`, env `IVS_REFRESH_BUDGET`.
      * @default undefined
      */
