@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -104,6 +104,29 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
          ) s LEFT JOIN session_refresh r ON r.resource = s.resource AND r.service_id = s.service_id`,
       )
       .pluck();
+    // IVS_BENCH_TRACE=FILE: a line of JSON a run (its report, its checks by tier, the sessions never observed since
+    // the first sync) to read where a run's budget went.
+    const traceFile = process.env.IVS_BENCH_TRACE;
+    const first = t;
+    const trace =
+      traceFile === undefined
+        ? undefined
+        : (run: number, at: number, report: object) => {
+            const checks = target
+              .prepare(
+                'SELECT resource, tier, COUNT(*) AS n FROM session_refresh WHERE checked_at = ? GROUP BY resource, tier',
+              )
+              .all(new Date(at).toISOString().replace('Z', '000Z'));
+            const untouched = target
+              .prepare(
+                `SELECT COUNT(*) FROM (SELECT service_id, last_synced_at FROM authentications WHERE NOT result_final
+                 UNION ALL SELECT service_id, last_synced_at FROM fingerprints WHERE NOT result_final)
+                 WHERE last_synced_at <= ?`,
+              )
+              .pluck()
+              .get(new Date(first).toISOString().replace('Z', '000Z'));
+            appendFileSync(traceFile, `${JSON.stringify({ run, report, checks, untouched })}\n`);
+          };
     let checkedAllRuns = 0;
     let worstOldest = 0;
     let lastOldest = 0;
@@ -144,6 +167,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
           outcomes: Array<{ refreshDeferred: number }>;
         };
         requests.push(report.requests);
+        if (trace) trace(run, t, report);
         if (report.outcomes.every((o) => o.refreshDeferred === 0)) checkedAllRuns++;
         const oldest = oldestSeen.get() as string | null;
         lastOldest = oldest === null ? 0 : Math.round(t / 1000 - Date.parse(oldest) / 1000);
@@ -189,7 +213,9 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
     };
   } finally {
     await sim.close();
-    rmSync(dir, { recursive: true, force: true });
+    // IVS_BENCH_KEEP=1 keeps the target to read afterwards.
+    if (process.env.IVS_BENCH_KEEP === '1') process.stderr.write(`target kept: ${db}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

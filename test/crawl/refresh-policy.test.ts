@@ -415,10 +415,16 @@ describe('refreshBudget', () => {
       budget: 190,
     },
     {
-      name: 'a part of it for one resource',
+      name: "a resource's part of what the account's passes left",
       settings: share,
       run: { rate: 10, part: { from: 0, to: 0.5 }, passRequests: 10 },
-      budget: 140,
+      budget: 145,
+    },
+    {
+      name: 'parts that add up to what the passes left',
+      settings: share,
+      run: { rate: 10, part: { from: 0.7, to: 1 }, passRequests: 110 },
+      budget: 57,
     },
     {
       name: 'nothing when the pass spent it all',

@@ -47,8 +47,8 @@ export const NO_REFRESH: RefreshOutcome = Object.freeze({
 
 /**
  * Re-checks the non-final sessions the policy says are due, within the run's
- * refresh budget (what the resource's pass, `passRequests`, left of its
- * share), and records each check (its tier, and a back-off reset when the
+ * refresh budget (its part of what the account's passes, `passRequests`,
+ * left of its share), and records each check (its tier, and a back-off reset when the
  * check saw the session change) in session_refresh.
  */
 export async function refreshNonFinal(
@@ -56,6 +56,7 @@ export async function refreshNonFinal(
   account: CrawlAccount,
   resource: ResourceName,
   passed: ReadonlyArray<readonly [number, number]>,
+  /** Pages the run's passes of every resource of the account sent. */
   passRequests: number,
   now: number,
   /** The resource's part of the account's budget (refreshParts); the whole of it when alone. */

@@ -23,19 +23,20 @@ const DEFAULT_RUN_SECONDS = 300;
 
 /**
  * The requests the refresh of one account and resource may spend in a run:
- * the resource's part (`part`, see refreshParts) of the account's share of
- * what its token allows between two scheduled runs, less what the resource's
- * pass already spent, so that a run as a whole stays within the share
- * whatever the history's size. A budget set in requests (`maxRequestsPerRun`)
- * is the refresh's own and is only split.
+ * the resource's part (`part`, see refreshParts) of what the account's
+ * passes (`passRequests`, all its resources') left of its share of what its
+ * token allows between two scheduled runs, so that a run as a whole stays
+ * within the share whatever the history's size, and a resource whose pass
+ * cost more does not get fewer checks for it. A budget set in requests
+ * (`maxRequestsPerRun`) is the refresh's own and is only split.
  */
 export function refreshBudget(
   settings: Pick<RefreshSettings, 'budgetShare' | 'maxRequestsPerRun' | 'runSeconds'>,
   run: { rate: number; part: RefreshPart; passRequests: number },
 ): number {
   if (settings.maxRequestsPerRun !== undefined) return Math.max(1, partOf(settings.maxRequestsPerRun, run.part));
-  const share = partOf(settings.budgetShare * run.rate * settings.runSeconds, run.part);
-  return Math.max(0, share - run.passRequests);
+  const share = settings.budgetShare * run.rate * settings.runSeconds;
+  return partOf(Math.max(0, share - run.passRequests), run.part);
 }
 
 /**
@@ -58,8 +59,8 @@ function partOf(total: number, part: RefreshPart): number {
 export const WHOLE: RefreshPart = Object.freeze({ from: 0, to: 1 });
 
 /**
- * How an account's refresh budget is split over the resources a run syncs:
- * in proportion to their non-final sessions (one more each, so that none is
+ * How an account's refresh budget (what its passes left) is split over the
+ * resources a run syncs: in proportion to their non-final sessions (one more each, so that none is
  * left out), so that each resource's sessions come round as often. An even
  * split left a million sessions' authentications (seven in ten) a day behind
  * while their fingerprints were checked three times over.

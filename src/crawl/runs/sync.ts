@@ -32,25 +32,40 @@ export interface SyncOutcome {
 /**
  * Incremental sync of every account and resource: pages from the high-water
  * mark minus the overlap to now, refreshes sessions whose result is not final
- * the cheaper way, and seals windows that can no longer change.
+ * the cheaper way, and seals windows that can no longer change. An account's
+ * resources page side by side; what their passes leave of the account's
+ * budget is then split over their refreshes by their non-final sessions, so
+ * that each resource's sessions come round as often whatever its pass cost.
  */
 export async function sync(ctx: CrawlContext, options: SyncOptions): Promise<SyncOutcome[]> {
   const runs = ctx.accounts.map(async (account) => {
-    // The account's refresh budget, split over its resources by their non-final sessions.
     const nonFinal = await Promise.all(options.resources.map((r) => ctx.sink.nonFinalCount(account.name, r)));
     const parts = refreshParts(nonFinal);
-    return Promise.all(options.resources.map((resource, i) => syncOne(ctx, account, resource, options, parts[i]!)));
+    const passes = await Promise.all(options.resources.map((resource) => passOne(ctx, account, resource, options)));
+    const passPages = passes.reduce((sum, p) => sum + p.incremental.pages, 0);
+    return Promise.all(passes.map((pass, i) => finishOne(ctx, account, pass, passPages, parts[i]!)));
   });
   return (await Promise.all(runs)).flat();
 }
 
-async function syncOne(
+/** What a resource's incremental pass did, for its refresh and sealing. */
+interface Pass {
+  resource: ResourceName;
+  /** The run's time, epoch seconds: the pass's end and the refresh's now. */
+  now: number;
+  from: number;
+  incremental: CrawlOutcome;
+  /** The ranges the pass paged: the sessions in them were just seen. */
+  passed: Array<[number, number]>;
+}
+
+/** The incremental pass of one resource: from the mark minus the overlap (or --since) to now. */
+async function passOne(
   ctx: CrawlContext,
   account: CrawlAccount,
   resource: ResourceName,
   options: SyncOptions,
-  refreshPart: RefreshPart,
-): Promise<SyncOutcome> {
+): Promise<Pass> {
   const { sink } = ctx;
   const now = ctx.clock() / 1000;
   const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
@@ -77,15 +92,28 @@ async function syncOne(
   // A window another run of this process pages (the daemon's background backfill) is left to it.
   const tasks = claimTasks(ctx.claims, ctx.runId, planIncremental(await sink.listWindows(scope), from, now));
   const incremental = await new Crawler(ctx, account, PRIORITY.incremental).run(tasks.map((t) => ({ ...t, resource })));
-  if (incremental.interrupted) {
-    return { account: account.name, resource, from, to: now, incremental, refresh: NO_REFRESH, sealed: 0 };
-  }
-
   const passed = tasks.map((t): [number, number] => [t.passFrom, t.passTo]);
-  const refresh = await refreshNonFinal(ctx, account, resource, passed, incremental.pages, now, refreshPart);
+  return { resource, now, from, incremental, passed };
+}
+
+/** A resource's refresh, on its part of what the account's passes (`passPages`) left, then its sealing. */
+async function finishOne(
+  ctx: CrawlContext,
+  account: CrawlAccount,
+  pass: Pass,
+  passPages: number,
+  refreshPart: RefreshPart,
+): Promise<SyncOutcome> {
+  const { sink } = ctx;
+  const { resource, now, from, incremental, passed } = pass;
+  const outcome = { account: account.name, resource, from, to: now, incremental };
+  if (incremental.interrupted) return { ...outcome, refresh: NO_REFRESH, sealed: 0 };
+
+  const refresh = await refreshNonFinal(ctx, account, resource, passed, passPages, now, refreshPart);
 
   let sealed = 0;
   if (!ctx.signal.aborted) {
+    const scope = { account: account.name, resource, apiVersion: account.client.apiVersion };
     const nonFinal = await sink.nonFinalEpochs(account.name, resource);
     const stamp = toIsoMicros(ctx.clock() / 1000);
     for (const window of planSeal(await sink.listWindows(scope), nonFinal, now, ctx.crawl.overlapSeconds)) {
@@ -93,5 +121,5 @@ async function syncOne(
       sealed++;
     }
   }
-  return { account: account.name, resource, from, to: now, incremental, refresh, sealed };
+  return { ...outcome, refresh, sealed };
 }
