@@ -9,9 +9,17 @@ export interface WaitLimits {
   limitMs?: number;
   /** A process whose end before the condition holds fails the wait at once, with what it wrote to stderr. */
   child?: Child;
-  /** How often `check` is polled. */
+  /**
+   * How often `check` is polled. Unset, the pause starts at 5 ms and doubles up to 100 ms: a condition that holds
+   * soon is seen soon, and a long wait (a daemon's runs) does not spend the suite's CPU opening the target every
+   * few milliseconds.
+   */
   everyMs?: number;
 }
+
+/** The pauses of an unset everyMs. */
+const FIRST_PAUSE_MS = 5;
+const LONGEST_PAUSE_MS = 100;
 
 /**
  * Polls `check` until it returns a value (not undefined or false) and returns
@@ -23,17 +31,17 @@ export async function until<T>(
   limits: number | WaitLimits = {},
   what?: string,
 ): Promise<T> {
-  const { limitMs = 45_000, everyMs = 10, child, ...rest } = typeof limits === 'number' ? { limitMs: limits } : limits;
+  const { limitMs = 45_000, everyMs, child, ...rest } = typeof limits === 'number' ? { limitMs: limits } : limits;
   const named = what ?? rest.what ?? 'condition';
   let ended = false;
   void child?.exited.then(() => (ended = true));
   const end = Date.now() + limitMs;
-  for (;;) {
+  for (let pause = everyMs ?? FIRST_PAUSE_MS; ; pause = everyMs ?? Math.min(pause * 2, LONGEST_PAUSE_MS)) {
     const value = await check();
     if (value !== undefined && value !== false) return value;
     if (ended) throw new Error(`the process ended before ${named}: ${child?.stderr() ?? ''}`);
     if (Date.now() > end) throw new Error(`gave up waiting for ${named}`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
