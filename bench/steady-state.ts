@@ -39,6 +39,12 @@ export interface SteadyStateRun {
    * last.
    */
   worstOldest: number;
+  /**
+   * The run after which every non-final session the first sync stored had been observed again (checked, or seen by
+   * a pass); null if some still had not after the last run. Times the run gap, the longest any of them waited: the
+   * worst oldest check cannot tell that, as it never passes the bench's own length.
+   */
+  roundRuns: number | null;
   lastOldest: number;
   /** Young sessions changed at the service just before a run, and those whose row showed the change after it. */
   changes: number;
@@ -104,27 +110,29 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
          ) s LEFT JOIN session_refresh r ON r.resource = s.resource AND r.service_id = s.service_id`,
       )
       .pluck();
+    // Non-final sessions not observed since the first sync stored them.
+    const firstSyncStamp = new Date(t).toISOString().replace('Z', '000Z');
+    const untouchedSince = target
+      .prepare(
+        `SELECT COUNT(*) FROM (SELECT last_synced_at FROM authentications WHERE NOT result_final
+         UNION ALL SELECT last_synced_at FROM fingerprints WHERE NOT result_final) WHERE last_synced_at <= ?`,
+      )
+      .pluck();
+    let roundRuns: number | null = null;
     // IVS_BENCH_TRACE=FILE: a line of JSON a run (its report, its checks by tier, the sessions never observed since
     // the first sync) to read where a run's budget went.
     const traceFile = process.env.IVS_BENCH_TRACE;
-    const first = t;
     const trace =
       traceFile === undefined
         ? undefined
         : (run: number, at: number, report: object) => {
             const checks = target
               .prepare(
-                'SELECT resource, tier, COUNT(*) AS n FROM session_refresh WHERE checked_at = ? GROUP BY resource, tier',
+                'SELECT resource, tier, COUNT(*) AS n FROM session_refresh WHERE checked_at = ? ' +
+                  'GROUP BY resource, tier',
               )
               .all(new Date(at).toISOString().replace('Z', '000Z'));
-            const untouched = target
-              .prepare(
-                `SELECT COUNT(*) FROM (SELECT service_id, last_synced_at FROM authentications WHERE NOT result_final
-                 UNION ALL SELECT service_id, last_synced_at FROM fingerprints WHERE NOT result_final)
-                 WHERE last_synced_at <= ?`,
-              )
-              .pluck()
-              .get(new Date(first).toISOString().replace('Z', '000Z'));
+            const untouched = untouchedSince.get(firstSyncStamp);
             appendFileSync(traceFile, `${JSON.stringify({ run, report, checks, untouched })}\n`);
           };
     let checkedAllRuns = 0;
@@ -172,6 +180,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
         const oldest = oldestSeen.get() as string | null;
         lastOldest = oldest === null ? 0 : Math.round(t / 1000 - Date.parse(oldest) / 1000);
         worstOldest = Math.max(worstOldest, lastOldest);
+        if (roundRuns === null && untouchedSince.get(firstSyncStamp) === 0) roundRuns = run;
         if (young && flagOf.get(young) === 'review') seen++;
       }
       ({ historyRows, storedVersions, historyBytes, fileBytes } = historyStorage(target));
@@ -202,6 +211,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       tiers,
       checkedAllRuns,
       worstOldest,
+      roundRuns,
       lastOldest,
       changes,
       changesSeenNextRun: seen,
@@ -261,6 +271,7 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       'runs checking all',
       'oldest check, worst run (s)',
       'oldest check, last run (s)',
+      'all re-observed by run',
       'per tier: sessions (oldest check, s)',
       'changes seen next run',
       'history versions (stored)',
@@ -280,6 +291,7 @@ export function steadyStateTable(rows: readonly SteadyStateRun[]): string {
       `${r.checkedAllRuns} of ${r.runs}`,
       r.worstOldest,
       r.lastOldest,
+      r.roundRuns === null ? `not in ${r.runs}` : `${r.roundRuns} (${(r.roundRuns / RUNS_PER_HOUR).toFixed(1)} h)`,
       Object.entries(r.tiers)
         .map(([tier, t]) => `${tier}: ${t.sessions} (${t.oldestCheck ?? '-'})`)
         .join(', '),
