@@ -135,8 +135,8 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   },
   'refresh.budgetShare': {
     text:
-      'Share of the token one sync spends per account (of rate x schedule gap requests): what its pass ' +
-      'leaves\nre-checks non-final sessions, all of them when that fits, else hot ones and then the stalest.',
+      'Share of the token one sync spends per account (of rate x schedule gap requests): what its passes ' +
+      'leave\nre-checks non-final sessions, all of them when that fits, else hot ones and then the stalest.',
     env: 'IVS_REFRESH_BUDGET_SHARE',
   },
   'refresh.maxRequestsPerRun': {
