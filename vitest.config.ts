@@ -7,8 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites start real HTTP servers, child processes and real database files, and spend much of their time
     // waiting on them (a paced bucket, a daemon's schedule, a lease): with four workers on two cores the CPU sat
-    // idle about two fifths of the run. Eight workers ran the whole suite in 200 s where four took 266 s (the same
-    // machine, a benchmark beside it), using the same CPU; twelve took longer again (229 s).
+    // idle about two fifths of the run. On the quiet 2-core machine eight workers ran the suite in 224 s, six in
+    // 249 s, and four in about 282 s (the CI runs before), using about the same CPU.
     pool: 'forks',
     maxWorkers: 8,
     // Each worker runs its files one after another in one process, loading got, knex, zod and the
