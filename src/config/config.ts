@@ -120,7 +120,7 @@ export interface RefreshConfig {
   readonly hotSeconds: number;
   /** Longest back-off of an older non-final session, seconds. */
   readonly maxIntervalSeconds: number;
-  /** Share of the token one sync spends per account (rate × schedule gap); what its passes leave goes to the refresh. */
+  /** Share of the token one sync spends per account (rate × schedule gap); what its passes leave, to the refresh. */
   readonly budgetShare: number;
   /**
    * The refresh's own budget per sync and account in requests (its resources share it by their non-final
