@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './test/long-files-first.js';
 
 export default defineConfig({
   test: {
@@ -15,5 +16,7 @@ export default defineConfig({
     // drivers once instead of once a file: about half the suite's CPU. Tests share no module state
     // (every one opens its own simulator, temp dir and target), so nothing leaks between files.
     isolate: false,
+    // The longest files start first, so that none of them is the run's tail (see test/long-files-first.ts).
+    sequence: { sequencer: LongFilesFirst },
   },
 });
