@@ -8,8 +8,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites start real HTTP servers, child processes and real database files, and spend much of their time
     // waiting on them (a paced bucket, a daemon's schedule, a lease): with four workers on two cores the CPU sat
-    // idle about two fifths of the run. On the quiet 2-core machine eight workers ran the suite in 224 s, six in
-    // 249 s, and four in about 282 s (the CI runs before), using about the same CPU.
+    // idle about two fifths of the run. On the quiet 2-core machine eight workers ran the suite in 224 s with
+    // vitest's record of past durations and six in 249 s; in CI (a fresh clone, no record) eight took 272-274 s
+    // where four took about 282 s, using about the same CPU.
     pool: 'forks',
     maxWorkers: 8,
     // Each worker runs its files one after another in one process, loading got, knex, zod and the

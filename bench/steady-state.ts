@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { toIsoMicros } from '../src/normalize/time.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { cliInProcess as cli } from './in-process-cli.js';
 import { markdownTable } from './markdown-table.js';
@@ -111,7 +112,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
       )
       .pluck();
     // Non-final sessions not observed since the first sync stored them.
-    const firstSyncStamp = new Date(t).toISOString().replace('Z', '000Z');
+    const firstSyncStamp = toIsoMicros(t / 1000);
     const untouchedSince = target
       .prepare(
         `SELECT COUNT(*) FROM (SELECT last_synced_at FROM authentications WHERE NOT result_final
@@ -131,7 +132,7 @@ export async function steadyState(sessions: number, runs: number): Promise<Stead
                 'SELECT resource, tier, COUNT(*) AS n FROM session_refresh WHERE checked_at = ? ' +
                   'GROUP BY resource, tier',
               )
-              .all(new Date(at).toISOString().replace('Z', '000Z'));
+              .all(toIsoMicros(at / 1000));
             const untouched = untouchedSince.get(firstSyncStamp);
             appendFileSync(traceFile, `${JSON.stringify({ run, report, checks, untouched })}\n`);
           };

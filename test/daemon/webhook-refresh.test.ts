@@ -121,6 +121,6 @@ describe('refresh with a healthy webhook stream', () => {
     expect(query(pushed.db, 'SELECT tier, COUNT(*) AS n FROM session_refresh GROUP BY tier')).toEqual([
       { tier: 'backoff', n: expect.any(Number) },
     ]);
-    // Two daemons' worth of runs one after the other: a hang guard above the suite's default.
+    // Two idle-refresh scenes one after the other: a hang guard above the suite's default.
   }, 120_000);
 });
