@@ -156,6 +156,12 @@ export interface SessionStore {
    */
   nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array>;
 
+  /**
+   * The created times (epoch seconds, ascending) of an account's stored sessions created in [from, to) that are not
+   * missing: what paging that range returns, as far as the target knows.
+   */
+  storedEpochs(account: string, resource: Resource, from: number, to: number): Promise<Float64Array>;
+
   /** How many of an account's stored sessions are not final and not missing. */
   nonFinalCount(account: string, resource: Resource): Promise<number>;
 }

@@ -76,6 +76,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     markMissing: (a, r, ids, at) => sessions.markMissing(a, r, ids, at),
     nonFinalEpochs: (a, r) => sessions.nonFinalEpochs(a, r),
     nonFinalCount: (a, r) => sessions.nonFinalCount(a, r),
+    storedEpochs: (a, r, from, to) => sessions.storedEpochs(a, r, from, to),
     refreshCandidates: (a, r, visit) => refresh.refreshCandidates(a, r, visit),
     observedDigests: (r, ids) => refresh.observedDigests(r, ids),
     recordRefreshChecks: (a, r, checks, at) => refresh.recordRefreshChecks(a, r, checks, at),

@@ -4,7 +4,9 @@ import {
   dueStaleness,
   intervalInEffect,
   nextInterval,
+  planCounted,
   planRefresh,
+  RefreshPlanner,
   tierOf,
   type RefreshPolicy,
 } from '../../src/crawl/refresh/refresh-policy.js';
@@ -348,6 +350,48 @@ describe('planRefresh', () => {
       worst = Math.max(worst, ...[...state.values()].map((x) => now - (x.checkedAt ?? x.seenAt!)));
     }
     expect(worst).toBeLessThanOrEqual(8 * 100);
+  });
+  it("counts a part's pages from the stored sessions where the last pass's density is wrong for it", async () => {
+    // A history that starts late in its first window: 1,000 sessions in its last 100 s, a density of 1 a second
+    // over the window's 1,000. Ten due sessions in those 100 s: the estimate is 4 pages, the count 40.
+    const late = done(0, 1000, 1000);
+    const stored = Float64Array.from({ length: 1000 }, (_, i) => 900 + i / 10);
+    const due = Array.from({ length: 10 }, (_, i) => c(`d${i}`, 900 + i * 10));
+    const policy = { ...POLICY, maxRequests: 12 };
+    const guessed = planRefresh(due, [late], [], NOW, policy);
+    expect(guessed.repage.map((t) => t.pages)).toEqual([4]);
+    const planner = new RefreshPlanner([late], [], NOW, policy);
+    due.forEach((d) => planner.add(d));
+    const reads: number[] = [];
+    const counted = await planCounted(planner, async (w) => {
+      reads.push(w.windowStart);
+      return stored;
+    });
+    expect(reads).toEqual([0]);
+    // Paging costs more than the GETs now: ten GETs, within the 12.
+    expect([counted.repage, counted.get.length, counted.cost]).toEqual([[], 10, 10]);
+    // Room for some of a dear part: the budget holds, and the stalest first.
+    const tight = new RefreshPlanner([late], [], NOW, { ...policy, maxRequests: 5 });
+    due.forEach((d) => tight.add(d));
+    const plan = await planCounted(tight, async () => stored);
+    expect(plan.cost).toBeLessThanOrEqual(5);
+    expect(plan.checked.size).toBeGreaterThanOrEqual(5);
+  });
+  it('pages only windows it has counted once the rounds are over', async () => {
+    // Each read finds a window four times as full as its last pass said: every round's plan reaches new windows.
+    const windows = Array.from({ length: 8 }, (_, i) => done(i * 100, (i + 1) * 100, 100));
+    const due = windows.flatMap((w) => spread(10, w.windowStart, w.windowStart + 99));
+    const planner = new RefreshPlanner(windows, [], NOW, { ...POLICY, maxRequests: 24 });
+    due.forEach((d) => planner.add(d));
+    let reads = 0;
+    const plan = await planCounted(planner, async (w) => {
+      reads++;
+      return Float64Array.from({ length: 400 }, (_, i) => w.windowStart + i / 4);
+    });
+    expect(plan.repage.every((t) => planner.knows(t.window))).toBe(true);
+    expect(plan.cost).toBeLessThanOrEqual(24);
+    expect(plan.cost).toBe(plan.get.length + plan.repage.reduce((n, t) => n + t.pages, 0));
+    expect(reads).toBeLessThanOrEqual(windows.length);
   });
   it('a young session the healthy webhook stream delivered waits for its back-off', () => {
     const delivered = c('d', NOW - 10, {

@@ -8,7 +8,7 @@ import type { RefreshCheck } from '../../store/sink.js';
 import { Crawler } from '../engine/crawler.js';
 import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
-import { nextInterval, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
+import { nextInterval, planCounted, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
 import {
   DEFAULT_REFRESH_SETTINGS,
   refreshBudget,
@@ -84,7 +84,7 @@ export async function refreshNonFinal(
   };
   const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
   await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
-  const plan = planner.plan();
+  const plan = await planCounted(planner, (w) => sink.storedEpochs(account.name, resource, w.windowStart, w.windowEnd));
   ctx.onEvent?.({
     type: 'refresh',
     account: account.name,
@@ -102,7 +102,9 @@ export async function refreshNonFinal(
 
   // Its own count of what it sends, part of the run's: a plan's pages are an estimate, and attempts are retried.
   const tally: RequestTally = { requests: 0, within: ctx.tally };
-  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map((t) => ({ ...t, resource }));
+  const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map(
+    ({ window, passFrom, passTo, resume }) => ({ window, passFrom, passTo, resume, resource }),
+  );
   const repaging = new Crawler(ctx, account, PRIORITY.refresh, tally).run(tasks);
 
   let gone = 0;

@@ -1,6 +1,6 @@
 import type { RefreshCandidate, RefreshTier, WindowState } from '../../store/sink.js';
 import type { PassTask } from '../engine/planner.js';
-import { pagesInPart, partPages, partRange } from './repage-range.js';
+import { knownPartPages, pagesInPart, partPages, partRange } from './repage-range.js';
 
 /** How the refresh of non-final sessions spends a run's requests. */
 export interface RefreshPolicy {
@@ -22,8 +22,8 @@ export interface RefreshPolicy {
 }
 
 export interface RefreshPlan {
-  /** Windows to page again in full: cheaper than one GET per due session in them. */
-  repage: PassTask[];
+  /** Parts of windows to page again, cheaper than one GET per due session in them, each with its pages. */
+  repage: Array<PassTask & { pages: number }>;
   /** Sessions to GET one by one. */
   get: string[];
   /**
@@ -213,6 +213,8 @@ export class RefreshPlanner {
   >();
   readonly #due: Due[] = [];
   readonly #seenByPass: string[] = [];
+  /** Created times of the stored sessions of windows read with `know`: their parts' pages are counted, not guessed. */
+  readonly #known = new Map<WindowState, Float64Array>();
 
   constructor(
     windows: readonly WindowState[],
@@ -247,7 +249,29 @@ export class RefreshPlanner {
     }
   }
 
-  plan(): RefreshPlan {
+  /** The created times (ascending) of a window's stored sessions, from which its parts' pages are counted. */
+  know(window: WindowState, epochs: Float64Array): void {
+    this.#known.set(window, epochs);
+  }
+
+  knows(window: WindowState): boolean {
+    return this.#known.has(window);
+  }
+
+  /** What paging [lo, hi] of a window costs: counted when known; else estimated, or (`knownOnly`) not to be paged. */
+  #pages(window: WindowState, lo: number, hi: number, knownOnly: boolean): number {
+    const epochs = this.#known.get(window);
+    if (epochs) return knownPartPages(window, epochs, lo, hi, this.#now);
+    return knownOnly ? Infinity : partPages(window, lo, hi, this.#now);
+  }
+
+  /**
+   * The plan on what is known now. With `knownOnly`, only windows read with
+   * `know` are paged (the rest are GETs), so the plan's cost is what it sends
+   * as far as the target holds what the service does.
+   */
+  plan(options: { knownOnly?: boolean } = {}): RefreshPlan {
+    const knownOnly = options.knownOnly ?? false;
     const { maxRequests } = this.#policy;
     const now = this.#now;
     const due = this.#due.sort(byUrgency);
@@ -265,7 +289,7 @@ export class RefreshPlanner {
         const before = chosen.get(w) ?? { lo: epoch, hi: epoch, pages: null };
         const lo = Math.min(before.lo, epoch);
         const hi = Math.max(before.hi, epoch);
-        const pages = partPages(w, lo, hi, now);
+        const pages = this.#pages(w, lo, hi, knownOnly);
         // Paging the part again replaces its GETs once they would cost more than its pages.
         const paged = before.pages !== null || ids.length + 1 > pages;
         if (paged) extra = pages - (before.pages ?? ids.length);
@@ -290,13 +314,13 @@ export class RefreshPlanner {
         checked.set(d.candidate.serviceId, { tier: d.tier, interval: d.interval });
       }
     }
-    const repage: PassTask[] = [];
+    const repage: Array<PassTask & { pages: number }> = [];
     for (const [w, part] of chosen) {
       if (part.pages === null) continue;
       const [passFrom, passTo] = pagesInPart(w)
         ? partRange(w, part.lo, part.hi, now)
         : [w.windowStart, Math.min(w.windowEnd, Math.ceil(now))];
-      repage.push({ window: w, passFrom, passTo, resume: false });
+      repage.push({ window: w, passFrom, passTo, resume: false, pages: part.pages });
       for (const s of this.#inWindow.get(w) ?? [])
         if (s.epoch >= passFrom && s.epoch < passTo) checked.set(s.serviceId, { tier: s.tier, interval: s.interval });
     }
@@ -325,4 +349,27 @@ export function planRefresh(
   const planner = new RefreshPlanner(windows, alreadyPassed, now, policy);
   for (const candidate of candidates) planner.add(candidate);
   return planner.plan();
+}
+
+/** Rounds of reading windows before a plan pages only those it has read. */
+const KNOWN_ROUNDS = 3;
+
+/**
+ * The plan whose repaged parts are counted from the sessions the target
+ * stores in their windows (`read`), not estimated: so a run sends at most
+ * its budget. Each round reads the windows the last plan repages without
+ * knowing them and plans again (a part counted dearer than its estimate
+ * leaves room for fewer; one counted cheaper, for more); a window is read
+ * once. After a few rounds, only windows already read are paged.
+ */
+export async function planCounted(
+  planner: RefreshPlanner,
+  read: (window: WindowState) => Promise<Float64Array>,
+): Promise<RefreshPlan> {
+  for (let round = 0; ; round++) {
+    const plan = planner.plan({ knownOnly: round === KNOWN_ROUNDS });
+    const unknown = plan.repage.filter((t) => !planner.knows(t.window));
+    if (unknown.length === 0) return plan;
+    for (const t of unknown) planner.know(t.window, await read(t.window));
+  }
 }

@@ -4,9 +4,10 @@ import type { WindowState } from '../../store/sink.js';
 /**
  * What paging part of a window again costs, in requests. A refresh that
  * needs the sessions of a day inside a week's window pages that day, not the
- * week: the range runs from the first due session to just past the last, and
- * its pages are estimated from the items the window's last pass saw over the
- * range it covered.
+ * week: the range runs from the first due session to just past the last. Its
+ * pages are counted from the window's stored sessions when the planner has
+ * read them (`knownPartPages`), else estimated from the items the window's
+ * last pass saw over the range it covered (`partPages`).
  */
 
 /** Items per second of created time in the window, from its last pass; null when that pass saw nothing to go by. */
@@ -60,4 +61,38 @@ export function partPages(window: WindowState, lo: number, hi: number, now: numb
   const [from, to] = partRange(window, lo, hi, now);
   const endpoints = hi > lo ? 2 : 1;
   return Math.min(whole, Math.max(1, Math.ceil((density * (to - from) + endpoints) / PAGE_SIZE)));
+}
+
+/** Requests paging a range of `items` sessions takes: a page of 25 each, and one for none. */
+export function pagesFor(items: number): number {
+  return Math.max(1, Math.ceil(items / PAGE_SIZE));
+}
+
+/** How many of the ascending `epochs` fall in [from, to), by binary search. */
+export function countIn(epochs: Float64Array, from: number, to: number): number {
+  const below = (x: number): number => {
+    let lo = 0;
+    let hi = epochs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (epochs[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return to > from ? below(to) - below(from) : 0;
+}
+
+/**
+ * `partPages` counted from the created times of the window's stored
+ * sessions (`epochs`): exact as far as the target holds what the service
+ * does. A history that starts inside a window, or a burst, makes the
+ * window's density wrong for a part of it, and a run sent more than its
+ * budget on that estimate.
+ */
+export function knownPartPages(window: WindowState, epochs: Float64Array, lo: number, hi: number, now: number): number {
+  const [from, to] = pagesInPart(window)
+    ? partRange(window, lo, hi, now)
+    : [window.windowStart, Math.min(window.windowEnd, Math.ceil(now))];
+  return pagesFor(countIn(epochs, from, to));
 }

@@ -44,16 +44,21 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
+    return this.#epochs(resource, 'NOT result_final AND created_epoch IS NOT NULL', [account]);
+  }
+
+  async storedEpochs(account: string, resource: Resource, from: number, to: number): Promise<Float64Array> {
+    return this.#epochs(resource, 'created_epoch >= ? AND created_epoch < ?', [account, from, to]);
+  }
+
+  /** Created times (ascending) of an account's sessions that are not missing and match `where`. */
+  async #epochs(resource: Resource, where: string, params: unknown[]): Promise<Float64Array> {
     const def = sessionTable(resource);
     const epochs: number[] = [];
-    const sql =
-      `SELECT created_epoch FROM ${def.name} WHERE account = ? AND NOT result_final AND missing_since IS NULL ` +
-      `AND created_epoch IS NOT NULL`;
+    const sql = `SELECT created_epoch FROM ${def.name} WHERE account = ? AND missing_since IS NULL AND ${where}`;
     // A number a session, not a row object: at a million sessions a hundred thousand are not final.
     await this.#driver.read((tx) =>
-      tx.each(sql, [account], (rows) =>
-        rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch'))),
-      ),
+      tx.each(sql, params, (rows) => rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch')))),
     );
     return Float64Array.from(epochs).sort();
   }
