@@ -26,3 +26,24 @@ export function writeConfig(dir: string, config: Record<string, unknown> = {}): 
   writeFileSync(path, JSON.stringify({ ...base, ...config }));
   return path;
 }
+
+/**
+ * The environment of a CLI run against `simulatorUrl` into a SQLite file in `dir` (its path: `db`), with a config
+ * file for fast test crawls (`config` over the base) and the client's own rate.
+ */
+export function sqliteCliEnv(
+  simulatorUrl: string,
+  dir: string,
+  config: Record<string, unknown> = {},
+  rate = 5000,
+): { db: string; env: Record<string, string> } {
+  const db = join(dir, 'ivsync.sqlite');
+  const env = {
+    IVS_BASE_URL: simulatorUrl,
+    IVS_API_TOKEN: 'test-token',
+    IVS_DB: `sqlite:${db}`,
+    IVS_CONFIG: writeConfig(dir, config),
+    IVS_RATE: String(rate),
+  };
+  return { db, env };
+}

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runIvsync } from '../helpers/run-cli.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { execute, query } from '../helpers/sqlite-target.js';
-import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { sqliteCliEnv, useTempDir } from '../helpers/temp-dir.js';
 
 const simulator = useSimulators({ sessions: 400, seed: 23, rate: 5_000, burst: 5_000, nonFinalShare: 0.25 });
 const tempDir = useTempDir();
@@ -32,20 +31,11 @@ it(
   async () => {
     const now = Math.floor(Date.now() / 1000);
     const sim = await simulator({ from: now - 365 * DAY, to: now - 60 });
-    const dir = tempDir();
-    const db = join(dir, 'ivsync.sqlite');
     // Daily windows: a part paged again holds few non-final sessions, so most checks are GETs, one a request.
-    const config = writeConfig(dir, {
+    const { db, env } = sqliteCliEnv(sim.url, tempDir(), {
       crawl: { windowSeconds: DAY, overlapSeconds: 3600 },
       refresh: { maxRequestsPerRun: BUDGET },
     });
-    const env = {
-      IVS_BASE_URL: sim.url,
-      IVS_API_TOKEN: 'test-token',
-      IVS_DB: `sqlite:${db}`,
-      IVS_CONFIG: config,
-      IVS_RATE: '5000',
-    };
     let t = now;
     expect(
       (
@@ -95,15 +85,7 @@ it('sends at most its budget where a window holds its sessions in a bunch its la
   const now = Math.floor(Date.now() / 1000);
   const start = now - 30 * DAY;
   const sim = await simulator({ from: start, to: now - 60, sessions: 6000 });
-  const dir = tempDir();
-  const db = join(dir, 'ivsync.sqlite');
-  const env = {
-    IVS_BASE_URL: sim.url,
-    IVS_API_TOKEN: 'test-token',
-    IVS_DB: `sqlite:${db}`,
-    IVS_CONFIG: writeConfig(dir, { refresh: { maxRequestsPerRun: 20 } }),
-    IVS_RATE: '5000',
-  };
+  const { db, env } = sqliteCliEnv(sim.url, tempDir(), { refresh: { maxRequestsPerRun: 20 } });
   // The backfill starts before the history: the window holding the history's first day spans days before it, and its
   // density (its items over all of its span) says a part of that day costs a fraction of its pages.
   const backfill = await runIvsync(['backfill', '--from', String(start - 6 * DAY), '--to', String(now)], env);
