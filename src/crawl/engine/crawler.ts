@@ -32,6 +32,15 @@ export interface CrawlerContext extends Pick<
   runId?: string | undefined;
 }
 
+export interface CrawlerOptions {
+  /**
+   * Whether a stream may hand windows over to a new one, or be cut in two, when the bucket shows room. Each stream
+   * ends in a partial page, so a cut costs a page or so: a crawl whose pages are counted against a budget (a
+   * refresh's parts, sized from the sessions stored in them) only starts the spans it was given. @default true
+   */
+  mayCut?: boolean;
+}
+
 export interface CrawlOutcome {
   passes: number;
   pages: number;
@@ -66,6 +75,7 @@ export class Crawler {
   readonly #density = new ItemDensity();
   readonly #roundTrip: RoundTrip;
   #pool: Span[] = [];
+  readonly #mayCut: boolean;
   #fatal: unknown = undefined;
   #finish: () => void = () => undefined;
   #outcome: CrawlOutcome = { passes: 0, pages: 0, items: 0, written: 0, failed: [], interrupted: false };
@@ -75,8 +85,15 @@ export class Crawler {
    * account's bucket (higher first), counted in `tally`: the run's, or a
    * part of it (`within` the run's) that wants its own count.
    */
-  constructor(ctx: CrawlerContext, account: CrawlAccount, priority: number, tally: RequestTally = ctx.tally) {
+  constructor(
+    ctx: CrawlerContext,
+    account: CrawlAccount,
+    priority: number,
+    tally: RequestTally = ctx.tally,
+    options: CrawlerOptions = {},
+  ) {
     this.#ctx = ctx;
+    this.#mayCut = options.mayCut ?? true;
     this.#account = account;
     this.#call = { priority, tally };
     this.#room = new RoomWatch(account.bucket, ctx.clock);
@@ -289,6 +306,7 @@ export class Crawler {
       this.#start(this.#pool.shift()!);
       return 'grew';
     }
+    if (!this.#mayCut) return 'none';
     for (const stream of only && boundary ? [boundary] : this.#byRest()) {
       const density = this.#density.ofStream(stream);
       const splittable = stream === boundary && density !== null && canSplit(stream, this.#ctx.crawl.splitAfterPages);

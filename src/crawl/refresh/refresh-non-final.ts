@@ -105,7 +105,8 @@ export async function refreshNonFinal(
   const tasks: Array<PassTask & { resource: ResourceName }> = plan.repage.map(
     ({ window, passFrom, passTo, resume }) => ({ window, passFrom, passTo, resume, resource }),
   );
-  const repaging = new Crawler(ctx, account, PRIORITY.refresh, tally).run(tasks);
+  // Its parts as planned, never cut: a cut stream ends in a partial page more than the plan counted.
+  const repaging = new Crawler(ctx, account, PRIORITY.refresh, tally, { mayCut: false }).run(tasks);
 
   let gone = 0;
   const fetched = new Set<string>();
