@@ -1,18 +1,5 @@
-import * as nodeModule from 'node:module';
 import { defineConfig } from 'vitest/config';
 import { LongFilesFirst } from './test/long-files-first.js';
-
-/**
- * Node runs the TypeScript sources itself where it can strip their types: each of the eight workers then loads
- * them with Node's own loader instead of Vite's module runner, which transformed and evaluated every module of
- * src/ once per worker. Summed over a run's files, transform and import took 53 + 100 s, against 73 s of import
- * this way, and the suite's CPU fell from 878 to 777 s (both runs beside the same benchmark, 26 November 2026).
- * test/ts-import.mjs maps the sources' `.js` import paths to their `.ts` files. An older Node keeps Vite's runner.
- */
-// A namespace import: a Node without registerHooks (before 22.15) would refuse a named one.
-const nodeRunsTypeScript =
-  Boolean(process.features.typescript) &&
-  typeof (nodeModule as { registerHooks?: unknown }).registerHooks === 'function';
 
 export default defineConfig({
   test: {
@@ -32,8 +19,5 @@ export default defineConfig({
     isolate: false,
     // The longest files start first, so that none of them is the run's tail (see test/long-files-first.ts).
     sequence: { sequencer: LongFilesFirst },
-    ...(nodeRunsTypeScript
-      ? { execArgv: ['--import', './test/ts-import.mjs'], experimental: { viteModuleRunner: false } }
-      : {}),
   },
 });
