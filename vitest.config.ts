@@ -1,5 +1,27 @@
+import { readFileSync, statfsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { LongFilesFirst } from './test/long-files-first.js';
+
+/**
+ * The tests' temporary files (SQLite and DuckDB targets, exports, configs) go to memory where the machine has
+ * room there: on a disk another process keeps busy, each DuckDB commit's fsync waited on that process's writes,
+ * and the DuckDB upgrade cases passed their 60 s. They are real files on a real file system all the same (a
+ * kill loses what a kill loses on a disk); the disk-full tests mount their own small tmpfs either way.
+ */
+function memoryTmpdir(): string | undefined {
+  try {
+    const fs = statfsSync('/dev/shm');
+    // The package test runs the bin it installs there: a noexec mount would refuse it.
+    const noexec = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .some((line) => line.split(' ')[1] === '/dev/shm' && /(^|,)noexec(,|$)/.test(line.split(' ')[3] ?? ''));
+    return !noexec && fs.bavail * fs.bsize >= 4 * 1024 ** 3 ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const tmpdir = process.env.IVS_TEST_TMPDIR ?? memoryTmpdir();
+if (tmpdir !== undefined) process.env.TMPDIR = tmpdir;
 
 export default defineConfig({
   test: {
