@@ -1,4 +1,5 @@
 import type { WindowState } from '../../store/sink.js';
+import { firstAtOrAfter } from './sorted-epochs.js';
 
 /** One pass to run over (part of) a window. */
 export interface PassTask {
@@ -68,14 +69,8 @@ export function planSeal(
   const cutoff = now - overlapSeconds;
   // Whether any non-final epoch lies in [a, b): the first epoch >= a, by binary search.
   const holdsNonFinal = (a: number, b: number) => {
-    let lo = 0;
-    let hi = epochs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (epochs[mid]! < a) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < epochs.length && epochs[lo]! < b;
+    const at = firstAtOrAfter(epochs, a);
+    return at < epochs.length && epochs[at]! < b;
   };
   return windows.filter(
     (w) =>

@@ -1,5 +1,6 @@
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { WindowState } from '../../store/sink.js';
+import { firstAtOrAfter } from '../engine/sorted-epochs.js';
 
 /**
  * What paging part of a window again costs, in requests. A refresh that
@@ -64,23 +65,13 @@ export function partPages(window: WindowState, lo: number, hi: number, now: numb
 }
 
 /** Requests paging a range of `items` sessions takes: a page of 25 each, and one for none. */
-export function pagesFor(items: number): number {
+function pagesFor(items: number): number {
   return Math.max(1, Math.ceil(items / PAGE_SIZE));
 }
 
 /** How many of the ascending `epochs` fall in [from, to), by binary search. */
 export function countIn(epochs: Float64Array, from: number, to: number): number {
-  const below = (x: number): number => {
-    let lo = 0;
-    let hi = epochs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (epochs[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return to > from ? below(to) - below(from) : 0;
+  return to > from ? firstAtOrAfter(epochs, to) - firstAtOrAfter(epochs, from) : 0;
 }
 
 /**
