@@ -59,5 +59,5 @@ describe.each(TARGETS)('the status snapshot on %s', (_kind, targetOf) => {
         await client.end();
       }
     }
-  }, 60_000);
+  });
 });
