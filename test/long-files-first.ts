@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const LONG_FILES = [
   'test/targets/crawl-suite.test.ts', // 77
-  'test/store/upgrade-every-step.test.ts', // 64
+  'test/store/upgrade-every-step-duckdb.test.ts', // 22 alone, its cases one after another
   'test/export/export.test.ts', // 53
   'test/cli/crash-resume.test.ts', // 71 for its one test
   'test/daemon/two-daemons-postgres.test.ts', // 38
@@ -27,6 +27,7 @@ const LONG_FILES = [
   'test/targets/poison-items.test.ts',
   'test/targets/idle-sync.test.ts',
   'test/daemon/daemon-process.test.ts',
+  'test/store/upgrade-every-step-postgres.test.ts', // 12 alone
 ];
 
 /** vitest's own order (past durations when it has them, else size), but the long files above first, in that order. */

@@ -14,18 +14,15 @@ import { columnsOf, tableChecksums, targetSchema, type TargetSchema } from './ta
  * Every step on every target: a target that ran the first N migrations, as
  * the release of that step left it, is migrated to the latest. Its rows are
  * unchanged, its schema is a new target's, and the next sync goes on from its
- * checkpoints. The cases run one after another: side by side, a DuckDB case
- * waited on the eleven others and its time was the whole dialect's, up to its
- * timeout on a busy machine. The schema of a new target is read once per dialect.
+ * checkpoints. A file per dialect (upgrade-every-step-*.test.ts), its cases
+ * one after another: side by side, a DuckDB case waited on the eleven others
+ * and its time was the whole dialect's, up to its timeout on a busy machine.
+ * The schema of a new target is read once per dialect.
  */
 const DEFAULT_WINDOWS = "SELECT resource, window_start, status, synced_to FROM sync_windows WHERE account = 'default'";
 
-/** One simulator for every case: the syncs only read it. */
+/** The simulator of the file under way (the syncs only read it), started in `describeEveryStep`. */
 let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ ...FIXTURE_WORLD, rate: 5000, burst: 5000 });
-});
-afterAll(() => sim.close());
 
 /** Reads a target's schema and the checksums of its rows, through a sink opened with `options`. */
 async function inspect(url: string, dialect: Dialect, options: OpenSinkOptions, keep?: TargetSchema) {
@@ -107,22 +104,26 @@ async function upgradesAndSyncsOn(dialect: Dialect, count: number, expect: Expec
   }
 }
 
-describe('every migration step', () => {
-  for (const dialect of ['sqlite', 'duckdb', 'postgres'] as const) {
+/** The cases of one dialect: a file each, so that the three run on three of the suite's workers. */
+export function describeEveryStep(dialect: Dialect): void {
+  describe(`every migration step: ${dialect}`, () => {
+    // Hooks here, not at the top of this module: the suite's workers load a module once for all their files.
+    beforeAll(async () => {
+      sim = await startSimulator({ ...FIXTURE_WORLD, rate: 5000, burst: 5000 });
+    });
+    afterAll(() => sim.close());
     if (dialect === 'postgres' && !postgresUp) {
       if (REQUIRE_POSTGRES)
         it('has a reachable Postgres (IVS_REQUIRE_POSTGRES=1)', () => {
           throw new Error(`${postgresProblem}, and IVS_REQUIRE_POSTGRES=1 forbids skipping the postgres target`);
         });
-      continue;
+      return;
     }
-    describe(dialect, () => {
-      // Every step but the last.
-      for (let count = 1; count < MIGRATIONS.length; count += 1) {
-        const step = MIGRATIONS[count - 1]!.name;
-        const name = `a target as of ${step} upgrades, rows kept, ends like a new one, syncs on from its checkpoints`;
-        it(name, ({ expect }) => upgradesAndSyncsOn(dialect, count, expect));
-      }
-    });
-  }
-});
+    // Every step but the last.
+    for (let count = 1; count < MIGRATIONS.length; count += 1) {
+      const step = MIGRATIONS[count - 1]!.name;
+      const name = `a target as of ${step} upgrades, rows kept, ends like a new one, syncs on from its checkpoints`;
+      it(name, ({ expect }) => upgradesAndSyncsOn(dialect, count, expect));
+    }
+  });
+}

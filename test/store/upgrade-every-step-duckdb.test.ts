@@ -1,0 +1,3 @@
+import { describeEveryStep } from './upgrade-every-step.js';
+
+describeEveryStep('duckdb');
