@@ -13,6 +13,8 @@ const WORKER_SOURCE =
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
+// A TRUNCATE that a reader's snapshot holds up fails at once (the WAL is left to the next commit), as on the writer.
+db.pragma('busy_timeout = 0');
 let scheduled = false;
 function checkpoint() {
   scheduled = false;
@@ -24,6 +26,12 @@ parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
     parentPort.close();
+    return;
+  }
+  if (typeof message === 'object' && message.truncate !== undefined) {
+    // The writer waits for this answer before its next write transaction.
+    try { db.pragma('wal_checkpoint(TRUNCATE)'); } catch {}
+    parentPort.postMessage({ truncated: message.truncate });
     return;
   }
   // Commits that arrive during a checkpoint are folded into one more.
@@ -46,11 +54,15 @@ export class BackgroundCheckpointer {
   readonly #worker: Worker;
   #failed: string | null = null;
   #exited = false;
+  /** Truncations asked for and not yet answered, by number. */
+  readonly #truncations = new Map<number, () => void>();
+  #asked = 0;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (message: { error?: string }) => {
+    worker.on('message', (message: { error?: string; truncated?: number }) => {
       if (message.error !== undefined) this.#failed = message.error;
+      if (message.truncated !== undefined) this.#answer(message.truncated);
     });
     worker.on('error', (error) => {
       this.#failed = error.message;
@@ -58,6 +70,8 @@ export class BackgroundCheckpointer {
     worker.on('exit', () => {
       this.#exited = true;
       this.#failed ??= 'the checkpoint worker ended';
+      // A truncation it will never answer: the writer goes on, its WAL left to the next commit.
+      for (const id of [...this.#truncations.keys()]) this.#answer(id);
     });
     // It must never keep the process alive on its own.
     worker.unref();
@@ -76,6 +90,25 @@ export class BackgroundCheckpointer {
     if (this.#failed === null) this.#worker.postMessage('commit');
   }
 
+  /**
+   * Folds the WAL in and empties it (TRUNCATE) on the worker's connection, and resolves when that is done or could
+   * not be; false when the worker has failed, and the caller must do it itself. The caller starts no write
+   * transaction meanwhile: the checkpoint waits for none, and the writer's event loop goes on fetching and
+   * normalizing instead of copying the WAL.
+   */
+  truncate(): Promise<boolean> {
+    if (this.#failed !== null) return Promise.resolve(false);
+    const id = ++this.#asked;
+    const answered = new Promise<boolean>((resolve) => this.#truncations.set(id, () => resolve(true)));
+    this.#worker.postMessage({ truncate: id });
+    return answered;
+  }
+
+  #answer(id: number): void {
+    this.#truncations.get(id)?.();
+    this.#truncations.delete(id);
+  }
+
   /** Closes the worker's connection and waits for the worker to end. */
   async close(): Promise<void> {
     if (this.#exited) return;
@@ -86,22 +119,26 @@ export class BackgroundCheckpointer {
 }
 
 /**
- * Right after a write commit of at least WAL_BOUND_ROWS rows, on the writer's own connection: when the WAL of
- * the database at `path` is past its bound, folds it in and empties it
- * (TRUNCATE), before the next write transaction can add to it. The
- * background worker cannot do this itself: its checkpoint would have to wait
- * for the write lock, and the writer, committing every few milliseconds,
- * takes it back first. The WAL would then grow to SQLite's autocheckpoint (64
- * MiB beside a 7 MiB database), and a disk with room for the data fail.
- * A checkpoint that cannot run (the worker is copying, a reader holds an old
- * snapshot, the disk is full) leaves the WAL to the next commit: the commit
- * stands either way.
+ * Whether a write commit of `rowsWritten` rows left the WAL of the database at `path` past its bound: then it is
+ * folded in and emptied (TRUNCATE) before the next write transaction can add to it, by the worker while the
+ * writer waits (`truncate`), or on the writer's own connection (`truncateWal`). The worker's own checkpoints
+ * cannot bound it: they would have to wait for the write lock, and the writer, committing every few
+ * milliseconds, takes it back first. The WAL would then grow to SQLite's autocheckpoint (64 MiB beside a 7 MiB
+ * database), and a disk with room for the data fail. Only a commit of at least WAL_BOUND_ROWS rows is checked.
  */
-export function boundWal(db: Pick<Database.Database, 'pragma'>, path: string, rowsWritten: number): void {
-  if (rowsWritten < WAL_BOUND_ROWS || !walOverBound(fileSize(`${path}-wal`), fileSize(path))) return;
+export function walPastBound(path: string, rowsWritten: number): boolean {
+  return rowsWritten >= WAL_BOUND_ROWS && walOverBound(fileSize(`${path}-wal`), fileSize(path));
+}
+
+/**
+ * Folds the WAL in and empties it on `db`. A checkpoint that cannot run (a reader holds an old snapshot, the disk
+ * is full) leaves the WAL to the next commit: the commit stands either way, and a full disk fails the next write
+ * with its own error.
+ */
+export function truncateWal(db: Pick<Database.Database, 'pragma'>): void {
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
   } catch {
-    // See above: the next commit tries again, and a full disk fails the next write with its own error.
+    // See above.
   }
 }

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import knexFactory, { type Knex } from 'knex';
 import PQueue from 'p-queue';
-import { BackgroundCheckpointer, boundWal } from './sqlite-checkpointer.js';
+import { BackgroundCheckpointer, truncateWal, walPastBound } from './sqlite-checkpointer.js';
 import { WAL_FLOOR_BYTES } from '../wal-bound.js';
 import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node-support.js';
 import type { TableDef } from '../../../schema/schema.js';
@@ -44,7 +44,7 @@ export interface SqliteDriverOptions {
    * write whole 16 KiB pages to the WAL, and folding it in every 1,024 pages
    * cost them a sixth of their throughput; 4096 pages (64 MiB) bound the WAL
    * file. Bulk commits are folded in by `checkpoint`, sooner, and any commit
-   * that leaves the WAL past a quarter of the database file by `boundWal`.
+   * that leaves the WAL past a quarter of the database file is folded in at once (`walPastBound`).
    * @default 4096
    */
   walAutocheckpointPages?: number;
@@ -230,7 +230,7 @@ export class SqliteDriver implements SqlDriver {
     try {
       const result = await work(this.#executor(db));
       this.#prepare(db, 'COMMIT').run();
-      if (begin === 'BEGIN IMMEDIATE') this.#afterWrite(db);
+      if (begin === 'BEGIN IMMEDIATE') await this.#afterWrite(db);
       return result;
     } catch (error) {
       if (db.inTransaction) this.#prepare(db, 'ROLLBACK').run();
@@ -239,19 +239,24 @@ export class SqliteDriver implements SqlDriver {
   }
 
   /**
-   * After a write commit: a WAL past its bound is emptied at once (see
-   * boundWal); a bulk commit is checkpointed by the worker, started on the
-   * first, when the file surely exists.
+   * After a write commit (still inside the lock, so no write starts meanwhile): a WAL past its bound is emptied
+   * at once (see walPastBound), by the worker where there is one, so that the event loop goes on fetching and
+   * normalizing during the copy; a bulk commit is checkpointed by the worker, started on the first, when the file
+   * surely exists.
    */
-  #afterWrite(db: Database.Database): void {
-    if (this.#path !== null) boundWal(db, this.#path, this.#rowsWritten);
-    if (this.#background === null || this.#rowsWritten < BULK_ROWS) return;
-    try {
-      this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);
-      this.#checkpointer.committed();
-    } catch {
-      // The commit stands either way; SQLite's autocheckpoint goes on folding the WAL in.
-      this.#background = null;
+  async #afterWrite(db: Database.Database): Promise<void> {
+    if (this.#background !== null && this.#rowsWritten >= BULK_ROWS) {
+      try {
+        this.#checkpointer ??= BackgroundCheckpointer.start(this.#background);
+      } catch {
+        // The commit stands either way; SQLite's autocheckpoint goes on folding the WAL in.
+        this.#background = null;
+      }
+    }
+    if (this.#path !== null && walPastBound(this.#path, this.#rowsWritten)) {
+      if (!(await this.#checkpointer?.truncate())) truncateWal(db);
+    } else if (this.#rowsWritten >= BULK_ROWS) {
+      this.#checkpointer?.committed();
     }
   }
 
