@@ -26,17 +26,17 @@ if (tmpdir !== undefined) process.env.TMPDIR = tmpdir;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // A guard against a hang, not a speed target (those are in `npm run bench`): eight workers share two cores,
+    // A guard against a hang, not a speed target (those are in `npm run bench`): five workers share two cores,
     // and the DuckDB disk-full case, 28 s in the suite on a quiet machine, passed 60 s on a busy one.
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Suites start real HTTP servers, child processes and real database files, and spend much of their time
-    // waiting on them (a paced bucket, a daemon's schedule, a lease): with four workers on two cores the CPU sat
-    // idle about two fifths of the run. On the quiet 2-core machine eight workers ran the suite in 224 s with
-    // vitest's record of past durations and six in 249 s; in CI (a fresh clone, no record) eight took 272-274 s
-    // where four took about 282 s, using about the same CPU.
+    // waiting on them (a paced bucket, a daemon's schedule, a lease), so more workers than cores keep the CPU
+    // busy; past that they only compete for it. A fresh clone (no record of past durations), the 2-core machine,
+    // quiet, 27 November 2026: 4 workers ran the suite in 193 s for 279 s of CPU, 5 in 176 s for 277 s, 6 in
+    // 177 s for 289 s, 8 in 212 s for 353 s.
     pool: 'forks',
-    maxWorkers: 8,
+    maxWorkers: 5,
     // Each worker runs its files one after another in one process, loading got, knex, zod and the
     // drivers once instead of once a file: about half the suite's CPU. Tests share no module state
     // (every one opens its own simulator, temp dir and target), so nothing leaks between files.
