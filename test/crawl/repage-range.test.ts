@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partPages, windowItems } from '../../src/crawl/refresh/repage-range.js';
+import { epochReach, knownPartPages, partPages, windowItems } from '../../src/crawl/refresh/repage-range.js';
 import type { WindowState } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
 
@@ -65,5 +65,28 @@ describe('partPages', () => {
     { name: 'nothing seen to go by: one page', window: week(0, 0, 60_480), lo: 0, hi: 604_799, pages: 1 },
   ])('$name', ({ window, lo, hi, pages }) => {
     expect(partPages(window, lo, hi, NOW)).toBe(pages);
+  });
+});
+
+// What a part's request can return: requestRange asks from the second below the part up to its end, both ends
+// included under some reading of the service's range.
+describe('knownPartPages', () => {
+  const window = week(1000, 0, 604_800);
+  /** 25 sessions inside the part [100, 200): a page. */
+  const inside = Array.from({ length: 25 }, (_, i) => 100.5 + i * 2);
+  const pages = (extra: number[]) =>
+    knownPartPages(window, Float64Array.from([...extra, ...inside].sort((a, b) => a - b)), 100, 199.5, NOW);
+
+  it.each([
+    { name: 'its own 25: a page', extra: [], pages: 1 },
+    { name: 'one in the second below it comes back too: two', extra: [99.25], pages: 2 },
+    { name: 'one on its end, which some readings include: two', extra: [200], pages: 2 },
+    { name: 'none of the above: still a page', extra: [98.9, 200.5], pages: 1 },
+  ])('$name', ({ extra, pages: expected }) => {
+    expect(pages(extra)).toBe(expected);
+  });
+
+  it("reads a window's neighbours within a second of it", () => {
+    expect(epochReach(week(0, null, null))).toEqual({ from: -1, to: 604_801 });
   });
 });

@@ -9,3 +9,15 @@ export function firstAtOrAfter(epochs: ArrayLike<number>, x: number): number {
   }
   return lo;
 }
+
+/** The index of the first of the ascending `epochs` after `x` (their length when none is), by binary search. */
+export function firstAfter(epochs: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = epochs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (epochs[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

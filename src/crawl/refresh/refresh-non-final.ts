@@ -9,6 +9,7 @@ import { Crawler } from '../engine/crawler.js';
 import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
 import { nextInterval, planCounted, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
+import { epochReach } from './repage-range.js';
 import {
   DEFAULT_REFRESH_SETTINGS,
   refreshBudget,
@@ -84,7 +85,10 @@ export async function refreshNonFinal(
   };
   const planner = new RefreshPlanner(await sink.listWindows(scope), passed, now, policy);
   await sink.refreshCandidates(account.name, resource, (candidate) => planner.add(candidate));
-  const plan = await planCounted(planner, (w) => sink.storedEpochs(account.name, resource, w.windowStart, w.windowEnd));
+  const plan = await planCounted(planner, (w) => {
+    const { from, to } = epochReach(w);
+    return sink.storedEpochs(account.name, resource, from, to);
+  });
   ctx.onEvent?.({
     type: 'refresh',
     account: account.name,

@@ -1,6 +1,7 @@
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { WindowState } from '../../store/sink.js';
-import { firstAtOrAfter } from '../engine/sorted-epochs.js';
+import { firstAfter, firstAtOrAfter } from '../engine/sorted-epochs.js';
+import { requestRange } from '../engine/windows.js';
 
 /**
  * What paging part of a window again costs, in requests. A refresh that
@@ -69,21 +70,33 @@ function pagesFor(items: number): number {
   return Math.max(1, Math.ceil(items / PAGE_SIZE));
 }
 
-/** How many of the ascending `epochs` fall in [from, to), by binary search. */
-export function countIn(epochs: Float64Array, from: number, to: number): number {
-  return to > from ? firstAtOrAfter(epochs, to) - firstAtOrAfter(epochs, from) : 0;
+/** How many of the ascending `epochs` fall in [from, to], both ends included, by binary search. */
+export function countWithin(epochs: Float64Array, from: number, to: number): number {
+  return to >= from ? firstAfter(epochs, to) - firstAtOrAfter(epochs, from) : 0;
+}
+
+/**
+ * The created times whose stored sessions `knownPartPages` counts for a window: every one a request for a part
+ * of it can return. `requestRange` asks from the second below a part's start up to its end, whatever the
+ * service's reading of the range's ends, so the sessions of the window's neighbours within a second of it count.
+ */
+export function epochReach(window: WindowState): { from: number; to: number } {
+  return { from: window.windowStart - 1, to: window.windowEnd + 1 };
 }
 
 /**
  * `partPages` counted from the created times of the window's stored
- * sessions (`epochs`): exact as far as the target holds what the service
+ * sessions (`epochs`, read over its `epochReach`): exact as far as the target holds what the service
  * does. A history that starts inside a window, or a burst, makes the
  * window's density wrong for a part of it, and a run sent more than its
- * budget on that estimate.
+ * budget on that estimate. What is counted is what the part's request may return: the sessions of
+ * `requestRange`, both its ends included; a session in the second below the part once made a 26th item and a
+ * page the plan had not counted.
  */
 export function knownPartPages(window: WindowState, epochs: Float64Array, lo: number, hi: number, now: number): number {
   const [from, to] = pagesInPart(window)
     ? partRange(window, lo, hi, now)
     : [window.windowStart, Math.min(window.windowEnd, Math.ceil(now))];
-  return pagesFor(countIn(epochs, from, to));
+  const { start, end } = requestRange(from, to);
+  return pagesFor(countWithin(epochs, start, end));
 }
