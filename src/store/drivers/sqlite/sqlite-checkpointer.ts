@@ -28,10 +28,10 @@ parentPort.on('message', (message) => {
     parentPort.close();
     return;
   }
-  if (typeof message === 'object' && message.truncate !== undefined) {
+  if (message === 'truncate') {
     // The writer waits for this answer before its next write transaction.
     try { db.pragma('wal_checkpoint(TRUNCATE)'); } catch {}
-    parentPort.postMessage({ truncated: message.truncate });
+    parentPort.postMessage({ truncated: true });
     return;
   }
   // Commits that arrive during a checkpoint are folded into one more.
@@ -54,15 +54,14 @@ export class BackgroundCheckpointer {
   readonly #worker: Worker;
   #failed: string | null = null;
   #exited = false;
-  /** Truncations asked for and not yet answered, by number. */
-  readonly #truncations = new Map<number, () => void>();
-  #asked = 0;
+  /** Ends the wait of the truncation asked for and not yet answered (one at a time: its caller waits for it). */
+  #truncated: (() => void) | null = null;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (message: { error?: string; truncated?: number }) => {
+    worker.on('message', (message: { error?: string; truncated?: true }) => {
       if (message.error !== undefined) this.#failed = message.error;
-      if (message.truncated !== undefined) this.#answer(message.truncated);
+      if (message.truncated) this.#answer();
     });
     worker.on('error', (error) => {
       this.#failed = error.message;
@@ -71,7 +70,7 @@ export class BackgroundCheckpointer {
       this.#exited = true;
       this.#failed ??= 'the checkpoint worker ended';
       // A truncation it will never answer: the writer goes on, its WAL left to the next commit.
-      for (const id of [...this.#truncations.keys()]) this.#answer(id);
+      this.#answer();
     });
     // It must never keep the process alive on its own.
     worker.unref();
@@ -98,15 +97,14 @@ export class BackgroundCheckpointer {
    */
   truncate(): Promise<boolean> {
     if (this.#failed !== null) return Promise.resolve(false);
-    const id = ++this.#asked;
-    const answered = new Promise<boolean>((resolve) => this.#truncations.set(id, () => resolve(true)));
-    this.#worker.postMessage({ truncate: id });
+    const answered = new Promise<boolean>((resolve) => (this.#truncated = () => resolve(true)));
+    this.#worker.postMessage('truncate');
     return answered;
   }
 
-  #answer(id: number): void {
-    this.#truncations.get(id)?.();
-    this.#truncations.delete(id);
+  #answer(): void {
+    this.#truncated?.();
+    this.#truncated = null;
   }
 
   /** Closes the worker's connection and waits for the worker to end. */
