@@ -60,7 +60,7 @@ export const DEFAULTS = deepFreeze({
      * of `concurrency`, which keeps forty accounts' pages in flight, and the
      * memory they hold, to a tenth of what forty times 24 would. @default 96
      */
-    processConcurrency: 96,
+    processConcurrency: 256,
     /**
      * How far behind the high-water mark `sync` starts again, in seconds.
      * Sessions recorded on offline devices are uploaded late with their

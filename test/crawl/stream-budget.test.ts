@@ -50,6 +50,57 @@ describe('StreamBudget', () => {
   });
 });
 
+describe('StreamBudget: pages held between response and commit', () => {
+  it('lets no stream ask for more while the process holds its most; one sends per page committed', async () => {
+    const budget = new StreamBudget(8, 2);
+    budget.add('a');
+    budget.add('a');
+    budget.add('b');
+    budget.hold();
+    expect(budget.room()).toBeUndefined();
+    budget.hold();
+    // Two held: a third stream waits, and none is added (an account without a stream still starts one).
+    expect(budget.mayAdd('a')).toBe(false);
+    expect(budget.mayAdd('c')).toBe(true);
+    const order: string[] = [];
+    const first = budget.room()!.then(() => order.push('first'));
+    const second = budget.room()!.then(() => order.push('second'));
+    budget.release();
+    await first;
+    expect(order).toEqual(['first']);
+    // The woken stream's page arrives and takes the place; the next commit lets the second send.
+    budget.hold();
+    budget.release();
+    await second;
+    expect(order).toEqual(['first', 'second']);
+    expect(budget.held).toBe(1);
+  });
+
+  it('wakes the next waiting stream when a woken one ends without a page, so none waits for good', async () => {
+    const budget = new StreamBudget(8, 1);
+    budget.add('a');
+    budget.add('a');
+    budget.add('a');
+    budget.hold();
+    let woken = 0;
+    const waits = [budget.room()!, budget.room()!].map((p) => p.then(() => woken++));
+    budget.release();
+    await waits[0];
+    expect(woken).toBe(1);
+    // The first woken stream's request failed: its stream ends, and the other may send.
+    budget.remove('a');
+    await waits[1];
+    expect(woken).toBe(2);
+  });
+
+  it('holds at most as many pages as streams may be open', () => {
+    const budget = new StreamBudget(1);
+    budget.add('a');
+    budget.hold();
+    expect(budget.room()).toBeInstanceOf(Promise);
+  });
+});
+
 /** A pass-through HTTP proxy in front of the simulator that records the most requests it had open at once. */
 async function countingProxy(target: string): Promise<{ url: string; peak: () => number; server: Server }> {
   let open = 0;

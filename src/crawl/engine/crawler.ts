@@ -179,68 +179,79 @@ export class Crawler {
       { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_SIZE },
       this.#call,
     );
+    const budget = this.#ctx.streams;
     let sent = this.#roundTrip.asking();
     for await (const page of iterator) {
       this.#roundTrip.answered(sent);
-      const now = this.#now();
-      const batch = normalize(
-        stream.resource,
-        apiVersion,
-        page.items,
-        { account, source: 'search', observedAt: now, responseWarnings: page.warnings },
-        page.itemTexts,
-      );
-      const asked = stream.current;
-      const epochs = batch.sessions.map((s) => s.row.created_epoch);
-      const assigned = assignPage(stream.windows, asked, stream.position, epochs, page.nextCursor === null);
-      const complete = assigned.doneBefore === stream.windows.length;
-      // Claimed before any await: a hand-over meanwhile takes only windows beyond `started`.
-      const firstNew = stream.started;
-      stream.started = Math.max(stream.started, assigned.through + 1);
-      for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
-      const keys = stream.windows.map((w) => keyOf(w.window));
-      const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
-      const results = await this.#ctx.commits.commitAll(parts);
+      // Held from its response to its commit: while the process holds its most, no stream asks for more.
+      budget?.hold();
+      let held = true;
+      try {
+        const now = this.#now();
+        const batch = normalize(
+          stream.resource,
+          apiVersion,
+          page.items,
+          { account, source: 'search', observedAt: now, responseWarnings: page.warnings },
+          page.itemTexts,
+        );
+        const asked = stream.current;
+        const epochs = batch.sessions.map((s) => s.row.created_epoch);
+        const assigned = assignPage(stream.windows, asked, stream.position, epochs, page.nextCursor === null);
+        const complete = assigned.doneBefore === stream.windows.length;
+        // Claimed before any await: a hand-over meanwhile takes only windows beyond `started`.
+        const firstNew = stream.started;
+        stream.started = Math.max(stream.started, assigned.through + 1);
+        for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
+        const keys = stream.windows.map((w) => keyOf(w.window));
+        const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
+        const results = await this.#ctx.commits.commitAll(parts);
+        held = false;
+        budget?.release();
 
-      const step = stream.position - assigned.position;
-      stream.position = assigned.position;
-      stream.current = assigned.doneBefore;
-      stream.cursor = page.nextCursor;
-      stream.pages++;
-      stream.items += page.items.length;
-      stream.covered += step;
-      this.#density.add(stream.resource, page.items.length, step);
-      this.#outcome.pages++;
-      this.#outcome.items += page.items.length;
-      const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
-      this.#outcome.written += sum('written');
-      const pagesLeft = this.#pagesLeft();
-      this.#ctx.onEvent?.({
-        type: 'page',
-        account,
-        resource: stream.resource,
-        items: page.items.length,
-        rejected: sum('rejected'),
-        written: sum('written'),
-        stale: sum('stale'),
-        covered: step,
-        pagesLeft,
-      });
-      for (const [i, part] of parts.entries()) {
-        if (!part.done) continue;
-        const { window } = stream.windows[asked + i]!;
+        const step = stream.position - assigned.position;
+        stream.position = assigned.position;
+        stream.current = assigned.doneBefore;
+        stream.cursor = page.nextCursor;
+        stream.pages++;
+        stream.items += page.items.length;
+        stream.covered += step;
+        this.#density.add(stream.resource, page.items.length, step);
+        this.#outcome.pages++;
+        this.#outcome.items += page.items.length;
+        const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
+        this.#outcome.written += sum('written');
+        const pagesLeft = this.#pagesLeft();
         this.#ctx.onEvent?.({
-          type: 'pass-done',
+          type: 'page',
           account,
           resource: stream.resource,
-          windowStart: window.windowStart,
-          windowEnd: window.windowEnd,
-          missing: results[i]!.missing,
+          items: page.items.length,
+          rejected: sum('rejected'),
+          written: sum('written'),
+          stale: sum('stale'),
+          covered: step,
+          pagesLeft,
         });
+        for (const [i, part] of parts.entries()) {
+          if (!part.done) continue;
+          const { window } = stream.windows[asked + i]!;
+          this.#ctx.onEvent?.({
+            type: 'pass-done',
+            account,
+            resource: stream.resource,
+            windowStart: window.windowStart,
+            windowEnd: window.windowEnd,
+            missing: results[i]!.missing,
+          });
+        }
+        if (complete || this.#stopped()) return;
+        if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
+        if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
+        await budget?.room();
+      } finally {
+        if (held) budget?.release();
       }
-      if (complete || this.#stopped()) return;
-      if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
-      if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
       sent = this.#roundTrip.asking();
     }
   }
