@@ -83,6 +83,13 @@ export interface PageCommit {
    * committed. @default no run counted
    */
   run?: RunTally;
+  /**
+   * The pass this page begins for its window (the first page of the stream
+   * that reaches it): recorded in the page's transaction, before its
+   * checkpoint advances, as `startPass` would, so a window is begun and
+   * advanced by one commit. @default the window's pass was started before
+   */
+  begin?: PassSpec;
 }
 
 /** A run's id in `sync_runs` and its live request count. */

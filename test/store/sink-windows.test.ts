@@ -112,6 +112,39 @@ forEachTarget((_dialect, ctx) => {
     expect(missing.map((r) => r.service_id)).toEqual(['inside-gone']);
   });
 
+  it('a page that begins its window records the pass and completes it in one commit', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(batch([auth('gone', { created_epoch: 300, last_synced_at: t(0) })]));
+    await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);
+    // A window paged before: its counts start again with the new pass.
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 1_000, startedAt: t(0) });
+    await sink.commitPage({ key: authWindow, batch: batch([]), nextCursor: 'old', done: false, now: t(0) });
+    const [page] = await sink.commitPages([
+      {
+        key: authWindow,
+        batch: batch([auth('seen', { created_epoch: 400, last_synced_at: t(2) })]),
+        nextCursor: null,
+        done: true,
+        now: t(2),
+        begin: { passFrom: 0, passTo: 800, startedAt: t(1) },
+      },
+    ]);
+    expect(page).toMatchObject({ written: 1, missing: 1 });
+    expect((await sink.listWindows(query))[0]).toMatchObject({
+      status: 'done',
+      cursor: null,
+      pages: 1,
+      items: 1,
+      attempts: 2,
+      passFrom: 0,
+      passTo: 800,
+      passStartedAt: t(1),
+      syncedTo: 800,
+    });
+    const missing = await sink.query('SELECT service_id FROM authentications WHERE missing_since IS NOT NULL');
+    expect(missing.map((r) => r.service_id)).toEqual(['gone']);
+  });
+
   it("the first pass of a window, from --since inside it, sets its mark at the pass's end", async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);

@@ -3,7 +3,7 @@ import type { CrawlConfig } from '../../config/config.js';
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { CrawlStore, PageCommit } from '../../store/sink.js';
+import type { CrawlStore, PageCommit, PassSpec } from '../../store/sink.js';
 import { stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
@@ -48,6 +48,11 @@ export interface CrawlOutcome {
   written: number;
   failed: Array<{ resource: Resource; windowStart: number; error: string }>;
   interrupted: boolean;
+}
+
+/** The pass a stream makes over each of its windows: its whole range, from when it started. */
+function passOf(stream: Stream): PassSpec {
+  return { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt };
 }
 
 function message(error: unknown): string {
@@ -202,9 +207,13 @@ export class Crawler {
         // Claimed before any await: a hand-over meanwhile takes only windows beyond `started`.
         const firstNew = stream.started;
         stream.started = Math.max(stream.started, assigned.through + 1);
-        for (let i = firstNew; i <= assigned.through; i++) await this.#begin(stream, i);
         const keys = stream.windows.map((w) => keyOf(w.window));
         const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
+        // The windows this page reaches first are begun by its own commit, not a transaction each before it.
+        for (let i = firstNew; i <= assigned.through; i++) {
+          parts[i - asked]!.begin = passOf(stream);
+          this.#outcome.passes++;
+        }
         const results = await this.#ctx.commits.commitAll(parts);
         held = false;
         budget?.release();
@@ -294,11 +303,7 @@ export class Crawler {
   /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
   async #begin(stream: Stream, index: number): Promise<void> {
     const { window } = stream.windows[index]!;
-    await this.#ctx.sink.startPass(keyOf(window), {
-      passFrom: stream.from,
-      passTo: stream.to,
-      startedAt: stream.startedAt,
-    });
+    await this.#ctx.sink.startPass(keyOf(window), passOf(stream));
     stream.started = Math.max(stream.started, index + 1);
     this.#outcome.passes++;
   }

@@ -66,15 +66,7 @@ export class SqlWindowStore implements WindowStore {
   }
 
   async startPass(key: WindowKey, pass: PassSpec): Promise<void> {
-    await this.#driver.transaction(async (tx) => {
-      const changed = await tx.run(
-        `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
-          `error = NULL,
-           updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
-        [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
-      );
-      if (changed !== 1) throw new Error(`startPass: no window ${describeKey(key)}`);
-    });
+    await this.#driver.transaction((tx) => startPassIn(tx, key, pass));
   }
 
   async splitWindow(key: WindowKey, keepFrom: number, parts: readonly WindowSpec[], now: string): Promise<void> {
@@ -175,6 +167,17 @@ export function windowsWhere(query: WindowQuery, alias = ''): { where: string; p
     params.push(...query.status);
   }
   return { where: where.join(' AND '), params };
+}
+
+/** Begins a pass over a window inside the caller's transaction: no cursor, no pages yet, one attempt more. */
+export async function startPassIn(tx: SqlExecutor, key: WindowKey, pass: PassSpec): Promise<void> {
+  const changed = await tx.run(
+    `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
+      `error = NULL,
+       updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
+    [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
+  );
+  if (changed !== 1) throw new Error(`startPass: no window ${describeKey(key)}`);
 }
 
 /** Sets a window's status and error inside the caller's transaction. */
