@@ -102,7 +102,10 @@ if (sections.includes('scale')) {
   const runs = [];
   for (const sessions of listFlag('--sessions', '100000,1000000').map(Number)) {
     for (const target of listFlag('--targets', 'sqlite,duckdb') as Array<'sqlite' | 'duckdb' | 'postgres'>) {
-      runs.push(await scaleRun({ sessions, target, ...(url ? { postgresUrl: url } : {}) }));
+      const run = await scaleRun({ sessions, target, ...(url ? { postgresUrl: url } : {}) });
+      // Each run as it ends: a 10M-session run takes most of an hour per target.
+      console.log(JSON.stringify({ scaleRun: run }));
+      runs.push(run);
     }
   }
   console.log(

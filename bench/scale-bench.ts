@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
@@ -212,8 +213,28 @@ export function oldestCheckByTier(json: unknown): string {
   return found.length > 0 ? found.join(', ') : '-';
 }
 
+/** What the simulator's world takes per session, with room for the heap to work (measured: 579 bytes at 1M). */
+const SIMULATOR_BYTES_PER_SESSION = 900;
+
+/**
+ * The simulator holds the whole history in this process: fail at once, with the flag to pass, when V8's heap
+ * limit cannot hold it (10M sessions take about 6 GB; `npm run bench` gives the heap 12 GB), not minutes in.
+ */
+function assertHeapFor(sessions: number): void {
+  const limit = getHeapStatistics().heap_size_limit;
+  const needed = sessions * SIMULATOR_BYTES_PER_SESSION;
+  if (needed <= limit) return;
+  const mb = Math.ceil(needed / 2 ** 20 / 1024) * 1024;
+  throw new Error(
+    `the simulator needs about ${Math.round(needed / 2 ** 30)} GB of heap for ${sessions} sessions and V8 allows ` +
+      `${(limit / 2 ** 30).toFixed(1)}: run node --max-old-space-size=${mb} dist/bench/run.js ` +
+      '(npm run bench sets 12288)',
+  );
+}
+
 /** One full scale run on a fresh target; the simulator and the target are removed afterwards. */
 export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
+  assertHeapFor(options.sessions);
   const rate = options.rate ?? 100_000;
   const sim = await startSimulator({
     sessions: options.sessions,
