@@ -63,6 +63,11 @@ export interface PassSpec {
   startedAt: string;
 }
 
+/** A pass a page begins for its window (PageCommit.begin), with the window's end, which bounds its part of the pass. */
+export interface PassBegin extends PassSpec {
+  windowEnd: number;
+}
+
 export interface PageCommit {
   key: WindowKey;
   batch: NormalizedBatch;
@@ -89,7 +94,7 @@ export interface PageCommit {
    * checkpoint advances, as `startPass` would, so a window is begun and
    * advanced by one commit. @default the window's pass was started before
    */
-  begin?: PassSpec;
+  begin?: PassBegin;
 }
 
 /** A run's id in `sync_runs` and its live request count. */

@@ -126,7 +126,7 @@ forEachTarget((_dialect, ctx) => {
         nextCursor: null,
         done: true,
         now: t(2),
-        begin: { passFrom: 0, passTo: 800, startedAt: t(1) },
+        begin: { passFrom: 0, passTo: 800, startedAt: t(1), windowEnd: 1_000 },
       },
     ]);
     expect(page).toMatchObject({ written: 1, missing: 1 });
@@ -143,6 +143,26 @@ forEachTarget((_dialect, ctx) => {
     });
     const missing = await sink.query('SELECT service_id FROM authentications WHERE missing_since IS NOT NULL');
     expect(missing.map((r) => r.service_id)).toEqual(['gone']);
+
+    // A page that begins a pass it does not complete, and the next page of the same group that does.
+    const next = { passFrom: 100, passTo: 2_000, startedAt: t(4), windowEnd: 1_000 };
+    const two = await sink.commitPages([
+      { key: authWindow, batch: batch([]), nextCursor: 'c1', done: false, now: t(5), begin: next },
+      { key: authWindow, batch: batch([]), nextCursor: null, done: true, now: t(6) },
+    ]);
+    expect(two.map((r) => r.missing)).toEqual([0, 1]);
+    expect((await sink.listWindows(query))[0]).toMatchObject({
+      status: 'done',
+      pages: 2,
+      attempts: 3,
+      passFrom: 100,
+      passTo: 2_000,
+      passStartedAt: t(4),
+      syncedTo: 1_000,
+      updatedAt: t(6),
+    });
+    const gone = await sink.query('SELECT service_id FROM authentications WHERE missing_since IS NOT NULL');
+    expect(gone.map((r) => r.service_id).sort()).toEqual(['gone', 'seen']);
   });
 
   it("the first pass of a window, from --since inside it, sets its mark at the pass's end", async () => {

@@ -211,7 +211,7 @@ export class Crawler {
         const parts = this.#counted(pageCommits(keys, asked, assigned, batch, page.nextCursor, now));
         // The windows this page reaches first are begun by its own commit, not a transaction each before it.
         for (let i = firstNew; i <= assigned.through; i++) {
-          parts[i - asked]!.begin = passOf(stream);
+          parts[i - asked]!.begin = { ...passOf(stream), windowEnd: stream.windows[i]!.window.windowEnd };
           this.#outcome.passes++;
         }
         const results = await this.#ctx.commits.commitAll(parts);

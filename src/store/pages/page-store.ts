@@ -5,7 +5,7 @@ import { keepNewestCopies } from './page-duplicates.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { CommitResult, PageCommit, PageStore } from '../sink.js';
 import type { SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
-import { advanceCheckpoint, startPassIn } from '../windows/window-store.js';
+import { advanceCheckpoint } from '../windows/window-store.js';
 
 /** The crawl's pages: their sessions, rejected items and checkpoints, committed together. */
 export class SqlPageStore implements PageStore {
@@ -56,7 +56,6 @@ export class SqlPageStore implements PageStore {
         at += page.batch.sessions.length;
         results.push({ ...countOutcomes(own), rejected: page.batch.rejected.length, missing: 0 });
       }
-      for (const page of pages) if (page.begin !== undefined) await startPassIn(tx, page.key, page.begin);
       // A pass's missing sessions belong to the page that completed it.
       for (const advance of checkpointAdvances(pages)) {
         const missing = await advanceCheckpoint(tx, advance);

@@ -1,5 +1,5 @@
 import type { Cursor } from '../../api/cursor.js';
-import type { PageCommit, WindowKey } from '../sink.js';
+import type { PageCommit, PassBegin, WindowKey } from '../sink.js';
 
 /** What a run of committed pages does to one window's checkpoint. */
 export interface CheckpointAdvance {
@@ -13,6 +13,8 @@ export interface CheckpointAdvance {
   now: string;
   /** Index, in the group, of the run's last page. */
   lastPage: number;
+  /** The pass the run's first page begins, when it does (PageCommit.begin). */
+  begin?: PassBegin;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface CheckpointAdvance {
  * of a window add up (pages, items) and the last one sets cursor, time and
  * completion, exactly as committing them one by one would. A page that
  * completes a pass closes its window's run, so a later page of the same
- * window starts a new one.
+ * window starts a new one, as does a page that begins a pass.
  */
 export function checkpointAdvances(pages: readonly PageCommit[]): CheckpointAdvance[] {
   const out: CheckpointAdvance[] = [];
@@ -29,8 +31,10 @@ export function checkpointAdvances(pages: readonly PageCommit[]): CheckpointAdva
     const id = `${page.key.account}\u0000${page.key.resource}\u0000${page.key.apiVersion}\u0000${page.key.windowStart}`;
     const items = page.batch.sessions.length + page.batch.rejected.length;
     let advance = open.get(id);
-    if (advance === undefined) {
+    // A page that begins a pass starts a run of its own: the window's counts start again with it.
+    if (advance === undefined || page.begin !== undefined) {
       advance = { key: page.key, pages: 0, items: 0, cursor: null, done: false, now: page.now, lastPage: index };
+      if (page.begin !== undefined) advance.begin = page.begin;
       out.push(advance);
       open.set(id, advance);
     }

@@ -5,6 +5,7 @@ import { rowReader } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { markMissingWhere } from '../history/history-store.js';
 import type {
+  PassBegin,
   PassSpec,
   ReopenedWindows,
   ReopenScope,
@@ -204,6 +205,7 @@ export async function markWindowIn(
  * and returns how many.
  */
 export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
+  if (advance.begin !== undefined) return beginAndAdvance(tx, advance, advance.begin);
   if (!advance.done) {
     // JSON text, so that an array or object cursor is sent back as it came after a resume.
     const changed = await tx.run(
@@ -231,6 +233,49 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
     resource: advance.key.resource,
     where: 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?',
     params: [advance.key.account, passFrom, passTo, window.passStartedAt],
+    now: advance.now,
+    source: 'search',
+  });
+}
+
+/**
+ * A run of pages whose first begins the window's pass: what startPassIn and then advanceCheckpoint would leave, in
+ * one statement (the pass, its range and start are the page's own, so the window need not be read first), then the
+ * sessions of the window's part of the pass it did not see marked missing when it completed.
+ */
+async function beginAndAdvance(tx: SqlExecutor, advance: CheckpointAdvance, begin: PassBegin): Promise<number> {
+  const { key } = advance;
+  const passFrom = Math.max(begin.passFrom, key.windowStart);
+  const passTo = Math.min(begin.passTo, begin.windowEnd);
+  const status = advance.done ? 'done' : 'running';
+  // The pass's end, and never back, as advanceCheckpoint; a pass still running sets no mark.
+  const syncedTo = advance.done
+    ? 'CASE WHEN synced_to IS NULL OR synced_to < ? THEN ? ELSE synced_to END'
+    : 'synced_to';
+  const changed = await tx.run(
+    `UPDATE sync_windows SET status = ?, cursor = ?, pages = ?, items = ?, attempts = attempts + 1, error = NULL, ` +
+      `updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ?, synced_to = ${syncedTo}
+     WHERE ${KEY_WHERE} AND window_end = ?`,
+    [
+      status,
+      advance.done ? null : cursorText(advance.cursor),
+      advance.pages,
+      advance.items,
+      advance.now,
+      begin.passFrom,
+      begin.passTo,
+      begin.startedAt,
+      ...(advance.done ? [passTo, passTo] : []),
+      ...keyParams(key),
+      begin.windowEnd,
+    ],
+  );
+  if (changed !== 1) throw new Error(`commitPage: no window ${describeKey(key)} ending at ${begin.windowEnd}`);
+  if (!advance.done) return 0;
+  return markMissingWhere(tx, {
+    resource: key.resource,
+    where: 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?',
+    params: [key.account, passFrom, passTo, begin.startedAt],
     now: advance.now,
     source: 'search',
   });
