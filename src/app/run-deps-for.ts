@@ -29,6 +29,7 @@ export function runDeps(
     onEvent?: ((event: CrawlEvent) => void) | undefined;
   },
 ): RunDeps {
+  const streams = new StreamBudget(config.crawl.processConcurrency);
   return {
     sink: parts.sink,
     accounts: parts.bound.map((b) => ({
@@ -43,9 +44,9 @@ export function runDeps(
     clock: io.clock,
     signal: io.signal,
     leases: parts.leases,
-    commits: new CommitQueue(parts.sink),
+    commits: new CommitQueue(parts.sink, { openStreams: () => streams.total }),
     claims: new WindowClaims(),
-    streams: new StreamBudget(config.crawl.processConcurrency),
+    streams,
     onEvent: parts.onEvent,
     maxSessions: duckdbCeiling(config, parts.sink),
   };

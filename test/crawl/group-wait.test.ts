@@ -13,6 +13,8 @@ describe('groupWaitMs', () => {
     ['at a token limit (a page every 100 ms)', { arrivalMs: 100 }, 0],
     ['just under four pages a gap', { arrivalMs: 26 }, 0],
     ['four pages a gap', { arrivalMs: 25 }, 60],
+    ["every open stream's page waits: none can join", { waitingUnits: 3, openStreams: 3 }, 0],
+    ['a stream still fetching may join', { waitingUnits: 2, openStreams: 3 }, 60],
   ])('%s', (_name, change, expected) => {
     expect(groupWaitMs({ ...base, ...change })).toBe(expected);
   });

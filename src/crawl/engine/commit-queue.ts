@@ -34,6 +34,11 @@ export interface CommitQueueOptions {
   gapMs?: number;
   /** A monotonic clock in ms. @default performance.now */
   now?: () => number;
+  /**
+   * The request streams open in the process now (StreamBudget.total): a group whose pages are every stream's
+   * starts at once, as no page can join it. @default not known: the gap alone decides
+   */
+  openStreams?: () => number;
 }
 
 /**
@@ -50,6 +55,7 @@ export class CommitQueue {
   readonly #maxPages: number;
   readonly #gapMs: number;
   readonly #now: () => number;
+  readonly #openStreams: (() => number) | undefined;
   #waiting: Waiting[] = [];
   /** Pages in #waiting. */
   #pages = 0;
@@ -66,6 +72,7 @@ export class CommitQueue {
     this.#maxPages = options.maxPages ?? MAX_PAGES_PER_COMMIT;
     this.#gapMs = options.gapMs ?? COMMIT_GAP_MS;
     this.#now = options.now ?? (() => performance.now());
+    this.#openStreams = options.openStreams;
   }
 
   async commit(page: PageCommit): Promise<CommitResult> {
@@ -100,6 +107,8 @@ export class CommitQueue {
       waitingPages: this.#pages,
       maxPages: this.#maxPages,
       arrivalMs: this.#arrivalMs,
+      waitingUnits: this.#waiting.length,
+      ...(this.#openStreams ? { openStreams: this.#openStreams() } : {}),
     });
     if (wait <= 0) {
       if (this.#timer !== null) clearTimeout(this.#timer);

@@ -23,15 +23,23 @@ export interface GroupState {
   maxPages: number;
   /** Mean ms between two pages' arrivals, null before two arrived. */
   arrivalMs: number | null;
+  /**
+   * The fetched pages waiting (a page of several windows is one), and the request streams open in the process:
+   * when every stream waits here, no page can arrive before the transaction starts. @default not known
+   */
+  waitingUnits?: number;
+  openStreams?: number;
 }
 
 /**
  * How long the waiting pages wait before their transaction starts: 0 when
  * they arrive slowly (fewer than PAGES_WORTH_WAITING expected in the gap),
- * when the group is full, or when the gap since the last start has passed.
+ * when the group is full, when every open stream's page is waiting (none
+ * can come), or when the gap since the last start has passed.
  */
 export function groupWaitMs(s: GroupState): number {
   if (s.waitingPages >= s.maxPages) return 0;
+  if (s.openStreams !== undefined && (s.waitingUnits ?? 0) >= s.openStreams) return 0;
   if (s.arrivalMs === null || s.arrivalMs * PAGES_WORTH_WAITING > s.gapMs) return 0;
   return Math.max(0, s.lastStart + s.gapMs - s.now);
 }
