@@ -89,6 +89,25 @@ const NEWER_WINS: Array<{ name: string; stored: Obs; incoming: Obs; wins: boolea
 ];
 
 forEachTarget((_dialect, ctx) => {
+  it('a target opened again knows the sessions and child rows it holds: merged again, none twice', async () => {
+    const first = await ctx.open();
+    const textFields = (id: string) => [{ service_id: id, key: 'identifier', value: `I-${id}` }];
+    const stored = ['s1', 's2', 's3'].map((id) => auth(id, { last_synced_at: t(1) }, { textFields: textFields(id) }));
+    await first.mergeBatch(batch([...stored, fp('f1', { last_synced_at: t(1) })]));
+    await first.close();
+    const again = await ctx.open();
+    const incoming = ['s2', 's4'].map((id) => auth(id, { last_synced_at: t(2) }, { textFields: textFields(id) }));
+    await again.mergeBatch(batch([...incoming, fp('f1', { last_synced_at: t(2) })]));
+    // And once more in the same process: rows it wrote itself are known too.
+    await again.mergeBatch(batch([auth('s4', { last_synced_at: t(3) }, { textFields: textFields('s4') })]));
+    const count = async (sql: string) => Number((await again.query(sql))[0]!.n);
+    expect(await count('SELECT count(*) AS n FROM authentications')).toBe(4);
+    expect(await count('SELECT count(DISTINCT service_id) AS n FROM authentications')).toBe(4);
+    expect(await count('SELECT count(*) AS n FROM fingerprints')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM session_text_fields')).toBe(4);
+    expect((await row(again, 'authentications', 's4'))?.last_synced_at).toBe(t(3));
+  });
+
   for (const c of NEWER_WINS) {
     it(`newer never loses: ${c.name}`, async () => {
       const sink = await ctx.open();

@@ -163,7 +163,9 @@ async function readStored(
   // target has no index on service_id (duckdb-keyless.ts), and a scan that
   // reads `raw` for every stored row to keep a few cost most of a backfill's
   // commit, for sessions that are mostly not stored at all.
-  const found = tx.whereIn('service_id', [...ids]);
+  const maybe = tx.mayHold ? await tx.mayHold([...ids]) : [...ids];
+  if (maybe.length === 0) return stored;
+  const found = tx.whereIn('service_id', maybe);
   const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${found.sql}`, found.params);
   if (present.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
