@@ -36,7 +36,8 @@ describe('HeldIds', () => {
     expect(held.full).toBe(true);
   });
 
-  it('knows the session tables and their child tables, the ones a merge asks about', () => {
-    expect([...HELD_ID_TABLES].sort()).toEqual([...RESOURCES, ...CHILD_KINDS].sort());
+  it('knows the session tables and their child tables apart, the ones a merge asks about', () => {
+    expect([...HELD_ID_TABLES.sessions].sort()).toEqual([...RESOURCES].sort());
+    expect([...HELD_ID_TABLES.children].sort()).toEqual([...CHILD_KINDS].sort());
   });
 });

@@ -89,6 +89,17 @@ const NEWER_WINS: Array<{ name: string; stored: Obs; incoming: Obs; wins: boolea
 ];
 
 forEachTarget((_dialect, ctx) => {
+  it('a new session whose id already has child rows (stored under the other resource) replaces them', async () => {
+    const first = await ctx.open();
+    const field = (value: string) => [{ service_id: 'x1', key: 'identifier', value }];
+    await first.mergeBatch(batch([auth('x1', { last_synced_at: t(1) }, { textFields: field('old') })]));
+    await first.close();
+    // Another process: the id comes back as a fingerprint, new to that table, with its own text field.
+    const again = await ctx.open();
+    await again.mergeBatch(batch([fp('x1', { last_synced_at: t(2) }, { textFields: field('new') })]));
+    expect(await children(again, 'session_text_fields', 'x1', 'value')).toEqual(['new']);
+  });
+
   it('a target opened again knows the sessions and child rows it holds: merged again, none twice', async () => {
     const first = await ctx.open();
     const textFields = (id: string) => [{ service_id: id, key: 'identifier', value: `I-${id}` }];

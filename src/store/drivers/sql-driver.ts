@@ -53,12 +53,13 @@ export interface SqlExecutor {
    */
   whereIn(column: string, values: readonly string[]): { sql: string; params: unknown[] };
   /**
-   * Of `ids`, those that may have rows in the session tables or their child
-   * tables; every other one certainly has none. A dialect whose tables have
-   * no index on service_id (DuckDB) answers from what it knows it holds, so
-   * that a commit of new sessions reads no table; absent, every id may.
+   * Of `ids`, those that may have rows in the session tables (`sessions`) or
+   * in their child tables (`children`); every other one certainly has none.
+   * A dialect whose tables have no index on service_id (DuckDB) answers from
+   * what it knows it holds, so that a commit of new sessions reads no table;
+   * absent, every id may.
    */
-  mayHold?(ids: readonly string[]): Promise<string[]>;
+  mayHold?(tables: 'sessions' | 'children', ids: readonly string[]): Promise<string[]>;
   /**
    * Holds `keys` (of each scope, LockScope) until the transaction ends: a
    * write transaction that locks one of the same keys waits for this one,

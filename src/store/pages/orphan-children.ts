@@ -33,7 +33,7 @@ export async function orphanChildren(
   for (const kind of CHILD_KINDS)
     for (const r of plan.children[kind].rows) if (fresh.has(r.service_id)) ids.add(r.service_id);
   if (ids.size === 0) return ids;
-  const maybe = tx.mayHold ? await tx.mayHold([...ids]) : [...ids];
+  const maybe = tx.mayHold ? await tx.mayHold('children', [...ids]) : [...ids];
   if (maybe.length === 0) return new Set();
   const query = orphanChildrenQuery(tx, maybe);
   const found = await tx.all(query.sql, query.params);

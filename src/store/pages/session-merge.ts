@@ -163,7 +163,7 @@ async function readStored(
   // target has no index on service_id (duckdb-keyless.ts), and a scan that
   // reads `raw` for every stored row to keep a few cost most of a backfill's
   // commit, for sessions that are mostly not stored at all.
-  const maybe = tx.mayHold ? await tx.mayHold([...ids]) : [...ids];
+  const maybe = tx.mayHold ? await tx.mayHold('sessions', [...ids]) : [...ids];
   if (maybe.length === 0) return stored;
   const found = tx.whereIn('service_id', maybe);
   const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${found.sql}`, found.params);

@@ -15,7 +15,7 @@ import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
-import { HELD_ID_TABLES, HeldIds } from './duckdb-held-ids.js';
+import { HELD_ID_TABLES, HeldIds, heldKindOf, type HeldKind } from './duckdb-held-ids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from '../../../schema/schema.js';
@@ -201,8 +201,8 @@ export class DuckdbDriver implements SqlDriver {
   #rowsWritten = 0;
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
-  /** The ids the file holds rows for, once a merge first asked (see HeldIds); null until then. */
-  #held: HeldIds | null = null;
+  /** The ids the file holds rows for, per kind of table, once a merge first asked (see HeldIds); null until then. */
+  #held: Record<HeldKind, HeldIds> | null = null;
 
   private constructor(
     instance: DuckDBInstance,
@@ -301,8 +301,8 @@ export class DuckdbDriver implements SqlDriver {
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
-    if (this.#held !== null && HELD_ID_TABLES.includes(table.name))
-      for (const row of rows) this.#held.add(String(row.service_id));
+    const kind = heldKindOf(table.name);
+    if (this.#held !== null && kind !== null) for (const row of rows) this.#held[kind].add(String(row.service_id));
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;
@@ -357,22 +357,29 @@ export class DuckdbDriver implements SqlDriver {
     this.#held = null;
   }
 
-  /** Of `ids`, those the file may hold rows for; the filter is built by one scan of the tables when first asked. */
-  async #mayHold(ids: readonly string[]): Promise<string[]> {
-    if (this.#held === null || this.#held.full) this.#held = await this.#scanHeld();
-    const held = this.#held;
+  /**
+   * Of `ids`, those the file may hold rows for in tables of `kind`; the filters are built by one scan of the tables
+   * when first asked, and again, twice the size, when one holds more ids than it was sized for.
+   */
+  async #mayHold(kind: HeldKind, ids: readonly string[]): Promise<string[]> {
+    if (this.#held === null || this.#held.sessions.full || this.#held.children.full)
+      this.#held = await this.#scanHeld();
+    const held = this.#held[kind];
     return ids.filter((id) => held.mayHold(id));
   }
 
-  async #scanHeld(): Promise<HeldIds> {
+  async #scanHeld(): Promise<Record<HeldKind, HeldIds>> {
     const [row] = await this.#executor.all(
       'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n',
     );
-    const held = new HeldIds(2 * Number(row?.n ?? 0));
-    for (const table of HELD_ID_TABLES) {
-      await this.#executor.each(`SELECT service_id FROM ${table}`, [], (rows) => {
-        for (const r of rows) held.add(String(r.service_id));
-      });
+    const capacity = 2 * Number(row?.n ?? 0);
+    const held = { sessions: new HeldIds(capacity), children: new HeldIds(capacity) };
+    for (const [kind, tables] of Object.entries(HELD_ID_TABLES) as Array<[HeldKind, readonly string[]]>) {
+      for (const table of tables) {
+        await this.#executor.each(`SELECT service_id FROM ${table}`, [], (rows) => {
+          for (const r of rows) held[kind].add(String(r.service_id));
+        });
+      }
     }
     return held;
   }
@@ -417,7 +424,7 @@ export class DuckdbDriver implements SqlDriver {
       sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
       params: [JSON.stringify(values)],
     }),
-    mayHold: (ids) => this.#mayHold(ids),
+    mayHold: (tables, ids) => this.#mayHold(tables, ids),
     // One process holds the file and runs one transaction at a time: nothing to wait for.
     lock: () => Promise.resolve(),
   };

@@ -1,11 +1,21 @@
-/** The tables whose rows HeldIds knows by service_id: the session tables and their child tables. */
-export const HELD_ID_TABLES: readonly string[] = [
-  'authentications',
-  'fingerprints',
-  'session_text_fields',
-  'session_images',
-  'session_warnings',
-];
+/**
+ * The tables whose rows a HeldIds knows by service_id, one filter for each
+ * kind: a merge asks whether the session tables hold its sessions, and then
+ * whether the child tables hold rows of those it has just inserted.
+ */
+export const HELD_ID_TABLES = {
+  sessions: ['authentications', 'fingerprints'],
+  children: ['session_text_fields', 'session_images', 'session_warnings'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type HeldKind = keyof typeof HELD_ID_TABLES;
+
+/** The kind of the tables `table` belongs to, or null when HeldIds does not follow it. */
+export function heldKindOf(table: string): HeldKind | null {
+  for (const [kind, tables] of Object.entries(HELD_ID_TABLES))
+    if ((tables as readonly string[]).includes(table)) return kind as HeldKind;
+  return null;
+}
 
 /**
  * Bits kept per id, and probes per id: a false positive about once in
