@@ -53,6 +53,8 @@ export interface CommandFigure {
   cpuMs: number;
   requests: number;
   exitCode: number;
+  /** What the command said last when it failed (verify's 4, drift found, is not a failure). */
+  failed?: string;
 }
 
 export interface ScaleRun {
@@ -111,12 +113,10 @@ async function runCli(
     child.on('close', (c) => resolve(c ?? -1));
   });
   const seconds = (Date.now() - started) / 1000;
-  // verify exits 4 when it found drift: a finding, not a failure of the command.
-  if (code !== 0 && !(args[0] === 'verify' && code === 4)) {
-    throw new Error(`${label} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
-  }
-  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as Usage;
-  return {
+  const usage = existsSync(usageFile)
+    ? (JSON.parse(readFileSync(usageFile, 'utf8')) as Usage)
+    : { maxRssKb: 0, userMs: 0, systemMs: 0 };
+  const figure: CommandFigure & { stdout: string } = {
     command: label,
     seconds,
     peakRssMb: usage.maxRssKb / 1024,
@@ -125,6 +125,16 @@ async function runCli(
     exitCode: code,
     stdout: Buffer.concat(stdout).toString('utf8'),
   };
+  // verify exits 4 when it found drift: a finding, not a failure of the command.
+  if (code !== 0 && !(args[0] === 'verify' && code === 4)) {
+    const lines = Buffer.concat(stderr).toString('utf8').trim().split('\n');
+    figure.failed = `exit ${code}: ${lines.at(-1)?.slice(0, 400) ?? ''}`;
+  }
+  // Each command's figures as it ends: at ten million sessions a run takes an hour, and a later failure must not
+  // take the earlier figures with it.
+  const { stdout: _output, ...shown } = figure;
+  console.log(JSON.stringify({ scaleCommand: shown }));
+  return figure;
 }
 
 function fileBytes(path: string): number {
@@ -275,6 +285,8 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       String(DEFAULT_TO_EPOCH),
       '--json',
     ]);
+    // Without the history nothing after it measures anything; a later command that fails is a row that says so.
+    if (backfill.failed !== undefined) throw new Error(`backfill failed: ${backfill.failed}`);
     const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
     // The daemon: its receiver and metrics served, two scheduled idle syncs, then SIGTERM.
     const ticks = (log: string) =>
@@ -317,7 +329,8 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       historyBytes: history,
       minRequests,
       sync,
-      oldestCheckByTier: oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown),
+      oldestCheckByTier:
+        statusJson.failed === undefined ? oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown) : '-',
       commands: [daemon, status, statusJson, exported, exportedDuckdb, verify],
     };
   } finally {
@@ -387,8 +400,9 @@ export function steadyTable(runs: readonly ScaleRun[]): string {
 
 export function commandsTable(runs: readonly ScaleRun[]): string {
   const header = ['target', 'sessions', 'command', 'wall s', 'peak RSS MB', 'requests'];
+  const failed = runs.some((r) => r.commands.some((c) => c.failed !== undefined));
   return markdownTable(
-    header,
+    failed ? [...header, 'failed'] : header,
     runs.flatMap((r) =>
       r.commands.map((c) => [
         r.target,
@@ -397,6 +411,7 @@ export function commandsTable(runs: readonly ScaleRun[]): string {
         c.seconds.toFixed(1),
         c.peakRssMb.toFixed(0),
         c.requests,
+        ...(failed ? [c.failed ?? ''] : []),
       ]),
     ),
   );
