@@ -73,7 +73,7 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'Most request streams at once in the process, over all accounts. Each account may always page with one\n' +
       'stream and grows to an equal share of this while others page; one account alone may use all of it.\n' +
       'A stream waiting on the service holds next to nothing; the pages between their response and their\n' +
-      'commit are bounded apart (96 over the process), so this may be as large as latency needs.',
+      'commit are bounded apart (64 over the process), so this may be as large as latency needs.',
   },
   'crawl.overlapSeconds': {
     text:

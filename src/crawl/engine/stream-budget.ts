@@ -13,10 +13,12 @@ export function mayAddStream(s: { limit: number; total: number; own: number; acc
 
 /**
  * Most pages the process holds between their response and their commit,
- * over all accounts: about 0.3 MB each, parsed and normalized, so 96 of them
- * keep forty accounts' backfill under 400 MB whatever outruns the writer.
+ * over all accounts, parsed and normalized. Forty accounts' backfill into
+ * SQLite with the limit lifted (the writer sets the pace) peaked at 392-421
+ * MB with 96, and 378-383 MB with 64 at the same items/s; at 10 rps each,
+ * 348-363 and 341-344 MB (`npm run bench -- accounts`).
  */
-export const HELD_PAGES = 96;
+export const HELD_PAGES = 64;
 
 /**
  * The request streams of every crawl in the process, per account, and the
