@@ -93,6 +93,15 @@ describe('StreamBudget: pages held between response and commit', () => {
     expect(woken).toBe(2);
   });
 
+  it("a page's release, called twice (after its commit and again on the way out), releases it once", () => {
+    const budget = new StreamBudget(8, 4);
+    const release = budget.hold();
+    budget.hold();
+    release();
+    release();
+    expect(budget.held).toBe(1);
+  });
+
   it('holds at most as many pages as streams may be open', () => {
     const budget = new StreamBudget(1);
     budget.add('a');

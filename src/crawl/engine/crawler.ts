@@ -3,7 +3,7 @@ import type { CrawlConfig } from '../../config/config.js';
 import { PAGE_SIZE } from '../../config/constants.js';
 import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
-import type { CrawlStore, PageCommit, PassSpec } from '../../store/sink.js';
+import type { CrawlStore, PageCommit } from '../../store/sink.js';
 import { stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
@@ -15,7 +15,7 @@ import { RoundTrip } from './round-trip.js';
 import { planSpans, spanOver, type Span } from './span.js';
 import { splitParts } from './split-parts.js';
 import { outlasts } from './straggler.js';
-import { canSplit, openStream, seenBy, unfetched, type Stream } from './stream.js';
+import { canSplit, openStream, passOf, seenBy, unfetched, type Stream } from './stream.js';
 import { keyOf } from './window-key.js';
 import { requestRange, splitRemainder } from './windows.js';
 
@@ -48,11 +48,6 @@ export interface CrawlOutcome {
   written: number;
   failed: Array<{ resource: Resource; windowStart: number; error: string }>;
   interrupted: boolean;
-}
-
-/** The pass a stream makes over each of its windows: its whole range, from when it started. */
-function passOf(stream: Stream): PassSpec {
-  return { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt };
 }
 
 function message(error: unknown): string {
@@ -189,8 +184,7 @@ export class Crawler {
     for await (const page of iterator) {
       this.#roundTrip.answered(sent);
       // Held from its response to its commit: while the process holds its most, no stream asks for more.
-      budget?.hold();
-      let held = true;
+      const release = budget?.hold();
       try {
         const now = this.#now();
         const batch = normalize(
@@ -215,8 +209,7 @@ export class Crawler {
           this.#outcome.passes++;
         }
         const results = await this.#ctx.commits.commitAll(parts);
-        held = false;
-        budget?.release();
+        release?.();
 
         const step = stream.position - assigned.position;
         stream.position = assigned.position;
@@ -259,7 +252,7 @@ export class Crawler {
         if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
         await budget?.room();
       } finally {
-        if (held) budget?.release();
+        release?.();
       }
       sent = this.#roundTrip.asking();
     }

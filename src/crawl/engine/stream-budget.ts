@@ -66,9 +66,14 @@ export class StreamBudget {
     this.#wake();
   }
 
-  /** A page arrived: held until `release`. */
-  hold(): void {
+  /** A page arrived: held until the returned release is called (once or more: it releases once). */
+  hold(): () => void {
     this.#held++;
+    let held = true;
+    return () => {
+      if (held) this.release();
+      held = false;
+    };
   }
 
   /** A held page was committed (or given up): a waiting stream may send, its page to take the place. */

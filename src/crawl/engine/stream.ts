@@ -1,5 +1,5 @@
 import type { Resource } from '../../normalize/rows.js';
-import type { WindowState } from '../../store/sink.js';
+import type { PassSpec, WindowState } from '../../store/sink.js';
 import type { Span, SpanWindow } from './span.js';
 
 /** One request stream: a span's range paged newest first, completing its windows on the way down. */
@@ -64,4 +64,9 @@ export function canSplit(
     stream.position > w.window.windowStart &&
     stream.position < w.window.windowEnd
   );
+}
+
+/** The pass a stream makes over each of its windows: its whole range, from when it started. */
+export function passOf(stream: Stream): PassSpec {
+  return { passFrom: stream.from, passTo: stream.to, startedAt: stream.startedAt };
 }

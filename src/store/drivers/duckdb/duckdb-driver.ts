@@ -15,7 +15,7 @@ import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
-import { HELD_ID_TABLES, HeldIds, heldKindOf, type HeldKind } from './duckdb-held-ids.js';
+import { FileHeldIds } from './duckdb-held-ids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from '../../../schema/schema.js';
@@ -201,8 +201,8 @@ export class DuckdbDriver implements SqlDriver {
   #rowsWritten = 0;
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
-  /** The ids the file holds rows for, per kind of table, once a merge first asked (see HeldIds); null until then. */
-  #held: Record<HeldKind, HeldIds> | null = null;
+  /** The ids the file holds rows for, per kind of table (see HeldIds). */
+  readonly #held = new FileHeldIds();
 
   private constructor(
     instance: DuckDBInstance,
@@ -301,8 +301,7 @@ export class DuckdbDriver implements SqlDriver {
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
-    const kind = heldKindOf(table.name);
-    if (this.#held !== null && kind !== null) for (const row of rows) this.#held[kind].add(String(row.service_id));
+    this.#held.wrote(table.name, rows);
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;
@@ -347,41 +346,11 @@ export class DuckdbDriver implements SqlDriver {
     // It refuses even a USE of another catalog, so the database is opened anew.
     this.#connection.closeSync();
     this.#instance.closeSync();
-    ({ instance: this.#instance, connection: this.#connection } = await openDatabase(
-      this.#path,
-      this.#config,
-      undefined,
-    ));
+    const reopened = await openDatabase(this.#path, this.#config, undefined);
+    this.#instance = reopened.instance;
+    this.#connection = reopened.connection;
     this.#invalidated = false;
-    // Known again from the file at the next question.
-    this.#held = null;
-  }
-
-  /**
-   * Of `ids`, those the file may hold rows for in tables of `kind`; the filters are built by one scan of the tables
-   * when first asked, and again, twice the size, when one holds more ids than it was sized for.
-   */
-  async #mayHold(kind: HeldKind, ids: readonly string[]): Promise<string[]> {
-    if (this.#held === null || this.#held.sessions.full || this.#held.children.full)
-      this.#held = await this.#scanHeld();
-    const held = this.#held[kind];
-    return ids.filter((id) => held.mayHold(id));
-  }
-
-  async #scanHeld(): Promise<Record<HeldKind, HeldIds>> {
-    const [row] = await this.#executor.all(
-      'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n',
-    );
-    const capacity = 2 * Number(row?.n ?? 0);
-    const held = { sessions: new HeldIds(capacity), children: new HeldIds(capacity) };
-    for (const [kind, tables] of Object.entries(HELD_ID_TABLES) as Array<[HeldKind, readonly string[]]>) {
-      for (const table of tables) {
-        await this.#executor.each(`SELECT service_id FROM ${table}`, [], (rows) => {
-          for (const r of rows) held[kind].add(String(r.service_id));
-        });
-      }
-    }
-    return held;
+    this.#held.forget();
   }
 
   async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -424,7 +393,7 @@ export class DuckdbDriver implements SqlDriver {
       sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
       params: [JSON.stringify(values)],
     }),
-    mayHold: (tables, ids) => this.#mayHold(tables, ids),
+    mayHold: (tables, ids) => this.#held.mayHold(this.#executor, tables, ids),
     // One process holds the file and runs one transaction at a time: nothing to wait for.
     lock: () => Promise.resolve(),
   };

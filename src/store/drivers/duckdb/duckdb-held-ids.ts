@@ -17,6 +17,8 @@ export function heldKindOf(table: string): HeldKind | null {
   return null;
 }
 
+import type { Row, SqlExecutor } from '../sql-driver.js';
+
 /**
  * Bits kept per id, and probes per id: a false positive about once in
  * 100,000 lookups (0.5 ** 16.6), so a commit group of 1,600 sessions that are
@@ -107,4 +109,47 @@ export class HeldIds {
   get count(): number {
     return this.#count;
   }
+}
+
+/**
+ * The file's HeldIds, one per kind of table: built by one scan of the tables
+ * when a merge first asks (and again, twice the size, when one holds more ids
+ * than it was sized for), then fed by every row the driver writes to them.
+ */
+export class FileHeldIds {
+  #held: Record<HeldKind, HeldIds> | null = null;
+
+  /** Of `ids`, those the file may hold rows for in tables of `kind`. */
+  async mayHold(tx: SqlExecutor, kind: HeldKind, ids: readonly string[]): Promise<string[]> {
+    if (this.#held === null || this.#held.sessions.full || this.#held.children.full) this.#held = await scan(tx);
+    const held = this.#held[kind];
+    return ids.filter((id) => held.mayHold(id));
+  }
+
+  /** Rows the driver wrote to `table` (any write: a rolled-back one leaves a "maybe", never a wrong "no"). */
+  wrote(table: string, rows: readonly Row[]): void {
+    const kind = heldKindOf(table);
+    if (this.#held !== null && kind !== null) for (const row of rows) this.#held[kind].add(String(row.service_id));
+  }
+
+  /** The file may have changed outside this process (it was attached again): known again at the next question. */
+  forget(): void {
+    this.#held = null;
+  }
+}
+
+async function scan(tx: SqlExecutor): Promise<Record<HeldKind, HeldIds>> {
+  const [row] = await tx.all(
+    'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n',
+  );
+  const capacity = 2 * Number(row?.n ?? 0);
+  const held = { sessions: new HeldIds(capacity), children: new HeldIds(capacity) };
+  for (const [kind, tables] of Object.entries(HELD_ID_TABLES) as Array<[HeldKind, readonly string[]]>) {
+    for (const table of tables) {
+      await tx.each(`SELECT service_id FROM ${table}`, [], (rows) => {
+        for (const r of rows) held[kind].add(String(r.service_id));
+      });
+    }
+  }
+  return held;
 }
