@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { itemTexts } from '../src/api/element-texts.js';
 import { normalizeItems } from '../src/normalize/normalize-item.js';
 import type { ObservationContext } from '../src/normalize/rows.js';
+import { spreadServiceId } from '../src/simulator/id-mint.js';
 import { openSink } from '../src/store/open-sink.js';
 import type { WindowKey } from '../src/store/sink.js';
 import { rawAuthentication } from './offline-ingest.js';
@@ -22,25 +23,14 @@ import { isEntryPoint, numberFlag } from './script-args.js';
  * `node dist/bench/duckdb-growth.js [--sessions 4000000] [--every 250000]`
  */
 
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const BASE_EPOCH = 1_700_000_000;
 const PAGES_PER_GROUP = 64;
 const PAGE_SIZE = 25;
 
-/** Ten characters like the service's ids, spread from `i` (sequential ids would let DuckDB skip row groups). */
-function serviceId(i: number): string {
-  let x = (BigInt(i) * 0x9e3779b97f4a7c15n) & 0xffffffffffffn;
-  let id = '';
-  for (let k = 0; k < 10; k++) {
-    id += ALPHABET[Number(x % 32n)];
-    x /= 32n;
-  }
-  return id;
-}
-
+/** Items `from` to `to` as a page, ids spread as the service's are (sequential ones let DuckDB skip row groups). */
 function page(from: number, to: number): { text: string; items: unknown[] } {
   const items: unknown[] = [];
-  for (let i = from; i < to; i++) items.push({ ...rawAuthentication(i), service_id: serviceId(i) });
+  for (let i = from; i < to; i++) items.push({ ...rawAuthentication(i), service_id: spreadServiceId(i) });
   const text = JSON.stringify({ items, item_count: items.length, next_cursor: `c${from}` });
   return { text, items: (JSON.parse(text) as { items: unknown[] }).items };
 }

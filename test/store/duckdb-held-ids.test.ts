@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/schema/resources.js';
+import { spreadServiceId } from '../../src/simulator/id-mint.js';
 import { HELD_ID_TABLES, HeldIds } from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
 import { CHILD_KINDS } from '../../src/store/pages/orphan-children.js';
 
-const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-/** Ten characters like the service's ids, spread from `i`. */
-function serviceId(i: number): string {
-  let x = (BigInt(i) * 0x9e3779b97f4a7c15n) & 0xffffffffffffn;
-  let id = '';
-  for (let k = 0; k < 10; k++) {
-    id += ALPHABET[Number(x % 32n)];
-    x /= 32n;
-  }
-  return id;
-}
+const serviceId = spreadServiceId;
 
 describe('HeldIds', () => {
   it('never says no to an id it was given, and rarely yes to one it was not', () => {
