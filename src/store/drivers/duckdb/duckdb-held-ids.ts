@@ -1,3 +1,5 @@
+import type { Row, SqlExecutor } from '../sql-driver.js';
+
 /**
  * The tables whose rows a HeldIds knows by service_id, one filter for each
  * kind: a merge asks whether the session tables hold its sessions, and then
@@ -16,8 +18,6 @@ export function heldKindOf(table: string): HeldKind | null {
     if ((tables as readonly string[]).includes(table)) return kind as HeldKind;
   return null;
 }
-
-import type { Row, SqlExecutor } from '../sql-driver.js';
 
 /**
  * Bits kept per id, and probes per id: a false positive about once in
@@ -73,31 +73,28 @@ export class HeldIds {
 
   /** Adds `id`; counts it only when it was not (as far as the filter tells) there. */
   add(id: string): void {
-    const h1 = fnv1a(id, 0x811c9dc5);
-    const h2 = fnv1a(id, 0x5bd1e995) | 1;
-    let fresh = false;
-    for (let i = 0; i < PROBES; i++) {
-      const bit = (h1 + Math.imul(i, h2)) >>> 0;
-      const at = bit % this.#size;
-      const word = at >>> 5;
-      const mask = 1 << (at & 31);
-      if ((this.#bits[word]! & mask) === 0) {
-        fresh = true;
-        this.#bits[word]! |= mask;
-      }
-    }
-    if (fresh) this.#count++;
+    if (!this.#probe(id, true)) this.#count++;
   }
 
   /** Whether `id` may be held: false only when it certainly is not. */
   mayHold(id: string): boolean {
+    return this.#probe(id, false);
+  }
+
+  /** Whether all of `id`'s bits are set (before `set` sets them). */
+  #probe(id: string, set: boolean): boolean {
     const h1 = fnv1a(id, 0x811c9dc5);
     const h2 = fnv1a(id, 0x5bd1e995) | 1;
+    let all = true;
     for (let i = 0; i < PROBES; i++) {
       const at = ((h1 + Math.imul(i, h2)) >>> 0) % this.#size;
-      if ((this.#bits[at >>> 5]! & (1 << (at & 31))) === 0) return false;
+      const mask = 1 << (at & 31);
+      if ((this.#bits[at >>> 5]! & mask) !== 0) continue;
+      if (!set) return false;
+      all = false;
+      this.#bits[at >>> 5]! |= mask;
     }
-    return true;
+    return all;
   }
 
   /** Whether the filter holds more ids than it was sized for (its "maybe" goes wrong more often). */
