@@ -67,7 +67,15 @@ export class SqlWindowStore implements WindowStore {
   }
 
   async startPass(key: WindowKey, pass: PassSpec): Promise<void> {
-    await this.#driver.transaction((tx) => startPassIn(tx, key, pass));
+    await this.#driver.transaction(async (tx) => {
+      const changed = await tx.run(
+        `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
+          `error = NULL,
+           updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
+        [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
+      );
+      if (changed !== 1) throw new Error(`startPass: no window ${describeKey(key)}`);
+    });
   }
 
   async splitWindow(key: WindowKey, keepFrom: number, parts: readonly WindowSpec[], now: string): Promise<void> {
@@ -170,17 +178,6 @@ export function windowsWhere(query: WindowQuery, alias = ''): { where: string; p
   return { where: where.join(' AND '), params };
 }
 
-/** Begins a pass over a window inside the caller's transaction: no cursor, no pages yet, one attempt more. */
-export async function startPassIn(tx: SqlExecutor, key: WindowKey, pass: PassSpec): Promise<void> {
-  const changed = await tx.run(
-    `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
-      `error = NULL,
-       updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ? WHERE ${KEY_WHERE}`,
-    [pass.startedAt, pass.passFrom, pass.passTo, pass.startedAt, ...keyParams(key)],
-  );
-  if (changed !== 1) throw new Error(`startPass: no window ${describeKey(key)}`);
-}
-
 /** Sets a window's status and error inside the caller's transaction. */
 export async function markWindowIn(
   tx: SqlExecutor,
@@ -239,7 +236,7 @@ export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdva
 }
 
 /**
- * A run of pages whose first begins the window's pass: what startPassIn and then advanceCheckpoint would leave, in
+ * A run of pages whose first begins the window's pass: what startPass and then advanceCheckpoint would leave, in
  * one statement (the pass, its range and start are the page's own, so the window need not be read first), then the
  * sessions of the window's part of the pass it did not see marked missing when it completed.
  */
