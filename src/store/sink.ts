@@ -169,7 +169,13 @@ export interface SessionStore {
 /** `session_refresh`: what the refresh policy reads and writes. */
 export interface RefreshStore {
   /** The non-final sessions of an account with their refresh state, for the refresh policy. */
-  refreshCandidates(account: string, resource: Resource, visit: (candidate: RefreshCandidate) => void): Promise<void>;
+  refreshCandidates(
+    account: string,
+    resource: Resource,
+    visit: (candidate: RefreshCandidate) => void,
+    /** Only those created in [from, to). */
+    within?: { from: number; to: number },
+  ): Promise<void>;
 
   /** A digest of each stored session's observation: read before and after a check, a difference is a change. */
   observedDigests(resource: Resource, serviceIds: readonly string[]): Promise<Map<string, string>>;

@@ -77,7 +77,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     nonFinalEpochs: (a, r) => sessions.nonFinalEpochs(a, r),
     nonFinalCount: (a, r) => sessions.nonFinalCount(a, r),
     storedEpochs: (a, r, from, to) => sessions.storedEpochs(a, r, from, to),
-    refreshCandidates: (a, r, visit) => refresh.refreshCandidates(a, r, visit),
+    refreshCandidates: (a, r, visit, within) => refresh.refreshCandidates(a, r, visit, within),
     observedDigests: (r, ids) => refresh.observedDigests(r, ids),
     recordRefreshChecks: (a, r, checks, at) => refresh.recordRefreshChecks(a, r, checks, at),
     lastDeliveryAt: () => refresh.lastDeliveryAt(),

@@ -4,12 +4,10 @@ import {
   dueStaleness,
   intervalInEffect,
   nextInterval,
-  planCounted,
-  planRefresh,
-  RefreshPlanner,
   tierOf,
   type RefreshPolicy,
 } from '../../src/crawl/refresh/refresh-policy.js';
+import { planCounted, planRefresh, poolSize, RefreshPlanner } from '../../src/crawl/refresh/refresh-planner.js';
 import { refreshBudget, refreshParts, webhookStreamState, WHOLE } from '../../src/crawl/refresh/refresh-settings.js';
 import type { RefreshCandidate } from '../../src/store/sink.js';
 import { windowState } from './window-state.js';
@@ -297,6 +295,27 @@ describe('planRefresh', () => {
     const plan = planRefresh([recent, stored], windows, [], NOW, POLICY);
     expect([...plan.checked.keys()].sort()).toEqual(['recent', 'stored']);
     expect([plan.due, plan.deferred]).toEqual([2, 0]);
+  });
+  it('holds only the most urgent due sessions of a long history and counts the rest', () => {
+    // 20,000 due sessions outside any window (a GET each), stalest first by index; 10 requests a run.
+    const many = Array.from({ length: 20_000 }, (_, i) => c(`m${i}`, 5000, { seenAt: 100 + ((i * 7919) % 20_000) }));
+    const policy = { ...POLICY, maxRequests: 10 };
+    const planner = new RefreshPlanner(windows, [], NOW, policy);
+    many.forEach((x) => planner.add(x));
+    expect(planner.held).toBeLessThan(2 * poolSize(10));
+    expect(poolSize(10)).toBeLessThan(many.length / 2);
+    const plan = planner.plan();
+    const stalest = [...many].sort((a, b) => a.seenAt! - b.seenAt!).slice(0, 10);
+    expect(plan.get.sort()).toEqual(stalest.map((x) => x.serviceId).sort());
+    expect([plan.due, plan.naiveCost, plan.deferred, plan.cost]).toEqual([20_000, 20_000, 19_990, 10]);
+  });
+  it('a repaged part checks the non-final sessions in it the planner did not hold', () => {
+    // Six due sessions over the 4-page window 0 are paged again; one inside it rests on its back-off (not due).
+    const resting = c('rest', 50, { checkedAt: NOW - 10, intervalSeconds: 400, deliveredSinceCheck: true });
+    const plan = planRefresh([...spread(6, 0, 99), resting], windows, [], NOW, { ...POLICY, webhooksHealthy: true });
+    expect(plan.repage.map((t) => [t.passFrom, t.passTo])).toEqual([[0, 100]]);
+    expect(plan.checked.get('rest')).toEqual({ tier: 'backoff', interval: 400 });
+    expect([plan.checked.size, plan.due, plan.deferred]).toEqual([7, 6, 0]);
   });
   it('leaves a session the healthy webhook stream covers to its back-off', () => {
     const resting = c('rest', 50, { checkedAt: NOW - 100, intervalSeconds: 400, deliveredSinceCheck: true });

@@ -354,6 +354,13 @@ forEachTarget((_dialect, ctx) => {
     expect(new Set(seen).size).toBe(n);
     expect(seen).toHaveLength(n);
     expect(seen).not.toContain('gone');
+    // A repaged part reads those created within it again.
+    const within: number[] = [];
+    await sink.refreshCandidates('default', 'authentications', (c) => within.push(c.createdEpoch!), {
+      from: 9_000,
+      to: 9_010,
+    });
+    expect(within.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => 9_000 + i));
   });
 
   it('a group of 40 pages commits in one call', async () => {

@@ -8,7 +8,8 @@ import type { RefreshCheck } from '../../store/sink.js';
 import { Crawler } from '../engine/crawler.js';
 import type { CrawlAccount, CrawlContext } from '../engine/crawl-deps.js';
 import type { PassTask } from '../engine/planner.js';
-import { nextInterval, planCounted, RefreshPlanner, type RefreshPolicy } from './refresh-policy.js';
+import { planCounted, RefreshPlanner } from './refresh-planner.js';
+import { nextInterval, type RefreshPolicy } from './refresh-policy.js';
 import { epochReach } from './repage-range.js';
 import {
   DEFAULT_REFRESH_SETTINGS,
@@ -89,6 +90,12 @@ export async function refreshNonFinal(
     const { from, to } = epochReach(w);
     return sink.storedEpochs(account.name, resource, from, to);
   });
+  // A repaged part checks every non-final session in it, not only those the planner held.
+  for (const part of plan.repage)
+    await sink.refreshCandidates(account.name, resource, (c) => planner.cover(plan, c), {
+      from: part.passFrom,
+      to: part.passTo,
+    });
   ctx.onEvent?.({
     type: 'refresh',
     account: account.name,

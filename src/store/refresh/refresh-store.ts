@@ -27,6 +27,7 @@ export class SqlRefreshStore implements RefreshStore {
     account: string,
     resource: Resource,
     visit: (candidate: RefreshCandidate) => void,
+    within?: { from: number; to: number },
   ): Promise<void> {
     const def = sessionTable(resource);
     // A cursor over the rows: at a million sessions the non-final ones are a hundred thousand rows, which need not all
@@ -35,7 +36,8 @@ export class SqlRefreshStore implements RefreshStore {
       `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, ` +
       `r.interval_seconds, r.tier
                  FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
-                 WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL`;
+                 WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL` +
+      (within ? ' AND s.created_epoch >= ? AND s.created_epoch < ?' : '');
     const each = (row: Record<string, unknown>) => {
       const r = rowReader(def, row);
       visit({
@@ -49,7 +51,9 @@ export class SqlRefreshStore implements RefreshStore {
         tier: (row.tier ?? null) as RefreshTier | null,
       });
     };
-    await this.#driver.read((tx) => tx.each(sql, [resource, account], (rows) => rows.forEach(each)));
+    await this.#driver.read((tx) =>
+      tx.each(sql, [resource, account, ...(within ? [within.from, within.to] : [])], (rows) => rows.forEach(each)),
+    );
   }
 
   async observedDigests(resource: Resource, serviceIds: readonly string[]): Promise<Map<string, string>> {
