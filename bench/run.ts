@@ -90,8 +90,8 @@ if (sections.includes('soak')) {
   console.log(`\n${renderSoak(await soakRun({ minutes: at > 0 ? Number(process.argv[at + 1]) : 30 }))}`);
 }
 
-// Only when named (`npm run bench -- scale [--sessions 100000,1000000] [--targets sqlite,duckdb]`):
-// a 1M-session run takes minutes per target.
+// Only when named (`npm run bench -- scale [--sessions 100000,1000000] [--targets sqlite,duckdb] [--keep]`):
+// a 1M-session run takes minutes per target. With --keep, each run's directory (its target file) is kept and named.
 if (sections.includes('scale')) {
   const { scaleRun, backfillTable, steadyTable, commandsTable } = await import('./scale-bench.js');
   const listFlag = (name: string, fallback: string) => {
@@ -102,7 +102,12 @@ if (sections.includes('scale')) {
   const runs = [];
   for (const sessions of listFlag('--sessions', '100000,1000000').map(Number)) {
     for (const target of listFlag('--targets', 'sqlite,duckdb') as Array<'sqlite' | 'duckdb' | 'postgres'>) {
-      const run = await scaleRun({ sessions, target, ...(url ? { postgresUrl: url } : {}) });
+      const run = await scaleRun({
+        sessions,
+        target,
+        keep: process.argv.includes('--keep'),
+        ...(url ? { postgresUrl: url } : {}),
+      });
       // Each run as it ends: a 10M-session run takes most of an hour per target.
       console.log(JSON.stringify({ scaleRun: run }));
       runs.push(run);

@@ -44,6 +44,8 @@ export interface ScaleOptions {
   postgresUrl?: string;
   /** Requests per second the simulator allows and the client spends. @default 100000 */
   rate?: number;
+  /** Keep the run's directory (and Postgres schema) to look at afterwards. */
+  keep?: boolean;
 }
 
 export interface CommandFigure {
@@ -335,8 +337,11 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     };
   } finally {
     await sim.close();
-    if (options.target === 'postgres') await dropSchema(options.postgresUrl ?? '', schema);
-    rmSync(dir, { recursive: true, force: true });
+    if (options.keep) console.log(JSON.stringify({ scaleKept: options.target === 'postgres' ? schema : dir }));
+    else {
+      if (options.target === 'postgres') await dropSchema(options.postgresUrl ?? '', schema);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
