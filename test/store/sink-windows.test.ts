@@ -165,6 +165,58 @@ forEachTarget((_dialect, ctx) => {
     expect(gone.map((r) => r.service_id).sort()).toEqual(['gone', 'seen']);
   });
 
+  it('a group completing passes of several accounts and resources marks each missing in its own range', async () => {
+    const sink = await ctx.open();
+    const second = { ...authWindow, account: 'second' };
+    const later = { ...authWindow, windowStart: 1_000 };
+    const prints = { ...authWindow, resource: 'fingerprints' } as const;
+    await sink.planWindows([
+      { ...authWindow, windowEnd: 1_000 },
+      { ...later, windowEnd: 2_000 },
+      { ...second, windowEnd: 1_000 },
+      { ...prints, windowEnd: 1_000 },
+    ]);
+    await sink.mergeBatch(
+      batch([
+        auth('gone-default', { created_epoch: 100, last_synced_at: t(0) }),
+        auth('seen-later', { created_epoch: 1_500, last_synced_at: t(5) }),
+        auth('gone-second', { account: 'second', created_epoch: 500, last_synced_at: t(0) }),
+        fp('gone-print', { created_epoch: 200, last_synced_at: t(0) }),
+      ]),
+    );
+    const page = (key: WindowKey, windowEnd: number) => ({
+      key,
+      batch: batch([]),
+      nextCursor: null,
+      done: true,
+      now: t(6),
+      begin: { passFrom: key.windowStart, passTo: windowEnd, startedAt: t(1), windowEnd },
+    });
+    const results = await sink.commitPages([
+      page(authWindow, 1_000),
+      page(later, 2_000),
+      page(second, 1_000),
+      page(prints, 1_000),
+    ]);
+    expect(results.map((r) => r.missing)).toEqual([1, 0, 1, 1]);
+    const gone = await sink.query(
+      'SELECT service_id FROM authentications WHERE missing_since IS NOT NULL UNION ALL ' +
+        'SELECT service_id FROM fingerprints WHERE missing_since IS NOT NULL',
+    );
+    expect(gone.map((r) => r.service_id).sort()).toEqual(['gone-default', 'gone-print', 'gone-second']);
+    const windows = [
+      ...(await sink.listWindows(query)),
+      ...(await sink.listWindows({ ...query, account: 'second' })),
+      ...(await sink.listWindows({ ...query, resource: 'fingerprints' })),
+    ];
+    expect(windows.map((w) => [w.account, w.resource, w.windowStart, w.status, w.syncedTo, w.attempts])).toEqual([
+      ['default', 'authentications', 1_000, 'done', 2_000, 1],
+      ['default', 'authentications', 0, 'done', 1_000, 1],
+      ['second', 'authentications', 0, 'done', 1_000, 1],
+      ['default', 'fingerprints', 0, 'done', 1_000, 1],
+    ]);
+  });
+
   it("the first pass of a window, from --since inside it, sets its mark at the pass's end", async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 1_000 }]);

@@ -1,11 +1,10 @@
 import type { NormalizedSession, RejectedRow } from '../../normalize/rows.js';
-import { checkpointAdvances } from '../windows/checkpoint-advance.js';
+import { advanceCheckpoints, checkpointAdvances } from '../windows/checkpoint-advance.js';
 import { commitKeepingAside } from './refused-items.js';
 import { keepNewestCopies } from './page-duplicates.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
 import type { CommitResult, PageCommit, PageStore } from '../sink.js';
 import type { SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
-import { advanceCheckpoint } from '../windows/window-store.js';
 
 /** The crawl's pages: their sessions, rejected items and checkpoints, committed together. */
 export class SqlPageStore implements PageStore {
@@ -57,10 +56,9 @@ export class SqlPageStore implements PageStore {
         results.push({ ...countOutcomes(own), rejected: page.batch.rejected.length, missing: 0 });
       }
       // A pass's missing sessions belong to the page that completed it.
-      for (const advance of checkpointAdvances(pages)) {
-        const missing = await advanceCheckpoint(tx, advance);
-        results[advance.lastPage]!.missing += missing;
-      }
+      const advances = checkpointAdvances(pages);
+      const missing = await advanceCheckpoints(tx, advances);
+      for (const [i, advance] of advances.entries()) results[advance.lastPage]!.missing += missing[i]!;
       await countForRuns(tx, pages, results);
       return results;
     });

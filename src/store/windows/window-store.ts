@@ -1,11 +1,8 @@
-import { cursorText, parseCursorText } from '../../api/cursor.js';
+import { parseCursorText } from '../../api/cursor.js';
 import type { ApiVersion, Resource } from '../../normalize/rows.js';
-import type { CheckpointAdvance } from './checkpoint-advance.js';
 import { rowReader } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
-import { markMissingWhere } from '../history/history-store.js';
 import type {
-  PassBegin,
   PassSpec,
   ReopenedWindows,
   ReopenScope,
@@ -20,9 +17,9 @@ import { placeholders } from '../drivers/placeholders.js';
 import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
 import { uniqueByKey } from '../pages/unique-by-key.js';
 
-const WINDOWS = table('sync_windows');
-const KEY_WHERE = 'account = ? AND resource = ? AND api_version = ? AND window_start = ?';
-const keyParams = (key: WindowKey): unknown[] => [key.account, key.resource, key.apiVersion, key.windowStart];
+export const WINDOWS = table('sync_windows');
+export const KEY_WHERE = 'account = ? AND resource = ? AND api_version = ? AND window_start = ?';
+export const keyParams = (key: WindowKey): unknown[] => [key.account, key.resource, key.apiVersion, key.windowStart];
 
 export function describeKey(key: WindowKey): string {
   return `${key.account}/${key.resource}/v${key.apiVersion}@${key.windowStart}`;
@@ -68,6 +65,8 @@ export class SqlWindowStore implements WindowStore {
 
   async startPass(key: WindowKey, pass: PassSpec): Promise<void> {
     await this.#driver.transaction(async (tx) => {
+      // Every write of a window holds its account's lock: a commit group reads its windows and writes them back.
+      await tx.lock({ account: [key.account] });
       const changed = await tx.run(
         `UPDATE sync_windows SET status = 'running', cursor = NULL, pages = 0, items = 0, attempts = attempts + 1, ` +
           `error = NULL,
@@ -186,6 +185,7 @@ export async function markWindowIn(
   error: string | null,
   now: string,
 ): Promise<void> {
+  await tx.lock({ account: [key.account] });
   const changed = await tx.run(`UPDATE sync_windows SET status = ?, error = ?, updated_at = ? WHERE ${KEY_WHERE}`, [
     status,
     error,
@@ -193,89 +193,6 @@ export async function markWindowIn(
     ...keyParams(key),
   ]);
   if (changed !== 1) throw new Error(`markWindow: no window ${describeKey(key)}`);
-}
-
-/**
- * Advances one window's checkpoint inside the caller's transaction, which
- * holds the window's account lock (the window is read, then written); when
- * the pass completes, marks the sessions of its range it did not see missing
- * and returns how many.
- */
-export async function advanceCheckpoint(tx: SqlExecutor, advance: CheckpointAdvance): Promise<number> {
-  if (advance.begin !== undefined) return beginAndAdvance(tx, advance, advance.begin);
-  if (!advance.done) {
-    // JSON text, so that an array or object cursor is sent back as it came after a resume.
-    const changed = await tx.run(
-      `UPDATE sync_windows SET cursor = ?, pages = pages + ?, items = items + ?, updated_at = ? WHERE ${KEY_WHERE}`,
-      [cursorText(advance.cursor), advance.pages, advance.items, advance.now, ...keyParams(advance.key)],
-    );
-    if (changed !== 1) throw new Error(`commitPage: no window ${describeKey(advance.key)}`);
-    return 0;
-  }
-  const window = await readWindow(tx, advance.key);
-  // A pass over several windows requests a wider range: only this window's part of it is done.
-  const passFrom = Math.max(window.passFrom ?? window.windowStart, window.windowStart);
-  const passTo = Math.min(window.passTo ?? window.windowEnd, window.windowEnd);
-  // The pass's end, and never back: a refresh pages a part of a window whose earlier passes went further.
-  const syncedTo = window.syncedTo === null ? passTo : Math.max(window.syncedTo, passTo);
-  await tx.run(
-    `UPDATE sync_windows SET status = 'done', cursor = NULL, pages = pages + ?, items = items + ?, synced_to = ?, ` +
-      `updated_at = ?
-     WHERE ${KEY_WHERE}`,
-    [advance.pages, advance.items, syncedTo, advance.now, ...keyParams(advance.key)],
-  );
-  // Without a recorded pass start nothing tells seen from unseen; mark nothing.
-  if (window.passStartedAt === null) return 0;
-  return markMissingWhere(tx, {
-    resource: advance.key.resource,
-    where: 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?',
-    params: [advance.key.account, passFrom, passTo, window.passStartedAt],
-    now: advance.now,
-    source: 'search',
-  });
-}
-
-/**
- * A run of pages whose first begins the window's pass: what startPass and then advanceCheckpoint would leave, in
- * one statement (the pass, its range and start are the page's own, so the window need not be read first), then the
- * sessions of the window's part of the pass it did not see marked missing when it completed.
- */
-async function beginAndAdvance(tx: SqlExecutor, advance: CheckpointAdvance, begin: PassBegin): Promise<number> {
-  const { key } = advance;
-  const passFrom = Math.max(begin.passFrom, key.windowStart);
-  const passTo = Math.min(begin.passTo, begin.windowEnd);
-  const status = advance.done ? 'done' : 'running';
-  // The pass's end, and never back, as advanceCheckpoint; a pass still running sets no mark.
-  const syncedTo = advance.done
-    ? 'CASE WHEN synced_to IS NULL OR synced_to < ? THEN ? ELSE synced_to END'
-    : 'synced_to';
-  const changed = await tx.run(
-    `UPDATE sync_windows SET status = ?, cursor = ?, pages = ?, items = ?, attempts = attempts + 1, error = NULL, ` +
-      `updated_at = ?, pass_from = ?, pass_to = ?, pass_started_at = ?, synced_to = ${syncedTo}
-     WHERE ${KEY_WHERE} AND window_end = ?`,
-    [
-      status,
-      advance.done ? null : cursorText(advance.cursor),
-      advance.pages,
-      advance.items,
-      advance.now,
-      begin.passFrom,
-      begin.passTo,
-      begin.startedAt,
-      ...(advance.done ? [passTo, passTo] : []),
-      ...keyParams(key),
-      begin.windowEnd,
-    ],
-  );
-  if (changed !== 1) throw new Error(`commitPage: no window ${describeKey(key)} ending at ${begin.windowEnd}`);
-  if (!advance.done) return 0;
-  return markMissingWhere(tx, {
-    resource: key.resource,
-    where: 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?',
-    params: [key.account, passFrom, passTo, begin.startedAt],
-    now: advance.now,
-    source: 'search',
-  });
 }
 
 async function readWindow(tx: SqlExecutor, key: WindowKey): Promise<WindowState> {
