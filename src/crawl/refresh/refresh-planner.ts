@@ -98,7 +98,7 @@ export class RefreshPlanner {
   readonly #alreadyPassed: ReadonlyArray<readonly [number, number]>;
   readonly #sorted: WindowState[];
   /** The most urgent due sessions, sorted and cut to `#keep` whenever twice that many are held. */
-  #due: Due[] = [];
+  readonly #due: Due[] = [];
   readonly #keep: number;
   #dueCount = 0;
   readonly #seenByPass: string[] = [];

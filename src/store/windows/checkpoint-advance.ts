@@ -96,8 +96,7 @@ interface MissingScan {
   startedAt: string;
 }
 
-const keyId = (key: WindowKey): string =>
-  JSON.stringify([key.account, key.resource, key.apiVersion, Number(key.windowStart)]);
+const keyId = (key: WindowKey): string => JSON.stringify([key.account, key.resource, key.apiVersion, key.windowStart]);
 
 /** The rows of the windows, by keyId; one statement, an indexed lookup per account, resource and interface. */
 async function readWindowRows(tx: SqlExecutor, keys: readonly WindowKey[]): Promise<Map<string, WindowRow>> {
@@ -123,15 +122,7 @@ async function readWindowRows(tx: SqlExecutor, keys: readonly WindowKey[]): Prom
   const rows = new Map<string, WindowRow>();
   for (const raw of found) {
     const row = readRow(WINDOWS, raw);
-    rows.set(
-      keyId({
-        account: row.account as string,
-        resource: row.resource as Resource,
-        apiVersion: row.api_version as WindowKey['apiVersion'],
-        windowStart: row.window_start as number,
-      }),
-      row,
-    );
+    rows.set(JSON.stringify([row.account, row.resource, row.api_version, row.window_start]), row);
   }
   return rows;
 }

@@ -18,8 +18,8 @@ import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
 import { uniqueByKey } from '../pages/unique-by-key.js';
 
 export const WINDOWS = table('sync_windows');
-export const KEY_WHERE = 'account = ? AND resource = ? AND api_version = ? AND window_start = ?';
-export const keyParams = (key: WindowKey): unknown[] => [key.account, key.resource, key.apiVersion, key.windowStart];
+const KEY_WHERE = 'account = ? AND resource = ? AND api_version = ? AND window_start = ?';
+const keyParams = (key: WindowKey): unknown[] => [key.account, key.resource, key.apiVersion, key.windowStart];
 
 export function describeKey(key: WindowKey): string {
   return `${key.account}/${key.resource}/v${key.apiVersion}@${key.windowStart}`;
