@@ -172,8 +172,9 @@ export class Crawler {
     const { normalize } = this.#ctx;
     const { name: account, client } = this.#account;
     const apiVersion = client.apiVersion;
-    if (stream.started === 0) await this.#begin(stream, 0);
-    else this.#outcome.passes++;
+    // A new stream's first window is begun by its first page's commit (below), not by a transaction before
+    // its first request: at 40 accounts, those waited behind the commit groups that held the target's locks.
+    if (stream.started > 0) this.#outcome.passes++;
     const iterator = client.pages(
       stream.resource,
       { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_SIZE },
@@ -293,14 +294,6 @@ export class Crawler {
     return density === null ? null : (unfetched(stream) * density) / PAGE_SIZE;
   }
 
-  /** Begins the pass of a window of the stream; the stored range is the stream's, so its cursor can resume it. */
-  async #begin(stream: Stream, index: number): Promise<void> {
-    const { window } = stream.windows[index]!;
-    await this.#ctx.sink.startPass(keyOf(window), passOf(stream));
-    stream.started = Math.max(stream.started, index + 1);
-    this.#outcome.passes++;
-  }
-
   /**
    * Adds a stream: a span nobody pages yet, else the lower part of the
    * largest unfetched rest. `boundary` is a stream between two pages: it may
@@ -369,6 +362,15 @@ export class Crawler {
     this.#start({ ...spanOver(stream.resource, [lower!, ...below]), seen });
   }
 
+  /** A window whose first page never committed was never begun: its failed pass is recorded as begun first. */
+  async #recordFailed(stream: Stream, window: Stream['windows'][number]['window'], text: string): Promise<void> {
+    if (stream.current >= stream.started) {
+      await this.#ctx.sink.startPass(keyOf(window), passOf(stream));
+      this.#outcome.passes++;
+    }
+    await this.#ctx.sink.markWindow(keyOf(window), 'failed', text, this.#now());
+  }
+
   /** A failed window is recorded; the windows below it are paged by another stream. */
   async #failed(stream: Stream, error: unknown): Promise<void> {
     if (stopsTheRun(error)) {
@@ -382,9 +384,7 @@ export class Crawler {
       const { window } = failed;
       this.#outcome.failed.push({ resource: stream.resource, windowStart: window.windowStart, error: text });
       // Failing to record a failed window is the target failing: that stops the run.
-      await this.#ctx.sink
-        .markWindow(keyOf(window), 'failed', text, this.#now())
-        .catch((markError: unknown) => void (this.#fatal ??= markError));
+      await this.#recordFailed(stream, window, text).catch((markError: unknown) => void (this.#fatal ??= markError));
       this.#ctx.onEvent?.({
         type: 'window-failed',
         account: this.#account.name,
