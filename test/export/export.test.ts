@@ -6,6 +6,7 @@ import { exportTarget } from '../../src/store/export/export.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { TABLES } from '../../src/schema/schema.js';
 import { VIEWS } from '../../src/store/views.js';
+import { VIEW_PIECES } from '../../src/store/export/view-pieces.js';
 import type { Dialect } from '../../src/schema/dialect.js';
 import { TargetLockedError } from '../../src/store/drivers/target-locked-error.js';
 import { holdDuckdbFile } from '../helpers/duckdb-holder.js';
@@ -266,6 +267,57 @@ describe('export safety', () => {
           const expected = comparableRows(def, await readTarget(source.url, `SELECT * FROM ${def.name}`));
           expect(comparableRows(def, await duckdbRows(path, `SELECT * FROM ${def.name}`)), def.name).toEqual(expected);
         }
+      } finally {
+        await source.dispose();
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('views that grow with the history, run a range of sessions at a time', () => {
+  const asText = (rows: ReadonlyArray<Record<string, unknown>>): string[] => rows.map((r) => JSON.stringify(r));
+
+  it('give the rows of the whole view, in its order where it has one, to Parquet and counted in DuckDB', async () => {
+    const sim = await startSimulator({ sessions: 120, rate: 2000, burst: 2000, seed: 11 });
+    try {
+      const source = await filledTarget(sim, 'sqlite');
+      try {
+        const sink = await openSink(source.url);
+        const whole = join(tempDir(), 'whole');
+        const cut = join(tempDir(), 'cut');
+        const path = join(tempDir(), 'cut.duckdb');
+        let parquet: Awaited<ReturnType<typeof exportTarget>>;
+        let duckdb: Awaited<ReturnType<typeof exportTarget>>;
+        try {
+          await exportTarget(sink, { kind: 'parquet', dir: whole });
+          parquet = await exportTarget(sink, { kind: 'parquet', dir: cut }, { viewPieceRows: 20 });
+          duckdb = await exportTarget(sink, { kind: 'duckdb', path }, { viewPieceRows: 20 });
+        } finally {
+          await sink.close();
+        }
+        for (const [name, spec] of Object.entries(VIEW_PIECES)) {
+          const read = (dir: string) =>
+            duckdbRows(':memory:', `SELECT * FROM read_parquet('${join(dir, name)}.parquet')`);
+          const expected = await read(whole);
+          const got = await read(cut);
+          expect(expected.length, name).toBeGreaterThan(20);
+          expect(parquet.relations.find((r) => r.name === name)?.pieces, name).toBeGreaterThan(2);
+          if (spec.ordered === true) expect(asText(got), name).toEqual(asText(expected));
+          else expect(asText(got).sort(), name).toEqual(asText(expected).sort());
+          expect(
+            duckdb.relations.find((r) => r.name === name),
+            name,
+          ).toMatchObject({
+            rows: expected.length,
+            pieces: expect.any(Number) as unknown,
+          });
+        }
+        // Only the export's files are left: the pieces are removed.
+        expect(readdirSync(cut).sort()).toEqual(
+          [...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort(),
+        );
       } finally {
         await source.dispose();
       }

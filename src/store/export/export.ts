@@ -2,39 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../../errors.js';
 import { sqlType } from '../../schema/column-sql-type.js';
 import { withAppender } from '../drivers/duckdb/duckdb-appender.js';
-import { duckdbMemorySettings } from '../drivers/duckdb/duckdb-settings.js';
 import { EXPORT_MARKER, EXPORT_MARKER_DDL, EXPORT_MARKER_NOTE } from './export-marker.js';
 import type { ExportTarget } from './export-target.js';
 import { exportValue, type ExportValue } from './export-value.js';
 import { keyOf, keysetPage } from './keyset-page.js';
-import { lockHolder } from '../drivers/duckdb/duckdb-driver.js';
 import { TABLES, type TableDef } from '../../schema/schema.js';
-import { TargetLockedError } from '../drivers/target-locked-error.js';
 import { VIEWS, viewSql } from '../views.js';
+import { isDuckdbFile, SOURCE_CATALOG, withDuckdb, type DuckdbFileSource, type ExportSource } from './export-db.js';
 
-/**
- * The part of a target the export reads: read-only SQL with `?` placeholders,
- * values as every driver gives them (sql-driver.ts), whatever the dialect.
- */
-export interface ExportSource {
-  query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
-}
-
-/**
- * A DuckDB target read in place: the export's own DuckDB attaches the file
- * read-only and copies each table with one statement, so no row passes
- * through JavaScript and one DuckDB instance, one buffer pool, does the work.
- * Read with keyset chunks instead, DuckDB answered every `ORDER BY key LIMIT`
- * by scanning the table: 620 MB and 50 s at 100k sessions, growing with it.
- * The file must not be open in another process (DuckDB's lock).
- */
-export interface DuckdbFileSource {
-  readonly duckdbFile: string;
-}
+export type { DuckdbFileSource, ExportSource } from './export-db.js';
+import { copyView, countView, PIECE_ROWS } from './view-pieces.js';
+import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
 
 export interface ExportOptions {
   /**
@@ -52,6 +34,12 @@ export interface ExportOptions {
   chunkRows?: number;
   /** Told after each table and view is written. */
   onProgress?: (event: ExportedRelation) => void;
+  /**
+   * Rows a view that grows with the history reads per piece (view-pieces.ts):
+   * such a view is materialized, or counted, a range of sessions at a time.
+   * @default PIECE_ROWS
+   */
+  viewPieceRows?: number;
 }
 
 export interface ExportedRelation {
@@ -60,6 +48,8 @@ export interface ExportedRelation {
   rows: number;
   /** The Parquet file written, for parquet exports. */
   file?: string;
+  /** For a view run a range of sessions at a time (view-pieces.ts), the ranges it took; absent when run whole. */
+  pieces?: number;
 }
 
 export interface ExportReport {
@@ -92,20 +82,31 @@ export async function exportTarget(
   options: ExportOptions = {},
 ): Promise<ExportReport> {
   const chunkRows = options.chunkRows ?? 1000;
-  if (!Number.isInteger(chunkRows) || chunkRows < 1)
-    throw new Error(`chunkRows must be a whole number >= 1, got ${chunkRows}`);
+  const pieceRows = options.viewPieceRows ?? PIECE_ROWS;
+  for (const [name, value] of [
+    ['chunkRows', chunkRows],
+    ['viewPieceRows', pieceRows],
+  ] as const)
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
+  const run: ExportRun = { force: options.force === true, chunkRows, pieceRows, onProgress: options.onProgress };
   return target.kind === 'duckdb'
-    ? exportDuckdb(source, target, target.path, options.force === true, chunkRows, options.onProgress)
-    : exportParquet(source, target, target.dir, options.force === true, chunkRows, options.onProgress);
+    ? exportDuckdb(source, target, target.path, run)
+    : exportParquet(source, target, target.dir, run);
+}
+
+/** An export's settings, as exportTarget resolved them. */
+interface ExportRun {
+  force: boolean;
+  chunkRows: number;
+  pieceRows: number;
+  onProgress: ExportOptions['onProgress'];
 }
 
 async function exportDuckdb(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   path: string,
-  force: boolean,
-  chunkRows: number,
-  onProgress: ExportOptions['onProgress'],
+  { force, chunkRows, pieceRows, onProgress }: ExportRun,
 ): Promise<ExportReport> {
   if (existsSync(path) && !force) {
     throw new UserError('EXPORT_EXISTS', `${path} exists already: pass --force to replace it`);
@@ -114,7 +115,8 @@ async function exportDuckdb(
   const building = `${path}.${randomBytes(4).toString('hex')}.partial`;
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(building, source, async (connection) => {
+    await withDuckdb(building, source, async (db) => {
+      const { connection } = db;
       for (const def of TABLES) {
         await connection.run(createTableSql(def));
         const rows = isDuckdbFile(source)
@@ -122,16 +124,16 @@ async function exportDuckdb(
           : await appendTable(source, connection, def, chunkRows);
         relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
       }
-      await poolForViews(connection);
       for (const view of VIEWS) {
+        const connection = await db.forView();
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
-        relations.push(
-          report({ name: view.name, kind: 'view', rows: await countRows(connection, view.name) }, onProgress),
-        );
+        const { rows, pieces } = await countView(connection, view, pieceRows);
+        relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
       }
       // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
-      await connection.run(EXPORT_MARKER_DDL);
-      await connection.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
+      const last = await db.forView();
+      await last.run(EXPORT_MARKER_DDL);
+      await last.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
     });
     await removeDuckdbFile(path);
     await rename(building, path);
@@ -145,9 +147,7 @@ async function exportParquet(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   dir: string,
-  force: boolean,
-  chunkRows: number,
-  onProgress: ExportOptions['onProgress'],
+  { force, chunkRows, pieceRows, onProgress }: ExportRun,
 ): Promise<ExportReport> {
   const names = [...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)];
   const existing = names.map((name) => join(dir, `${name}.parquet`)).filter((file) => existsSync(file));
@@ -163,7 +163,8 @@ async function exportParquet(
   const staging = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}.duckdb`);
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(staging, source, async (connection) => {
+    await withDuckdb(staging, source, async (db) => {
+      const { connection } = db;
       for (const def of TABLES) {
         const file = join(dir, `${def.name}.parquet`);
         if (isDuckdbFile(source)) {
@@ -182,15 +183,21 @@ async function exportParquet(
           report({ name: def.name, kind: 'table', rows: await countRows(connection, def.name), file }, onProgress),
         );
       }
-      await poolForViews(connection);
       for (const view of VIEWS) {
+        const connection = await db.forView();
         const file = join(dir, `${view.name}.parquet`);
-        await connection.run(`COPY (${viewSql(view, 'duckdb')}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+        const pieces = await copyView(connection, view, file, pieceRows);
         // A later view may read this one (v_session_timeline reads session_history).
         await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
         relations.push(
           report(
-            { name: view.name, kind: 'view', rows: await countRows(connection, `read_parquet(${quote(file)})`), file },
+            {
+              name: view.name,
+              kind: 'view',
+              rows: await countRows(connection, `read_parquet(${quote(file)})`),
+              file,
+              ...piecesOf(pieces),
+            },
             onProgress,
           ),
         );
@@ -202,65 +209,13 @@ async function exportParquet(
   return { target, relations };
 }
 
-/**
- * A Parquet writer holds a whole row group before it writes it out; DuckDB's
- * default (122,880 rows) is hundreds of MB for the wide tables. Row groups
- * are cut by bytes as well as rows, so memory is bounded by neither the table
- * nor its row width.
- */
-const PARQUET_OPTIONS = `(FORMAT parquet, ROW_GROUP_SIZE 32768, ROW_GROUP_SIZE_BYTES '16MB')`;
+function piecesOf(pieces: number): Pick<ExportedRelation, 'pieces'> {
+  return pieces > 1 ? { pieces } : {};
+}
 
 function report(relation: ExportedRelation, onProgress: ExportOptions['onProgress']): ExportedRelation {
   onProgress?.(relation);
   return relation;
-}
-
-/**
- * The export's buffer pool while it copies tables: the pool fills whatever
- * its size. At 1M sessions, copying authentications from SQLite to Parquet
- * (a commit per chunk) peaked at 489 MB with 192 MB and at 410 MB with 96 MB;
- * 64 MB ran out (a block of 256 KB could not be pinned). With a transaction
- * per table, 80 MB took the 1M exports to Parquet from 398 to 382 MB
- * (SQLite) and from 410 to 398 MB (Postgres).
- */
-const TABLE_MEMORY_LIMIT_MB = 80;
-
-/**
- * The pool raised to this for the views: materializing
- * v_latest_authentications (a window over every authentication) cannot
- * spill all of its state, and 96 MB ran out at 1M sessions; 192 MB held it
- * with a peak RSS of 320–350 MB for that step.
- */
-const VIEW_MEMORY_LIMIT_MB = 192;
-
-async function poolForViews(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`SET memory_limit = '${VIEW_MEMORY_LIMIT_MB}MB'`);
-}
-
-function isDuckdbFile(source: ExportSource | DuckdbFileSource): source is DuckdbFileSource {
-  return 'duckdbFile' in source;
-}
-
-/** The catalog a DuckDB source file is attached as. */
-const SOURCE_CATALOG = 'ivsync_source';
-
-async function withDuckdb(
-  path: string,
-  source: ExportSource | DuckdbFileSource,
-  work: (connection: DuckDBConnection) => Promise<void>,
-): Promise<void> {
-  const instance = await DuckDBInstance.create(path, duckdbMemorySettings({ memoryLimitMb: TABLE_MEMORY_LIMIT_MB }));
-  const connection = await instance.connect();
-  try {
-    if (isDuckdbFile(source)) await attachSource(connection, source.duckdbFile);
-    await work(connection);
-    if (isDuckdbFile(source)) await connection.run(`DETACH ${SOURCE_CATALOG}`);
-    // Fold the WAL into the file, so it opens anywhere as one file.
-    await connection.run('CHECKPOINT');
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
 }
 
 /**
@@ -274,17 +229,6 @@ function createTableSql(def: TableDef): string {
     return `${c.name} ${sqlType(c.type, 'duckdb')}${notNull ? ' NOT NULL' : ''}`;
   });
   return `CREATE TABLE ${def.name} (${columns.join(', ')})`;
-}
-
-/** The source file, read-only; another process holding it is TargetLockedError, as for any DuckDB target. */
-async function attachSource(connection: DuckDBConnection, file: string): Promise<void> {
-  try {
-    await connection.run(`ATTACH ${quote(file)} AS ${SOURCE_CATALOG} (READ_ONLY)`);
-  } catch (error) {
-    const holder = lockHolder(error);
-    if (holder !== null) throw new TargetLockedError(`duckdb:${file}`, holder);
-    throw error;
-  }
 }
 
 /**
@@ -367,15 +311,6 @@ function append(appender: DuckDBAppender, value: ExportValue): void {
       // As text, which DuckDB reads exactly (the value has its zone): several times faster than a TIMESTAMPTZ value.
       return appender.appendVarchar(value.value);
   }
-}
-
-async function countRows(connection: DuckDBConnection, relation: string): Promise<number> {
-  const reader = await connection.runAndReadAll(`SELECT count(*) AS n FROM ${relation}`);
-  return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
-}
-
-function quote(path: string): string {
-  return `'${path.replace(/'/g, "''")}'`;
 }
 
 async function removeDuckdbFile(path: string): Promise<void> {
