@@ -316,4 +316,6 @@ function append(appender: DuckDBAppender, value: ExportValue): void {
 async function removeDuckdbFile(path: string): Promise<void> {
   await rm(path, { force: true });
   await rm(`${path}.wal`, { force: true });
+  // What DuckDB spilled, should a failed export have left it (export-db.ts).
+  await rm(`${path}.tmp`, { recursive: true, force: true });
 }

@@ -65,11 +65,16 @@ async function inPiece(
     for (const relation of spec.relations) {
       await connection.run(`CREATE VIEW ${PIECE_SCHEMA}.${relation} AS SELECT * FROM main.${relation} WHERE ${range}`);
     }
-    await connection.run(`SET search_path = '${PIECE_SCHEMA},main'`);
+    // USE sets the search path too: it is put back as it was, and the piece's is spelled in the current database.
+    const reader = await connection.runAndReadAll(
+      "SELECT current_database() AS db, current_setting('search_path') AS path",
+    );
+    const { db, path } = reader.getRowObjectsJS()[0] as { db: string; path: string };
+    await connection.run(`SET search_path = ${quote(`${db}.${PIECE_SCHEMA},${db}.main`)}`);
     try {
       await work();
     } finally {
-      await connection.run('RESET search_path');
+      await connection.run(`SET search_path = ${quote(path)}`);
     }
   } finally {
     await connection.run(`DROP SCHEMA IF EXISTS ${PIECE_SCHEMA} CASCADE`);
