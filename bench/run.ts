@@ -90,6 +90,17 @@ if (sections.includes('soak')) {
   console.log(`\n${renderSoak(await soakRun({ minutes: at > 0 ? Number(process.argv[at + 1]) : 30 }))}`);
 }
 
+// Only when named (`npm run bench -- export-scale [--sessions 10000000] [--keep]`): the export of a DuckDB target
+// filled by DuckDB itself, without the backfill a real history of that size takes (an hour at 10M).
+if (sections.includes('export-scale')) {
+  const { exportScaleRun, exportScaleTable } = await import('./export-scale.js');
+  const at = process.argv.indexOf('--sessions');
+  const sessions = at > 0 ? Number(process.argv[at + 1]) : 10_000_000;
+  const run = await exportScaleRun({ sessions, keep: process.argv.includes('--keep') });
+  console.log(`\nThe export of ${sessions} sessions, a DuckDB target filled in ${run.fillSeconds.toFixed(0)} s\n`);
+  console.log(exportScaleTable([run]));
+}
+
 // Only when named (`npm run bench -- scale [--sessions 100000,1000000] [--targets sqlite,duckdb] [--keep]`):
 // a 1M-session run takes minutes per target. With --keep, each run's directory (its target file) is kept and named.
 if (sections.includes('scale')) {

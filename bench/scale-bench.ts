@@ -85,7 +85,7 @@ interface Usage {
  * `stopWhen`, a long-running command (the daemon) is sent SIGTERM once its log
  * so far satisfies it, and must then exit 0.
  */
-async function runCli(
+export async function runCli(
   label: string,
   args: readonly string[],
   env: Record<string, string>,
