@@ -13,10 +13,10 @@ import { keyOf, keysetPage } from './keyset-page.js';
 import { TABLES, type TableDef } from '../../schema/schema.js';
 import { VIEWS, viewSql } from '../views.js';
 import { isDuckdbFile, SOURCE_CATALOG, withDuckdb, type DuckdbFileSource, type ExportSource } from './export-db.js';
-
-export type { DuckdbFileSource, ExportSource } from './export-db.js';
 import { copyView, countView, PIECE_ROWS } from './view-pieces.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
+
+export type { DuckdbFileSource, ExportSource } from './export-db.js';
 
 export interface ExportOptions {
   /**
@@ -116,7 +116,7 @@ async function exportDuckdb(
   const relations: ExportedRelation[] = [];
   try {
     await withDuckdb(building, source, async (db) => {
-      const { connection } = db;
+      let { connection } = db;
       for (const def of TABLES) {
         await connection.run(createTableSql(def));
         const rows = isDuckdbFile(source)
@@ -125,15 +125,14 @@ async function exportDuckdb(
         relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
       }
       for (const view of VIEWS) {
-        const connection = await db.forView();
+        connection = await db.forView();
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
         const { rows, pieces } = await countView(connection, view, pieceRows);
         relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
       }
       // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
-      const last = await db.forView();
-      await last.run(EXPORT_MARKER_DDL);
-      await last.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
+      await connection.run(EXPORT_MARKER_DDL);
+      await connection.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
     });
     await removeDuckdbFile(path);
     await rename(building, path);
