@@ -12,6 +12,7 @@ import * as sessionHistory from './20261126200000_session_history.js';
 import * as runThrottling from './20261126300000_run_throttling.js';
 import * as historyWithoutRowid from './20261126400000_history_without_rowid.js';
 import * as historyImplicitFirst from './20261126500000_history_implicit_first.js';
+import * as syncHealthOnePass from './20261127000000_sync_health_one_pass.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   runThrottling,
   historyWithoutRowid,
   historyImplicitFirst,
+  syncHealthOnePass,
 ];

@@ -137,6 +137,7 @@ const BOOLEANS = new Set([
   ...FIRST_TABLES.flatMap((t) => t.columns.filter((c) => c.type === 'boolean').map((c) => `${t.name}.${c.name}`)),
   'verify_findings.repaired',
   'session_history.result_final',
+  'session_versions.result_final',
 ]);
 
 /**
@@ -175,7 +176,10 @@ export function rowsAtStep(applied: readonly Migration[], dialect: Dialect): Row
     },
   ];
   for (const [migration, tables] of Object.entries(LATER_ROWS)) if (ran.has(migration)) Object.assign(rows, tables);
-  if (ran.has('20261126200000_session_history')) rows.session_history = historyRows(rows);
+  if (ran.has('20261126500000_history_implicit_first')) {
+    // session_history is a view over session_versions by then, which holds only the versions no row tells.
+    rows.session_versions = historyRows(rows, 'changed only');
+  } else if (ran.has('20261126200000_session_history')) rows.session_history = historyRows(rows);
   const typed = (table: string, row: Record<string, unknown>) =>
     Object.fromEntries(
       Object.entries(row).map(([k, v]) => [k, BOOLEANS.has(`${table}.${k}`) && v !== null ? toBoolean(v, dialect) : v]),
@@ -187,9 +191,11 @@ export function rowsAtStep(applied: readonly Migration[], dialect: Dialect): Row
  * session_history as ivsync wrote it from history mode on: a version per
  * stored session from its created_at with its row's values, and for the first
  * session of each resource an earlier version it changed from (non-final,
- * closed an hour after its creation), so an upgrade meets both.
+ * closed an hour after its creation), so an upgrade meets both. From
+ * history_implicit_first on, the versions a session's row tells are not
+ * stored: `changed only` keeps the first session's two.
  */
-function historyRows(rows: Rows): Record<string, unknown>[] {
+function historyRows(rows: Rows, keep: 'all' | 'changed only' = 'all'): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const resource of ['authentications', 'fingerprints']) {
     (rows[resource] ?? []).forEach((s, i) => {
@@ -208,7 +214,7 @@ function historyRows(rows: Rows): Record<string, unknown>[] {
         api_version: s.api_version,
       };
       if (i > 0) {
-        out.push(current);
+        if (keep === 'all') out.push(current);
         return;
       }
       const changedAt = new Date(Date.parse(String(s.created_at)) + 3_600_000).toISOString().replace('Z', '000Z');

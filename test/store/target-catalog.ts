@@ -112,7 +112,14 @@ async function duckdbSchema(sink: QueryableSink): Promise<TargetSchema> {
   }
   // DuckDB keeps a view as it prints the parsed query, and prints a type name quoted or not depending on how the
   // catalog was last loaded (`AS "DATE"` after a checkpoint, `AS DATE` before): a type cast is compared unquoted.
-  const printed = views.map((v) => ({ ...v, sql: String(v.sql).replace(/ AS "([A-Z]+)"\)/g, ' AS $1)') }));
+  // Likewise the parentheses of a chain of UNION ALL: a view kept through a checkpoint that rewrote the catalog
+  // around it prints `A UNION ALL ((B) UNION ALL (C))` for `A UNION ALL (B) UNION ALL (C)`, so they are left out.
+  const printed = views.map((v) => ({
+    ...v,
+    sql: String(v.sql)
+      .replace(/ AS "([A-Z]+)"\)/g, ' AS $1)')
+      .replace(/[()]/g, ' '),
+  }));
   return { tables, views: viewMap(printed, 'view_name', 'sql') };
 }
 
