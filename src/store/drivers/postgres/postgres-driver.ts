@@ -9,6 +9,7 @@ import { sqlType } from '../../../schema/column-sql-type.js';
 import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
 import { AdvisoryLocks } from './advisory-locks.js';
+import { COPY_MIN_ROWS, copyRows } from './copy-rows.js';
 
 export interface PostgresDriverOptions {
   /** Connection string without ivsync's own `schema` parameter. */
@@ -168,7 +169,8 @@ function executor(trx: Knex.Transaction): SqlExecutor {
     // `= ANY` is estimated from the column's statistics (sql-driver.ts).
     whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [[...values]] }),
     write: async (table, rows, onConflict) => {
-      await writeRows(trx, table, rows, onConflict);
+      if (onConflict === 'fail' && rows.length >= COPY_MIN_ROWS) await copyRows(trx, table, rows);
+      else await writeRows(trx, table, rows, onConflict);
     },
     lock: (keys) => locks.lock(keys),
   };
