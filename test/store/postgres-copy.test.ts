@@ -91,7 +91,10 @@ describe.skipIf(!postgresUp)('rows inserted by COPY', () => {
       const strip = (rows: Record<string, unknown>[]) =>
         rows.map((r) => {
           const out = { ...r };
-          for (const k of def.primaryKey) if (typeof out[k] === 'string') out[k] = out[k].replace(/^(copy|insert)-/, '');
+          for (const k of def.primaryKey) {
+            const value = out[k];
+            if (typeof value === 'string') out[k] = value.replace(/^(copy|insert)-/, '');
+          }
           return out;
         });
       const fromCopy = await read('copy');
