@@ -99,7 +99,7 @@ function syncHealthSql(): string {
   t.oldest_backoff_check_at,
   ${ages.join(',\n  ')},
   (SELECT MAX(d.received_at) FROM webhook_deliveries d) AS last_delivery_at`;
-  const checkAgeJoin =
+  const refreshJoins =
     `\nLEFT JOIN (${tierSummary('authentications')}\nUNION ALL ${tierSummary('fingerprints')}) t ` +
     `ON t.account = w.account AND t.resource = w.resource` +
     `\nLEFT JOIN ${checkAges} ON k.account = w.account AND k.resource = w.resource`;
@@ -124,7 +124,7 @@ FROM (
     SUM(CASE WHEN status IN ('pending', 'running', 'failed') THEN 1 ELSE 0 END) AS pending_windows
   FROM sync_windows
   GROUP BY account, resource, api_version
-) w${checkAgeJoin}`
+) w${refreshJoins}`
   );
 }
 
