@@ -153,7 +153,9 @@ if (sections.includes('fleet')) {
 }
 
 // Only when named (`npm run bench -- accounts [--accounts 1,10,40] [--rates lifted,10] [--targets sqlite,postgres]
-// [--sessions-per-account 2500]`): one process backfilling many accounts, each with its own token and bucket.
+// [--sessions-per-account 2500] [--repeat 1]`): one process backfilling many accounts, each with its own token and
+// bucket. `--repeat N` runs each row N times in a row (two runs of one build differed by up to 15% on a 2-core VM):
+// a row of the table each, so the spread shows.
 if (sections.includes('accounts')) {
   const { accountsRun, accountsTable, profileLines } = await import('./accounts.js');
   const listFlag = (name: string, fallback: string) => {
@@ -162,11 +164,14 @@ if (sections.includes('accounts')) {
   };
   const url = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
   const sessionsPerAccount = Number(listFlag('--sessions-per-account', '2500')[0]);
+  const repeat = Number(listFlag('--repeat', '1')[0]);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat takes a whole number of runs, 1 or more');
   const targets = listFlag('--targets', url ? 'sqlite,postgres' : 'sqlite') as Array<'sqlite' | 'postgres'>;
+  const accountCounts = listFlag('--accounts', '1,10,40').flatMap((n) => Array<number>(repeat).fill(Number(n)));
   const runs = [];
   for (const target of targets) {
     for (const rate of listFlag('--rates', 'lifted,10').map((r) => (r === 'lifted' ? null : Number(r)))) {
-      for (const accounts of listFlag('--accounts', '1,10,40').map(Number)) {
+      for (const accounts of accountCounts) {
         // At a real limit, the latency of a real service; lifted, none, so that the process sets the pace.
         const latencyMs = rate === null ? 0 : 150;
         const run = await accountsRun({
