@@ -93,9 +93,7 @@ async function pieceRanges(connection: DuckDBConnection, view: string, pieceRows
   if (spec === undefined) return [];
   const { column, relations } = spec;
   const union = relations.map((r) => `SELECT ${column} AS k FROM main.${r}`).join(' UNION ALL ');
-  const counted = await connection.runAndReadAll(`SELECT count(*) AS n FROM (${union}) u`);
-  const rows = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
-  const pieces = Math.ceil(rows / pieceRows);
+  const pieces = Math.ceil((await countRows(connection, `(${union}) u`)) / pieceRows);
   if (pieces <= 1) return [];
   const sampled = await connection.runAndReadAll(
     `SELECT k FROM (SELECT k FROM (${union}) u WHERE k IS NOT NULL USING SAMPLE reservoir(${SAMPLE_ROWS} ROWS)) ` +

@@ -30,7 +30,7 @@ export async function copyRows(trx: Knex.Transaction, table: TableDef, rows: rea
 }
 
 /** The rows in COPY's text format: a line per row, tab between columns, `\N` for NULL. */
-export function copyText(table: TableDef, rows: readonly Row[]): string {
+function copyText(table: TableDef, rows: readonly Row[]): string {
   const columns = table.columns;
   const lines = new Array<string>(rows.length);
   for (let r = 0; r < rows.length; r++) {
@@ -50,26 +50,28 @@ export function copyText(table: TableDef, rows: readonly Row[]): string {
 const SPECIAL = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+const escaped = (text: string): string => text.replace(SPECIAL, (ch) => ESCAPES[ch]!);
+
 /**
  * One value as the INSERT's JSON document carried it: a number that is not
  * finite was `null` there, and so is NULL here; a boolean bound to a column
- * of another type was `true` or `false`; an object (a Date) was its JSON text.
+ * of another type was `true` or `false`; a Date was its ISO text, another
+ * object its JSON text.
  */
 function copyField(value: unknown, booleanColumn: boolean): string {
   switch (typeof value) {
     case 'string':
-      return value.replace(SPECIAL, (ch) => ESCAPES[ch]!);
+      return escaped(value);
     case 'number':
       return Number.isFinite(value) ? String(value) : '\\N';
     case 'boolean':
       return booleanColumn ? (value ? 't' : 'f') : String(value);
     case 'bigint':
       return value.toString();
-    default: {
-      if (value === null || value === undefined) return '\\N';
-      const json = JSON.stringify(value) as string | undefined;
-      if (json === undefined) return '\\N';
-      return (json.startsWith('"') ? (JSON.parse(json) as string) : json).replace(SPECIAL, (ch) => ESCAPES[ch]!);
-    }
+    case 'object':
+      if (value === null) return '\\N';
+      return escaped(value instanceof Date ? value.toISOString() : JSON.stringify(value));
+    default:
+      return '\\N';
   }
 }
