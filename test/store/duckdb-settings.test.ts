@@ -1,7 +1,8 @@
 import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DuckdbDriver, ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-open.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { table } from '../../src/schema/schema.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -57,5 +58,31 @@ describe('DuckDB target settings', () => {
     } finally {
       await driver.close();
     }
+  });
+
+  it('opens the file anew when its table blocks pass their share of the pool, keeping every row', async () => {
+    // Each instance gets its own variable: after the file is opened anew, the one set before is gone.
+    const opened = async (tableBlocksMb?: number): Promise<{ reopened: boolean; rows: unknown }> => {
+      const file = join(tempDir(), `blocks-${tableBlocksMb ?? 'default'}.duckdb`);
+      const driver = await DuckdbDriver.open(file, () => new Date('2026-11-27T00:00:00.000Z'), { tableBlocksMb });
+      try {
+        await driver.migrate(MIGRATIONS);
+        await driver.read((tx) => tx.run('SET VARIABLE opened_before = 1'));
+        const rows = (from: number) =>
+          Array.from({ length: 20_000 }, (_, i) => ({ service_id: `S${from + i}`, key: 'k', value: 'v'.repeat(40) }));
+        await driver.transaction((tx) => tx.write(table('session_text_fields'), rows(0), 'fail'));
+        // Checkpointed rows are the table blocks DuckDB keeps in its pool.
+        await driver.read((tx) => tx.run('CHECKPOINT'));
+        await driver.transaction((tx) => tx.write(table('session_text_fields'), rows(20_000), 'fail'));
+        const [row] = await driver.read((tx) =>
+          tx.all("SELECT getvariable('opened_before') AS before, count(*) AS n FROM session_text_fields"),
+        );
+        return { reopened: row?.before === null, rows: row?.n };
+      } finally {
+        await driver.close();
+      }
+    };
+    expect(await opened(0.01)).toEqual({ reopened: true, rows: 40_000 });
+    expect(await opened()).toEqual({ reopened: false, rows: 40_000 });
   });
 });

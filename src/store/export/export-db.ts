@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { duckdbMemorySettings } from '../drivers/duckdb/duckdb-settings.js';
-import { lockHolder } from '../drivers/duckdb/duckdb-driver.js';
+import { lockHolder } from '../drivers/duckdb/duckdb-open.js';
 import { TargetLockedError } from '../drivers/target-locked-error.js';
 import { quote } from './duckdb-sql.js';
 

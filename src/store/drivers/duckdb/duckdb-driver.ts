@@ -1,15 +1,13 @@
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import {
-  DuckDBInstance,
+  type DuckDBInstance,
   DuckDBListValue,
   type DuckDBAppender,
   type DuckDBConnection,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
-import { InterruptedError } from '../../../errors.js';
 import { columnValue } from '../column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
 import { normalizeIso } from '../../../normalize/time.js';
@@ -17,11 +15,12 @@ import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
-import { duckdbMemorySettings, type DuckdbMemoryOptions } from './duckdb-settings.js';
+import { openDatabase, type OpenWait } from './duckdb-open.js';
+import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
+import { duckdbMemorySettings, poolMegabytes, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import type { OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
-import { TargetLockedError } from '../target-locked-error.js';
 import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
 import { onConflictClause } from '../upsert-clause.js';
 
@@ -95,93 +94,16 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
    * an abort of `signal` ends the wait with InterruptedError.
    * @default fail at once
    */
-  wait?: { signal: AbortSignal; onWait?: (holder: string) => void };
+  wait?: OpenWait;
+  /**
+   * Table blocks the instance may hold before the file is opened anew (see duckdb-pool-bound.ts).
+   * @default a quarter of the pool
+   */
+  tableBlocksMb?: number;
 }
-
-/** DuckDB's refusal to open a file another process holds; the holder is what follows `held in`. */
-const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in (.+?)\.(?: See also|\s*$)/s;
-
-/** Longest pause between two attempts to open a locked file. */
-const LOCK_POLL_MAX_MS = 1000;
-
-/**
- * The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure.
- */
-export function lockHolder(error: unknown): string | null {
-  const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
-  return match === null ? null : match[1]!.trim();
-}
-
-/**
- * Rows per row group of a target's tables, instead of DuckDB's 122,880. A
- * checkpoint rewrites every row group that took rows since the last one, and
- * the compressed blocks of each table it rewrites wait in the buffer pool
- * until it ends: with whole 122,880-row groups of sessions (each with its raw
- * item) that was more than the pool, spilled to the temp directory (a
- * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). Smaller
- * groups cost a little compression; the file was about the same size.
- */
-export const ROW_GROUP_ROWS = 16_384;
 
 /** DuckDB's refusal of a file it gave up on (a failed checkpoint), until it is attached again. */
 const INVALIDATED = /has been invalidated/;
-
-/** The catalog a file is attached as: its name, as DuckDB would name it, unless that is one of DuckDB's own. */
-function catalogName(path: string): string {
-  const stem = basename(path).replace(/\.[^.]*$/, '');
-  return ['memory', 'temp', 'system', 'main', ''].includes(stem.toLowerCase()) ? 'ivsync' : stem;
-}
-
-const quoted = (name: string, quote: string): string => `${quote}${name.replaceAll(quote, quote + quote)}${quote}`;
-
-/**
- * Opens the database: in memory as is, a file attached with ROW_GROUP_SIZE
- * (an option of ATTACH only, which a database opened by path cannot take) and
- * made the default catalog. Waits while another process holds the file when
- * asked to (see DuckdbDriverOptions.wait).
- */
-async function openDatabase(
-  path: string,
-  config: Record<string, string>,
-  wait: DuckdbDriverOptions['wait'],
-): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
-  if (path === ':memory:') {
-    const instance = await DuckDBInstance.create(path, config);
-    return { instance, connection: await instance.connect() };
-  }
-  // Spilled blocks go beside the file, where a database opened by path puts them.
-  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: `${path}.tmp` });
-  const connection = await instance.connect();
-  const catalog = catalogName(path);
-  let announced = false;
-  try {
-    for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
-      try {
-        await connection.run(
-          `ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
-        );
-        await connection.run(`USE ${quoted(catalog, '"')}`);
-        return { instance, connection };
-      } catch (error) {
-        const holder = lockHolder(error);
-        if (holder === null) throw error;
-        if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
-        if (!announced) wait.onWait?.(holder);
-        announced = true;
-      }
-      // An abort ends the pause at once; the check below turns it into InterruptedError.
-      await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
-      if (wait.signal.aborted)
-        throw new InterruptedError(
-          `stopped while waiting for another process to close duckdb:${path}; nothing was synced`,
-        );
-    }
-  } catch (error) {
-    connection.closeSync();
-    instance.closeSync();
-    throw error;
-  }
-}
 
 export class DuckdbDriver implements SqlDriver {
   readonly dialect = 'duckdb' as const;
@@ -189,6 +111,8 @@ export class DuckdbDriver implements SqlDriver {
   #connection: DuckDBConnection;
   /** The settings the database was opened with, to open it again the same. */
   readonly #config: Record<string, string>;
+  /** Bytes of table blocks past which the file is opened anew. */
+  readonly #tableBlocksBytes: number;
   // One task at a time, in call order: the crawler and the receiver share the one connection and a
   // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
   readonly #lock = new PQueue({ concurrency: 1 });
@@ -210,9 +134,11 @@ export class DuckdbDriver implements SqlDriver {
     clock: () => Date,
     path: string | null,
     config: Record<string, string>,
+    tableBlocksBytes: number,
   ) {
     this.#instance = instance;
     this.#config = config;
+    this.#tableBlocksBytes = tableBlocksBytes;
     this.#path = path;
     this.#connection = connection;
     this.#clock = clock;
@@ -223,7 +149,9 @@ export class DuckdbDriver implements SqlDriver {
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
     const config = { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` };
     const { instance, connection } = await openDatabase(path, config, options.wait);
-    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config);
+    const tableBlocks =
+      options.tableBlocksMb === undefined ? tableBlocksBound(poolMegabytes(options)) : options.tableBlocksMb * 2 ** 20;
+    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config, tableBlocks);
   }
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
@@ -244,6 +172,7 @@ export class DuckdbDriver implements SqlDriver {
       this.#rowsWritten = 0;
       const result = await this.#inTransaction(work);
       await this.#boundWal();
+      await this.#boundTableBlocks();
       return result;
     });
   }
@@ -336,6 +265,18 @@ export class DuckdbDriver implements SqlDriver {
   }
 
   /**
+   * After a write commit: table blocks past their share of the pool (see
+   * duckdb-pool-bound.ts) are let go by opening the file anew, its WAL folded
+   * in first. A checkpoint that fails leaves the WAL, which the open replays.
+   */
+  async #boundTableBlocks(): Promise<void> {
+    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS) return;
+    if (!(await tableBlocksOverBound(this.#connection, this.#tableBlocksBytes))) return;
+    await this.#connection.run('CHECKPOINT').catch(() => undefined);
+    await this.#reopen();
+  }
+
+  /**
    * A file DuckDB invalidated (a checkpoint failed on a full disk) takes no
    * more statements until it is detached and attached again; everything
    * committed is in its WAL, which the attach replays. Once there is room
@@ -344,13 +285,25 @@ export class DuckdbDriver implements SqlDriver {
   async #reattachIfInvalidated(): Promise<void> {
     if (!this.#invalidated || this.#path === null) return;
     // It refuses even a USE of another catalog, so the database is opened anew.
+    await this.#reopen();
+    this.#held.forget();
+  }
+
+  /**
+   * Closes the database and opens it again with the same settings. Another
+   * process waiting for the file may take it in between: this one then waits
+   * its turn, and forgets the ids it knew the file to hold.
+   */
+  async #reopen(): Promise<void> {
     this.#connection.closeSync();
     this.#instance.closeSync();
-    const reopened = await openDatabase(this.#path, this.#config, undefined);
+    this.#invalidated = false;
+    let waited = false;
+    const wait = { signal: new AbortController().signal, onWait: () => (waited = true) };
+    const reopened = await openDatabase(this.#path!, this.#config, wait);
     this.#instance = reopened.instance;
     this.#connection = reopened.connection;
-    this.#invalidated = false;
-    this.#held.forget();
+    if (waited) this.#held.forget();
   }
 
   async #inTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -19,9 +19,14 @@ export interface DuckdbMemoryOptions {
   threads?: number;
 }
 
+/** The buffer pool's size in MB (`memory_limit`). */
+export function poolMegabytes(options: DuckdbMemoryOptions = {}): number {
+  return Math.max(64, Math.round(options.memoryLimitMb ?? 96));
+}
+
 /** The settings to pass to `DuckDBInstance.create`, DuckDB's own names and text values. */
 export function duckdbMemorySettings(options: DuckdbMemoryOptions = {}): Record<string, string> {
-  const memoryLimitMb = Math.max(64, Math.round(options.memoryLimitMb ?? 96));
+  const memoryLimitMb = poolMegabytes(options);
   const threads = Math.max(1, Math.round(options.threads ?? 1));
   return {
     memory_limit: `${memoryLimitMb}MB`,

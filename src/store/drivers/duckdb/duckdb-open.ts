@@ -1,0 +1,90 @@
+import { basename } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { InterruptedError } from '../../../errors.js';
+import { TargetLockedError } from '../target-locked-error.js';
+
+/** How a file is opened: the wait for another process that holds it (see DuckdbDriverOptions.wait). */
+export type OpenWait = { signal: AbortSignal; onWait?: (holder: string) => void } | undefined;
+
+/** DuckDB's refusal to open a file another process holds; the holder is what follows `held in`. */
+const LOCK_CONFLICT = /Could not set lock on file .*?Conflicting lock is held in (.+?)\.(?: See also|\s*$)/s;
+
+/** Longest pause between two attempts to open a locked file. */
+const LOCK_POLL_MAX_MS = 1000;
+
+/**
+ * The holder named by DuckDB's refusal to open a file another process holds, or null when `error` is another failure.
+ */
+export function lockHolder(error: unknown): string | null {
+  const match = LOCK_CONFLICT.exec(error instanceof Error ? error.message : String(error));
+  return match === null ? null : match[1]!.trim();
+}
+
+/**
+ * Rows per row group of a target's tables, instead of DuckDB's 122,880. A
+ * checkpoint rewrites every row group that took rows since the last one, and
+ * the compressed blocks of each table it rewrites wait in the buffer pool
+ * until it ends: with whole 122,880-row groups of sessions (each with its raw
+ * item) that was more than the pool, spilled to the temp directory (a
+ * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). Smaller
+ * groups cost a little compression; the file was about the same size.
+ */
+export const ROW_GROUP_ROWS = 16_384;
+
+/** The catalog a file is attached as: its name, as DuckDB would name it, unless that is one of DuckDB's own. */
+function catalogName(path: string): string {
+  const stem = basename(path).replace(/\.[^.]*$/, '');
+  return ['memory', 'temp', 'system', 'main', ''].includes(stem.toLowerCase()) ? 'ivsync' : stem;
+}
+
+const quoted = (name: string, quote: string): string => `${quote}${name.replaceAll(quote, quote + quote)}${quote}`;
+
+/**
+ * Opens the database: in memory as is, a file attached with ROW_GROUP_SIZE
+ * (an option of ATTACH only, which a database opened by path cannot take) and
+ * made the default catalog. Waits while another process holds the file when
+ * asked to (see DuckdbDriverOptions.wait).
+ */
+export async function openDatabase(
+  path: string,
+  config: Record<string, string>,
+  wait: OpenWait,
+): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  if (path === ':memory:') {
+    const instance = await DuckDBInstance.create(path, config);
+    return { instance, connection: await instance.connect() };
+  }
+  // Spilled blocks go beside the file, where a database opened by path puts them.
+  const instance = await DuckDBInstance.create(':memory:', { ...config, temp_directory: `${path}.tmp` });
+  const connection = await instance.connect();
+  const catalog = catalogName(path);
+  let announced = false;
+  try {
+    for (let pause = 25; ; pause = Math.min(pause * 2, LOCK_POLL_MAX_MS)) {
+      try {
+        await connection.run(
+          `ATTACH ${quoted(path, "'")} AS ${quoted(catalog, '"')} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+        );
+        await connection.run(`USE ${quoted(catalog, '"')}`);
+        return { instance, connection };
+      } catch (error) {
+        const holder = lockHolder(error);
+        if (holder === null) throw error;
+        if (wait === undefined) throw new TargetLockedError(`duckdb:${path}`, holder);
+        if (!announced) wait.onWait?.(holder);
+        announced = true;
+      }
+      // An abort ends the pause at once; the check below turns it into InterruptedError.
+      await delay(pause, undefined, { signal: wait.signal }).catch(() => undefined);
+      if (wait.signal.aborted)
+        throw new InterruptedError(
+          `stopped while waiting for another process to close duckdb:${path}; nothing was synced`,
+        );
+    }
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+}
