@@ -23,6 +23,7 @@ const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 interface Seen {
   pid: number;
   arenaMax: string | null;
+  execArgv: string[];
 }
 
 interface Launched {
@@ -36,7 +37,9 @@ async function launch(command: string, args: readonly string[], extra: Record<st
   const dir = tempDir();
   const report = join(dir, 'seen.json');
   const probe = join(dir, 'probe.mjs');
-  const seen = 'JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null })';
+  const seen =
+    'JSON.stringify({ pid: process.pid, arenaMax: process.env.MALLOC_ARENA_MAX ?? null, ' +
+    'execArgv: process.execArgv })';
   writeFileSync(
     probe,
     `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, ${seen});\n`,
@@ -70,6 +73,8 @@ it('runs through a chain of links as npm makes them, by its shebang', async () =
   expect(run.seen.pid).toBe(run.pid);
   // Nothing set by the bin: the cap is the deployment's (Dockerfile, systemd unit).
   expect(run.seen.arenaMax).toBeNull();
+  // V8 reads the young generation's size only at start: the shebang line passes it.
+  expect(run.seen.execArgv).toEqual(['--max-semi-space-size=16']);
 });
 
 it("passes the environment's MALLOC_ARENA_MAX, the arguments and the exit code through", async () => {
