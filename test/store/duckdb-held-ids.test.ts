@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/schema/resources.js';
 import { spreadServiceId } from '../../src/simulator/id-mint.js';
-import { HELD_ID_TABLES, HeldIds } from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
+import { join } from 'node:path';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { table } from '../../src/schema/schema.js';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { FileHeldIds, HELD_ID_TABLES, HeldIds } from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 import { CHILD_KINDS } from '../../src/store/pages/orphan-children.js';
 
 const serviceId = spreadServiceId;
@@ -30,5 +35,38 @@ describe('HeldIds', () => {
   it('knows the session tables and their child tables apart, the ones a merge asks about', () => {
     expect([...HELD_ID_TABLES.sessions].sort()).toEqual([...RESOURCES].sort());
     expect([...HELD_ID_TABLES.children].sort()).toEqual([...CHILD_KINDS].sort());
+  });
+});
+
+const tempDir = useTempDir();
+
+describe('FileHeldIds', () => {
+  it("knows every table's ids in one filter, and a transaction's own session rows only as sessions", async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'held.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    try {
+      await driver.migrate(MIGRATIONS);
+      // Child rows whose session row is gone (deleted by hand, or stored under the other resource).
+      await driver.transaction((tx) =>
+        tx.write(table('session_text_fields'), [{ service_id: 'orphan', key: 'k', value: 'v' }], 'fail'),
+      );
+      const held = new FileHeldIds();
+      await driver.transaction(async (tx) => {
+        // The scan reads the child tables too: an id with child rows only may be held, as either kind.
+        expect(await held.mayHold(tx, 'sessions', ['orphan', 'absent'])).toEqual(['orphan']);
+        expect(await held.mayHold(tx, 'children', ['orphan', 'absent'])).toEqual(['orphan']);
+        // A session this transaction inserted has no child rows for the merge to look for.
+        held.wrote('authentications', [{ service_id: 'fresh' }]);
+        held.wrote('session_images', [{ service_id: 'pictured' }]);
+        expect(await held.mayHold(tx, 'sessions', ['fresh', 'pictured'])).toEqual(['fresh']);
+        expect(await held.mayHold(tx, 'children', ['fresh', 'pictured'])).toEqual(['pictured']);
+      });
+      held.settle();
+      // Once the transaction has ended, its ids are in the filter, as any kind.
+      await driver.read(async (tx) => {
+        expect(await held.mayHold(tx, 'children', ['fresh', 'pictured'])).toEqual(['fresh', 'pictured']);
+      });
+    } finally {
+      await driver.close();
+    }
   });
 });

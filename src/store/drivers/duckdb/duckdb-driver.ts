@@ -323,6 +323,8 @@ export class DuckdbDriver implements SqlDriver {
       await this.#connection.run('ROLLBACK').catch(() => undefined);
       this.#noteInvalidated(error);
       throw error;
+    } finally {
+      this.#held.settle();
     }
   }
 

@@ -1,9 +1,9 @@
 import type { Row, SqlExecutor } from '../sql-driver.js';
 
 /**
- * The tables whose rows a HeldIds knows by service_id, one filter for each
- * kind: a merge asks whether the session tables hold its sessions, and then
- * whether the child tables hold rows of those it has just inserted.
+ * The tables whose rows a HeldIds knows by service_id, by kind: a merge asks
+ * whether the session tables hold its sessions, and then whether the child
+ * tables hold rows of those it has just inserted.
  */
 export const HELD_ID_TABLES = {
   sessions: ['authentications', 'fingerprints'],
@@ -109,24 +109,47 @@ export class HeldIds {
 }
 
 /**
- * The file's HeldIds, one per kind of table: built by one scan of the tables
- * when a merge first asks (and again, twice the size, when one holds more ids
- * than it was sized for), then fed by every row the driver writes to them.
+ * The file's HeldIds: one filter of every id any of HELD_ID_TABLES' tables
+ * holds rows for, built by one scan of them when a merge first asks (and
+ * again, twice the size, when it holds more ids than it was sized for). The
+ * ids a transaction writes join it when the transaction ends; until then they
+ * are kept apart by kind, so that a merge asking about the child rows of the
+ * sessions it has just inserted is not told "maybe" by their own session
+ * rows. One filter, not one per kind: a child row's id is its session's, so
+ * a second filter held the same ids again (26 MB each at 4.7M sessions).
  */
 export class FileHeldIds {
-  #held: Record<HeldKind, HeldIds> | null = null;
+  #held: HeldIds | null = null;
+  /** Ids the transaction under way wrote, per kind of table. */
+  readonly #pending: Record<HeldKind, Set<string>> = { sessions: new Set(), children: new Set() };
 
-  /** Of `ids`, those the file may hold rows for in tables of `kind`. */
+  /**
+   * Of `ids`, those the file may hold rows for in tables of `kind`: any id
+   * the filter may hold (a row in any of the tables before this
+   * transaction), and those this transaction wrote to tables of `kind`.
+   */
   async mayHold(tx: SqlExecutor, kind: HeldKind, ids: readonly string[]): Promise<string[]> {
-    if (this.#held === null || this.#held.sessions.full || this.#held.children.full) this.#held = await scan(tx);
-    const held = this.#held[kind];
-    return ids.filter((id) => held.mayHold(id));
+    if (this.#held === null || this.#held.full) this.#held = await scan(tx);
+    const held = this.#held;
+    const pending = this.#pending[kind];
+    return ids.filter((id) => pending.has(id) || held.mayHold(id));
   }
 
-  /** Rows the driver wrote to `table` (any write: a rolled-back one leaves a "maybe", never a wrong "no"). */
+  /** Rows the driver wrote to `table`, in the transaction under way. */
   wrote(table: string, rows: readonly Row[]): void {
     const kind = heldKindOf(table);
-    if (this.#held !== null && kind !== null) for (const row of rows) this.#held[kind].add(String(row.service_id));
+    if (kind !== null) for (const row of rows) this.#pending[kind].add(String(row.service_id));
+  }
+
+  /**
+   * The transaction ended: what it wrote joins the filter, committed or not
+   * (a rolled-back write leaves a "maybe", never a wrong "no").
+   */
+  settle(): void {
+    for (const pending of Object.values(this.#pending)) {
+      if (this.#held !== null) for (const id of pending) this.#held.add(id);
+      pending.clear();
+    }
   }
 
   /** The file may have changed outside this process (it was attached again): known again at the next question. */
@@ -135,18 +158,15 @@ export class FileHeldIds {
   }
 }
 
-async function scan(tx: SqlExecutor): Promise<Record<HeldKind, HeldIds>> {
+async function scan(tx: SqlExecutor): Promise<HeldIds> {
   const [row] = await tx.all(
     'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n',
   );
-  const capacity = 2 * Number(row?.n ?? 0);
-  const held = { sessions: new HeldIds(capacity), children: new HeldIds(capacity) };
-  for (const [kind, tables] of Object.entries(HELD_ID_TABLES) as Array<[HeldKind, readonly string[]]>) {
-    for (const table of tables) {
-      await tx.each(`SELECT service_id FROM ${table}`, [], (rows) => {
-        for (const r of rows) held[kind].add(String(r.service_id));
-      });
-    }
+  const held = new HeldIds(2 * Number(row?.n ?? 0));
+  for (const table of Object.values(HELD_ID_TABLES).flat()) {
+    await tx.each(`SELECT service_id FROM ${table}`, [], (rows) => {
+      for (const r of rows) held.add(String(r.service_id));
+    });
   }
   return held;
 }
