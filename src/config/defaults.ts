@@ -174,14 +174,14 @@ export const DEFAULTS = deepFreeze({
      */
     retrySeconds: 60,
     /**
-     * Most sessions a DuckDB target is let grow to. What a DuckDB checkpoint
-     * holds in memory grows with the history: a million sessions completed
-     * with room to spare, two million failed hours in. A backfill estimated
-     * past this fails in its first pages with one line; 0 lets it run.
-     * SQLite and Postgres have no such limit.
-     * @default 1500000
+     * Most sessions a DuckDB target is let grow to: a backfill estimated past
+     * it fails in its first pages with one line. 0, the default, sets none:
+     * what DuckDB keeps of the tables is bounded by the driver (it opens the
+     * file anew past a quarter of the pool), and ten million sessions
+     * completed. For a disk or a file size of the user's own choosing.
+     * @default 0
      */
-    duckdbMaxSessions: 1_500_000,
+    duckdbMaxSessions: 0,
   },
   alerts: {
     /**

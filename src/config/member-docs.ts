@@ -187,7 +187,7 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'store.duckdbMaxSessions': {
     text:
       'Most sessions a DuckDB target is let grow to: a backfill estimated past it fails in its first pages with\n' +
-      'one line (what a DuckDB checkpoint holds grows with the history; 2M sessions failed hours in). 0: no limit.',
+      'one line, before it writes hours into the file. 0: no limit.',
   },
   'verify.budget': {
     text: "Most requests one verify spends on its sample of stored windows (the daemon's verify too).",

@@ -149,7 +149,7 @@ describe('DuckDB errors', async () => {
       expect(e.message).toMatch(
         new RegExp(
           /^duckdb failed \(Out of Memory Error\): its buffer pool is full \(.*could not allocate /.source +
-            /block.*\); beyond about 1\.5M sessions, sync into SQLite or Postgres .*export --to duckdb:/.source,
+            /block.*\); sync into SQLite or Postgres .*export --to duckdb:/.source,
         ),
       );
     } finally {
@@ -169,8 +169,7 @@ describe('DuckDB errors', async () => {
     expect(e.driverCode).toBe('IO Error');
     expect(e.message).toBe(
       'duckdb failed (IO Error): its buffer pool is full (failed to pin block of size 256.0 KiB (91.5 MiB/91.5 ' +
-        'MiB used)); beyond about 1.5M sessions, sync into SQLite or Postgres and make the DuckDB file with ' +
-        '`ivsync export --to duckdb:`',
+        'MiB used)); sync into SQLite or Postgres and make the DuckDB file with `ivsync export --to duckdb:`',
     );
   });
 

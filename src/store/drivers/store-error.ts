@@ -64,9 +64,9 @@ export class DiskFullError extends StoreError {
 /**
  * DuckDB could not get memory from its buffer pool (see duckdb-settings.ts):
  * for a query, or for a checkpoint, which invalidates the database for the
- * rest of the process. What a checkpoint pins grows with the history, and
- * past about 1.5M sessions the pool may not hold it (docs/troubleshooting.md, Known limits):
- * the line says what to do instead.
+ * rest of the process. The driver bounds what DuckDB keeps of the tables
+ * (duckdb-pool-bound.ts), so this is not expected; the line says what to do
+ * instead (docs/troubleshooting.md, Known limits).
  */
 export class DuckdbPoolFullError extends StoreError {
   constructor(driverCode: string | null, message: string, cause: unknown) {
@@ -75,8 +75,8 @@ export class DuckdbPoolFullError extends StoreError {
       'duckdb',
       'target',
       driverCode,
-      `its buffer pool is full (${shortDriverMessage(original)}); beyond about 1.5M sessions, sync into SQLite ` +
-        `or Postgres and make the DuckDB file with \`ivsync export --to duckdb:\``,
+      `its buffer pool is full (${shortDriverMessage(original)}); sync into SQLite or Postgres and make the ` +
+        `DuckDB file with \`ivsync export --to duckdb:\``,
       cause,
     );
   }
