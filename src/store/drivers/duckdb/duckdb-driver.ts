@@ -268,12 +268,14 @@ export class DuckdbDriver implements SqlDriver {
    * After a write commit: table blocks past their share of the pool (see
    * duckdb-pool-bound.ts) are let go by opening the file anew, its WAL folded
    * in first. A checkpoint that fails leaves the WAL, which the open replays.
+   * Nothing here fails the transaction, which has committed: an open that
+   * fails leaves the file to be opened by the next one, which fails with why.
    */
   async #boundTableBlocks(): Promise<void> {
     if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS) return;
-    if (!(await tableBlocksOverBound(this.#connection, this.#tableBlocksBytes))) return;
+    if (!(await tableBlocksOverBound(this.#connection, this.#tableBlocksBytes).catch(() => false))) return;
     await this.#connection.run('CHECKPOINT').catch(() => undefined);
-    await this.#reopen();
+    await this.#reopen().catch(() => undefined);
   }
 
   /**
@@ -295,14 +297,16 @@ export class DuckdbDriver implements SqlDriver {
    * its turn, and forgets the ids it knew the file to hold.
    */
   async #reopen(): Promise<void> {
+    // Closed twice is no harm: until the open succeeds, the next transaction opens the file first.
+    this.#invalidated = true;
     this.#connection.closeSync();
     this.#instance.closeSync();
-    this.#invalidated = false;
     let waited = false;
     const wait = { signal: new AbortController().signal, onWait: () => (waited = true) };
     const reopened = await openDatabase(this.#path!, this.#config, wait);
     this.#instance = reopened.instance;
     this.#connection = reopened.connection;
+    this.#invalidated = false;
     if (waited) this.#held.forget();
   }
 
