@@ -171,8 +171,10 @@ export class DuckdbDriver implements SqlDriver {
     return this.#lock.add(async () => {
       this.#rowsWritten = 0;
       const result = await this.#inTransaction(work);
-      await this.#boundWal();
-      await this.#boundTableBlocks();
+      if (this.#path !== null && this.#rowsWritten >= WAL_BOUND_ROWS) {
+        await this.#boundWal(this.#path);
+        await this.#boundTableBlocks(this.#path);
+      }
       return result;
     });
   }
@@ -206,13 +208,8 @@ export class DuckdbDriver implements SqlDriver {
    * A checkpoint that fails (a full disk) leaves the WAL, whose commits
    * stand, to the next commit or the next run.
    */
-  async #boundWal(): Promise<void> {
-    if (
-      this.#path === null ||
-      this.#rowsWritten < WAL_BOUND_ROWS ||
-      !walOverBound(fileSize(`${this.#path}.wal`), fileSize(this.#path))
-    )
-      return;
+  async #boundWal(path: string): Promise<void> {
+    if (!walOverBound(fileSize(`${path}.wal`), fileSize(path))) return;
     await this.#connection.run('CHECKPOINT').catch((error: unknown) => this.#noteInvalidated(error));
   }
 
@@ -271,11 +268,10 @@ export class DuckdbDriver implements SqlDriver {
    * Nothing here fails the transaction, which has committed: an open that
    * fails leaves the file to be opened by the next one, which fails with why.
    */
-  async #boundTableBlocks(): Promise<void> {
-    if (this.#path === null || this.#rowsWritten < WAL_BOUND_ROWS) return;
+  async #boundTableBlocks(path: string): Promise<void> {
     if (!(await tableBlocksOverBound(this.#connection, this.#tableBlocksBytes).catch(() => false))) return;
     await this.#connection.run('CHECKPOINT').catch(() => undefined);
-    await this.#reopen().catch(() => undefined);
+    await this.#reopen(path).catch(() => undefined);
   }
 
   /**
@@ -287,7 +283,7 @@ export class DuckdbDriver implements SqlDriver {
   async #reattachIfInvalidated(): Promise<void> {
     if (!this.#invalidated || this.#path === null) return;
     // It refuses even a USE of another catalog, so the database is opened anew.
-    await this.#reopen();
+    await this.#reopen(this.#path);
     this.#held.forget();
   }
 
@@ -296,14 +292,14 @@ export class DuckdbDriver implements SqlDriver {
    * process waiting for the file may take it in between: this one then waits
    * its turn, and forgets the ids it knew the file to hold.
    */
-  async #reopen(): Promise<void> {
+  async #reopen(path: string): Promise<void> {
     // Closed twice is no harm: until the open succeeds, the next transaction opens the file first.
     this.#invalidated = true;
     this.#connection.closeSync();
     this.#instance.closeSync();
     let waited = false;
     const wait = { signal: new AbortController().signal, onWait: () => (waited = true) };
-    const reopened = await openDatabase(this.#path!, this.#config, wait);
+    const reopened = await openDatabase(path, this.#config, wait);
     this.#instance = reopened.instance;
     this.#connection = reopened.connection;
     this.#invalidated = false;

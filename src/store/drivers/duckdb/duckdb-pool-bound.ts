@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
  * failed a checkpoint at 3.34M sessions ("failed to pin block"). Opened anew,
  * the instance holds 2–3 MB of them, and the next 250,000 sessions take the
  * same 20–25 MB again (`node dist/bench/duckdb-growth.js`, docs/benchmarks.md).
- * Opening a 600 MB file took 50–200 ms.
+ * Opening a file of 0.2–1.5 GB took 50–220 ms.
  */
 const TABLE_BLOCKS_POOL_SHARE = 0.25;
 
