@@ -61,6 +61,32 @@ export interface SqlExecutor {
    */
   mayHold?(tables: 'sessions' | 'children', ids: readonly string[]): Promise<string[]>;
   /**
+   * `columns` of the rows of `table` whose `column` is one of `values`, where
+   * a dialect reads them otherwise than `SELECT … WHERE whereIn`: DuckDB's
+   * keyless tables find the rows by `column` alone, then fetch their columns
+   * row by row (duckdb-point-read.ts), since a scan reads every stored row's
+   * columns to keep a few. Absent, the plain query (selectWhereIn).
+   */
+  selectIn?(
+    table: string,
+    columns: readonly string[],
+    column: string,
+    values: readonly string[],
+  ): Promise<Record<string, unknown>[]>;
+  /**
+   * `UPDATE table SET <assignments>` (with `params`) of the rows whose
+   * `column` is one of `values`, where a dialect finds them otherwise than by
+   * whereIn: DuckDB by the rowids `selectIn` read in this transaction.
+   * Absent, the plain statement (updateWhereIn).
+   */
+  updateIn?(
+    table: string,
+    assignments: string,
+    params: readonly unknown[],
+    column: string,
+    values: readonly string[],
+  ): Promise<number>;
+  /**
    * Holds `keys` (of each scope, LockScope) until the transaction ends: a
    * write transaction that locks one of the same keys waits for this one,
    * and one that locks none of them does not. Call it before reading what
@@ -83,6 +109,35 @@ export interface SqlExecutor {
  */
 export type LockScope = 'account' | 'session' | 'delivery' | 'mirror';
 export type LockKeys = Partial<Record<LockScope, readonly string[]>>;
+
+/** `columns` of the rows of `table` whose `column` is one of `values`, the dialect's way (SqlExecutor.selectIn). */
+export function selectWhereIn(
+  tx: SqlExecutor,
+  table: string,
+  columns: readonly string[],
+  column: string,
+  values: readonly string[],
+): Promise<Record<string, unknown>[]> {
+  if (tx.selectIn) return tx.selectIn(table, columns, column, values);
+  if (values.length === 0) return Promise.resolve([]);
+  const list = tx.whereIn(column, values);
+  return tx.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${list.sql}`, list.params);
+}
+
+/** `UPDATE table SET <assignments>` of the rows whose `column` is one of `values`, the dialect's way (updateIn). */
+export function updateWhereIn(
+  tx: SqlExecutor,
+  table: string,
+  assignments: string,
+  params: readonly unknown[],
+  column: string,
+  values: readonly string[],
+): Promise<number> {
+  if (tx.updateIn) return tx.updateIn(table, assignments, params, column, values);
+  if (values.length === 0) return Promise.resolve(0);
+  const list = tx.whereIn(column, values);
+  return tx.run(`UPDATE ${table} SET ${assignments} WHERE ${list.sql}`, [...params, ...list.params]);
+}
 
 /** Rows `SqlExecutor.each` hands over at a time, where the dialect lets it choose. */
 export const EACH_CHUNK = 2048;

@@ -13,7 +13,7 @@ import { observedChange } from './change-lag.js';
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
-import type { Row, SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
+import { selectWhereIn, updateWhereIn, type Row, type SqlDriver, type SqlExecutor } from '../drivers/sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
 import { CHILD_KINDS, orphanChildren } from './orphan-children.js';
 
@@ -159,23 +159,13 @@ async function readStored(
   }
   const stored = new Map<string, StoredSession>();
   if (ids.size === 0) return stored;
-  // Which ids are stored first, then the columns of those only: a DuckDB
-  // target has no index on service_id (duckdb-keyless.ts), and a scan that
-  // reads `raw` for every stored row to keep a few cost most of a backfill's
-  // commit, for sessions that are mostly not stored at all.
+  // The ids the target may hold, and of those the rows: a DuckDB target has no index on service_id
+  // (duckdb-keyless.ts), and reads the ids it holds first, then the columns of those rows only.
   const maybe = tx.mayHold ? await tx.mayHold('sessions', [...ids]) : [...ids];
   if (maybe.length === 0) return stored;
-  const found = tx.whereIn('service_id', maybe);
-  const present = await tx.all(`SELECT service_id FROM ${def.name} WHERE ${found.sql}`, found.params);
-  if (present.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  const list = tx.whereIn(
-    'service_id',
-    present.map((r) => String(r.service_id)),
-  );
-  const columns = [...DECIDING, ...extra].join(', ');
-  const rows = await tx.all(`SELECT ${columns} FROM ${def.name} WHERE ${list.sql}`, list.params);
+  const rows = await selectWhereIn(tx, def.name, [...DECIDING, ...extra], 'service_id', maybe);
   for (const raw of rows) {
     const r = readRow(def, raw);
     const preserved: Record<string, unknown> = {};
@@ -255,10 +245,7 @@ async function markSeen(tx: SqlExecutor, seen: MergePlan['seen']): Promise<void>
     groups.set(key, group);
   }
   for (const { resource, lastSyncedAt, ids } of groups.values()) {
-    const list = tx.whereIn('service_id', ids);
-    await tx.run(
-      `UPDATE ${sessionTable(resource).name} SET last_synced_at = ?, missing_since = NULL WHERE ${list.sql}`,
-      [lastSyncedAt, ...list.params],
-    );
+    const assignments = 'last_synced_at = ?, missing_since = NULL';
+    await updateWhereIn(tx, sessionTable(resource).name, assignments, [lastSyncedAt], 'service_id', ids);
   }
 }

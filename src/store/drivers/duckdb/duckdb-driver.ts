@@ -14,6 +14,7 @@ import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
+import { DuckdbRowids } from './duckdb-point-read.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { openDatabase, type OpenWait } from './duckdb-open.js';
 import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
@@ -228,6 +229,7 @@ export class DuckdbDriver implements SqlDriver {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
     this.#held.wrote(table.name, rows);
+    this.#rowids.wrote(table.name, onConflict);
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;
@@ -325,8 +327,20 @@ export class DuckdbDriver implements SqlDriver {
       throw error;
     } finally {
       this.#held.settle();
+      this.#rowids.forget();
     }
   }
+
+  async #run(sql: string, params: readonly unknown[]): Promise<number> {
+    const result = await this.#connection.run(sql, params.map(bindable));
+    return result.rowsChanged;
+  }
+
+  readonly #rowids = new DuckdbRowids({
+    all: (sql, params) => this.#executor.all(sql, params),
+    run: (sql, params = []) => this.#run(sql, params),
+    whereIn: (column, values) => this.#executor.whereIn(column, values),
+  });
 
   readonly #executor: SqlExecutor = {
     all: async (sql, params = []) => {
@@ -338,9 +352,10 @@ export class DuckdbDriver implements SqlDriver {
       const result = await this.#connection.stream(sql, params.map(bindable));
       for await (const rows of result.yieldConvertedRowObjects(readDuckdbValue)) if (rows.length > 0) visit(rows);
     },
-    run: async (sql, params = []) => {
-      const result = await this.#connection.run(sql, params.map(bindable));
-      return result.rowsChanged;
+    run: (sql, params = []) => {
+      // Any statement may move rows: the rowids read before are no longer known.
+      this.#rowids.forget();
+      return this.#run(sql, params);
     },
     write: (table, rows, onConflict) => this.#write(table, rows, onConflict),
     // JSON text, unpacked by DuckDB: a LIST parameter is built one native call per value.
@@ -349,6 +364,9 @@ export class DuckdbDriver implements SqlDriver {
       params: [JSON.stringify(values)],
     }),
     mayHold: (tables, ids) => this.#held.mayHold(this.#executor, tables, ids),
+    selectIn: (table, columns, column, values) => this.#rowids.select(table, columns, column, values),
+    updateIn: (table, assignments, params, column, values) =>
+      this.#rowids.update(table, assignments, params, column, values),
     // One process holds the file and runs one transaction at a time: nothing to wait for.
     lock: () => Promise.resolve(),
   };

@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { table } from '../../src/schema/schema.js';
+import type { ColumnDef } from '../../src/schema/table-def.js';
+import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { selectWhereIn, updateWhereIn, type Row } from '../../src/store/drivers/sql-driver.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+
+const tempDir = useTempDir();
+const AUTHENTICATIONS = table('authentications');
+
+/** A value of `column`'s type that tells row `i` apart. */
+function valueOf(column: ColumnDef, i: number): unknown {
+  if (column.name === 'service_id') return `au-${i}`;
+  if (column.name === 'raw') return JSON.stringify({ service_id: `au-${i}`, pad: 'x'.repeat(200) });
+  switch (column.type) {
+    case 'integer':
+    case 'real':
+      return i;
+    case 'boolean':
+      return i % 2 === 0;
+    case 'timestamp':
+      return new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace('Z', '000Z');
+    case 'json':
+      return '{}';
+    default:
+      return `${column.name}-${i}`;
+  }
+}
+
+function row(i: number): Row {
+  return Object.fromEntries(AUTHENTICATIONS.columns.map((c) => [c.name, valueOf(c, i)]));
+}
+
+describe('DuckDB reads stored sessions by id', () => {
+  it('fetches a few rows of a large keyless table by rowid and many by one scan: the same rows', async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'points.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    try {
+      await driver.migrate(MIGRATIONS);
+      // 12,000 rows: two ids are worth a read each (4,000 stored rows a read), twenty are not.
+      const rows = Array.from({ length: 12_000 }, (_, i) => row(i));
+      await driver.transaction((tx) => tx.write(AUTHENTICATIONS, rows, 'fail'));
+      const columns = ['service_id', 'raw', 'update_counter', 'last_synced_at'];
+      const expected = (ids: number[]) => ids.map((i) => ({ ...pick(row(i), columns) }));
+      await driver.read(async (tx) => {
+        const few = [7, 11_999];
+        const fewRead = await selectWhereIn(tx, 'authentications', columns, 'service_id', [
+          ...few.map((i) => `au-${i}`),
+          'absent',
+        ]);
+        expect(sorted(fewRead)).toEqual(sorted(expected(few)));
+        const many = Array.from({ length: 20 }, (_, k) => k * 600);
+        const manyRead = await selectWhereIn(
+          tx,
+          'authentications',
+          columns,
+          'service_id',
+          many.map((i) => `au-${i}`),
+        );
+        expect(sorted(manyRead)).toEqual(sorted(expected(many)));
+        // A value that reaches SQL text only as a bound parameter, never as text of the statement.
+        expect(await selectWhereIn(tx, 'authentications', columns, 'service_id', ["au-1' OR '1'='1"])).toEqual([]);
+      });
+      // Rows deleted and written again in the transaction: their new rowids are read.
+      await driver.transaction(async (tx) => {
+        await tx.run("DELETE FROM authentications WHERE service_id = 'au-7'");
+        await tx.write(AUTHENTICATIONS, [{ ...row(7), raw: '{"changed":true}' }], 'fail');
+        const [read] = await selectWhereIn(tx, 'authentications', ['raw'], 'service_id', ['au-7']);
+        expect(read).toEqual({ raw: '{"changed":true}' });
+      });
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('updates the rows it read by their rowids, and by key once a write has moved them', async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'update.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    const synced = (ids: readonly string[]) =>
+      driver.read(async (tx) => {
+        const rows = await selectWhereIn(tx, 'authentications', ['service_id', 'last_synced_at'], 'service_id', ids);
+        return Object.fromEntries(rows.map((r) => [r.service_id, r.last_synced_at]));
+      });
+    try {
+      await driver.migrate(MIGRATIONS);
+      await driver.transaction((tx) =>
+        tx.write(
+          AUTHENTICATIONS,
+          Array.from({ length: 12_000 }, (_, i) => row(i)),
+          'fail',
+        ),
+      );
+      const marked = '2026-11-27T01:00:00.000000Z';
+      const assign = 'last_synced_at = ?';
+      await driver.transaction(async (tx) => {
+        await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-1', 'au-2']);
+        // Read in this transaction: updated by rowid.
+        expect(await updateWhereIn(tx, 'authentications', assign, [marked], 'service_id', ['au-1', 'au-2'])).toBe(2);
+        // One not read: by key.
+        expect(await updateWhereIn(tx, 'authentications', assign, [marked], 'service_id', ['au-1', 'au-3'])).toBe(2);
+      });
+      expect(await synced(['au-1', 'au-2', 'au-3', 'au-4'])).toEqual({
+        'au-1': marked,
+        'au-2': marked,
+        'au-3': marked,
+        'au-4': row(4).last_synced_at,
+      });
+      const later = '2026-11-27T02:00:00.000000Z';
+      await driver.transaction(async (tx) => {
+        await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-5', 'au-6']);
+        // A replace deletes and inserts au-5 (and moves it): its old rowid must not be updated.
+        await tx.write(AUTHENTICATIONS, [{ ...row(5), raw: '{"replaced":true}' }], 'replace');
+        expect(await updateWhereIn(tx, 'authentications', assign, [later], 'service_id', ['au-5', 'au-6'])).toBe(2);
+        // Any other statement may move rows too.
+        await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-7']);
+        await tx.run("DELETE FROM authentications WHERE service_id = 'au-7'");
+        await tx.write(AUTHENTICATIONS, [row(7)], 'fail');
+        expect(await updateWhereIn(tx, 'authentications', assign, [later], 'service_id', ['au-7'])).toBe(1);
+      });
+      expect(await synced(['au-5', 'au-6', 'au-7'])).toEqual({ 'au-5': later, 'au-6': later, 'au-7': later });
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+function pick(r: Row, columns: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(columns.map((c) => [c, r[c]]));
+}
+
+function sorted(rows: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  return [...rows].sort((a, b) => String(a.service_id).localeCompare(String(b.service_id)));
+}
