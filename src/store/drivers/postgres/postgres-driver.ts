@@ -10,6 +10,7 @@ import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
 import { AdvisoryLocks } from './advisory-locks.js';
 import { COPY_MIN_ROWS, copyRows } from './copy-rows.js';
+import { TableStatistics, type TableStatisticsOptions } from './table-statistics.js';
 
 export interface PostgresDriverOptions {
   /** Connection string without ivsync's own `schema` parameter. */
@@ -23,6 +24,8 @@ export interface PostgresDriverOptions {
   poolSize?: number;
   /** Where knex's own messages go. @default knex's console logging */
   knexLog?: Knex.Logger;
+  /** When the planner's statistics are brought up to date (table-statistics.ts). */
+  statistics?: TableStatisticsOptions;
 }
 
 /** PostgreSQL's type oids (pg_type) whose text ivsync reads its own way. */
@@ -91,10 +94,12 @@ export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
   readonly #knex: Knex;
   readonly #schema: string;
+  readonly #statistics: TableStatistics;
 
-  private constructor(knex: Knex, schema: string) {
+  private constructor(knex: Knex, schema: string, statistics: TableStatisticsOptions = {}) {
     this.#knex = knex;
     this.#schema = schema;
+    this.#statistics = new TableStatistics(knex, schema, statistics);
   }
 
   static open(options: PostgresDriverOptions): PostgresDriver {
@@ -105,7 +110,7 @@ export class PostgresDriver implements SqlDriver {
       pool: { min: 0, max: options.poolSize ?? 4, afterCreate: inUtc },
       ...(options.knexLog ? { log: options.knexLog } : {}),
     });
-    return new PostgresDriver(knex, options.schema);
+    return new PostgresDriver(knex, options.schema, options.statistics);
   }
 
   async migrate(migrations: readonly Migration[]): Promise<string[]> {
@@ -125,22 +130,28 @@ export class PostgresDriver implements SqlDriver {
     return (found as pg.QueryResult).rows.length > 0;
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     // Write transactions run side by side, across processes too; a store
     // locks the keys it reads, decides on and writes (advisory-locks.ts).
-    return this.#knex.transaction((trx) => work(executor(trx)));
+    const written = new Map<string, number>();
+    const wrote = (name: string, rows: number) => written.set(name, (written.get(name) ?? 0) + rows);
+    const result = await this.#knex.transaction((trx) => work(executor(trx, wrote)));
+    this.#statistics.committed(written);
+    return result;
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#knex.transaction((trx) => work(executor(trx)));
   }
 
-  close(): Promise<void> {
-    return this.#knex.destroy();
+  async close(): Promise<void> {
+    await this.#statistics.settled();
+    await this.#knex.destroy();
   }
 }
 
-function executor(trx: Knex.Transaction): SqlExecutor {
+/** `wrote` counts the rows each write hands over, per table. */
+function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) => void = () => undefined): SqlExecutor {
   const locks = new AdvisoryLocks(trx);
   return {
     all: async (sql, params = []) => {
@@ -169,6 +180,7 @@ function executor(trx: Knex.Transaction): SqlExecutor {
     // `= ANY` is estimated from the column's statistics (sql-driver.ts).
     whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [[...values]] }),
     write: async (table, rows, onConflict) => {
+      wrote(table.name, rows.length);
       if (onConflict === 'fail' && rows.length >= COPY_MIN_ROWS) await copyRows(trx, table, rows);
       else await writeRows(trx, table, rows, onConflict);
     },

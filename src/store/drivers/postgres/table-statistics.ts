@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+
+export interface TableStatisticsOptions {
+  /**
+   * Rows this process writes between looks at its tables' statistics.
+   * @default 50000
+   */
+  lookEveryRows?: number;
+}
+
+/**
+ * A table is analyzed once more rows have changed since its last ANALYZE
+ * than this many plus ANALYZE_SCALE of its rows: autovacuum's own defaults
+ * (autovacuum_analyze_threshold 50, autovacuum_analyze_scale_factor 0.1),
+ * with a larger floor, since a look costs a query.
+ */
+const ANALYZE_THRESHOLD = 1_000;
+const ANALYZE_SCALE = 0.1;
+
+/**
+ * Keeps the planner's statistics of a target's tables in step with a
+ * backfill, whether or not the server's autovacuum does. PostgreSQL plans a
+ * table that was never analyzed from default estimates: a `service_id =
+ * ANY(…)` of 1,600 ids was estimated at half of session_text_fields and read
+ * by a scan of all of it (530 ms at 4.4M rows, growing with the history)
+ * instead of its index (25–30 ms). Autovacuum analyzes a table after 10% of
+ * it changed, but a server may run without it, or behind a bulk load.
+ *
+ * After a write commit, once this process has written `lookEveryRows` rows,
+ * it looks at the schema's tables: one is analyzed when more of its rows
+ * changed since its last ANALYZE than ANALYZE_THRESHOLD plus ANALYZE_SCALE of
+ * its rows, counting the rows this process wrote to it or, when more, those
+ * the server counted (pg_stat_user_tables: every process's, but reported up
+ * to a second late). The look runs in the background, one at a time, so no
+ * commit waits for it; ANALYZE reads a sample of 30,000 rows, whatever the
+ * table's size, and does not block writes. A look or an ANALYZE that fails
+ * (a role that does not own the table) changes nothing: statistics only
+ * speed plans up.
+ */
+export class TableStatistics {
+  readonly #knex: Knex;
+  readonly #schema: string;
+  readonly #lookEveryRows: number;
+  /** Rows this process wrote per table since it last analyzed the table. */
+  readonly #written = new Map<string, number>();
+  #sinceLook = 0;
+  #looking: Promise<void> | null = null;
+
+  constructor(knex: Knex, schema: string, options: TableStatisticsOptions = {}) {
+    this.#knex = knex;
+    this.#schema = schema;
+    this.#lookEveryRows = Math.max(1, options.lookEveryRows ?? 50_000);
+  }
+
+  /** A transaction that wrote these rows, per table, committed. */
+  committed(written: ReadonlyMap<string, number>): void {
+    for (const [name, rows] of written) {
+      this.#written.set(name, (this.#written.get(name) ?? 0) + rows);
+      this.#sinceLook += rows;
+    }
+    if (this.#sinceLook < this.#lookEveryRows || this.#looking !== null) return;
+    this.#sinceLook = 0;
+    this.#looking = this.#look()
+      .catch(() => undefined)
+      .finally(() => (this.#looking = null));
+  }
+
+  /** Resolves once no look is under way (before the pool closes). */
+  async settled(): Promise<void> {
+    await this.#looking;
+  }
+
+  async #look(): Promise<void> {
+    const tables = (await this.#knex.raw(
+      'SELECT c.relname, GREATEST(c.reltuples, 0)::float8 AS rows, ' +
+        'COALESCE(s.n_mod_since_analyze, 0)::float8 AS changed ' +
+        'FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ' +
+        "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE n.nspname = ? AND c.relkind = 'r'",
+      [this.#schema],
+    )) as { rows: { relname: string; rows: number; changed: number }[] };
+    for (const { relname, rows, changed } of tables.rows) {
+      const mine = this.#written.get(relname) ?? 0;
+      if (Math.max(mine, changed) <= ANALYZE_THRESHOLD + ANALYZE_SCALE * rows) continue;
+      this.#written.delete(relname);
+      await this.#knex.raw('ANALYZE ??.??', [this.#schema, relname]).catch(() => undefined);
+    }
+  }
+}
