@@ -229,7 +229,7 @@ export class DuckdbDriver implements SqlDriver {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
     this.#held.wrote(table.name, rows);
-    this.#rowids.wrote(table.name, onConflict);
+    this.#rowids.wrote(table.name, rows, onConflict);
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
       return;

@@ -1,4 +1,4 @@
-import type { OnConflict, SqlExecutor } from '../sql-driver.js';
+import type { OnConflict, Row, SqlExecutor } from '../sql-driver.js';
 import { duckdbKeyless } from './duckdb-keyless.js';
 
 /**
@@ -36,8 +36,9 @@ function rowidOf(value: unknown, table: string): string {
  *
  * Rowids hold for the transaction, and only while no statement moves rows:
  * an UPDATE does not (no keyless table has an index, so DuckDB updates in
- * place), an append does not, a replace (a DELETE and an INSERT) forgets its
- * table's, any other statement all of them, and so does the transaction's end.
+ * place), an append does not, a replace (a DELETE and an INSERT) forgets the
+ * rows it replaced, any other statement all of them, and so does the
+ * transaction's end.
  */
 export class DuckdbRowids {
   /** Per table and key column: key to rowid, as known in the transaction under way. */
@@ -109,10 +110,13 @@ export class DuckdbRowids {
     return this.#sql.run(`UPDATE ${table} SET ${assignments} WHERE ${list.sql}`, [...params, ...list.params]);
   }
 
-  /** Rows were written to `table`: a replace moved those it replaced. */
-  wrote(table: string, onConflict: OnConflict): void {
+  /** `rows` were written to `table`: a replace moved those it replaced (deleted and inserted them anew). */
+  wrote(table: string, rows: readonly Row[], onConflict: OnConflict): void {
     if (onConflict !== 'replace') return;
-    for (const name of this.#known.keys()) if (name.startsWith(`${table}\u0000`)) this.#known.delete(name);
+    for (const [name, known] of this.#known) {
+      const [written, column] = name.split('\u0000');
+      if (written === table) for (const row of rows) known.delete(String(row[column!]));
+    }
   }
 
   /** A statement that may have moved any row ran, or the transaction ended. */
