@@ -63,9 +63,8 @@ export interface SqlExecutor {
   /**
    * `columns` of the rows of `table` whose `column` is one of `values`, where
    * a dialect reads them otherwise than `SELECT … WHERE whereIn`: DuckDB's
-   * keyless tables find the rows by `column` alone, then fetch their columns
-   * row by row (duckdb-point-read.ts), since a scan reads every stored row's
-   * columns to keep a few. Absent, the plain query (selectWhereIn).
+   * keyless tables find the rows and their rowids by `column` alone first
+   * (duckdb-rowids.ts). Absent, the plain query (selectWhereIn).
    */
   selectIn?(
     table: string,

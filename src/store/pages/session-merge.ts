@@ -160,7 +160,7 @@ async function readStored(
   const stored = new Map<string, StoredSession>();
   if (ids.size === 0) return stored;
   // The ids the target may hold, and of those the rows: a DuckDB target has no index on service_id
-  // (duckdb-keyless.ts), and reads the ids it holds first, then the columns of those rows only.
+  // (duckdb-keyless.ts), and reads which ids it holds first, then the columns of those rows only.
   const maybe = tx.mayHold ? await tx.mayHold('sessions', [...ids]) : [...ids];
   if (maybe.length === 0) return stored;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.

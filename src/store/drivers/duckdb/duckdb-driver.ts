@@ -14,7 +14,7 @@ import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
-import { DuckdbRowids } from './duckdb-point-read.js';
+import { DuckdbRowids } from './duckdb-rowids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { openDatabase, type OpenWait } from './duckdb-open.js';
 import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';

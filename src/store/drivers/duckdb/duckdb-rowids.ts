@@ -1,24 +1,6 @@
 import type { OnConflict, Row, SqlExecutor } from '../sql-driver.js';
 import { duckdbKeyless } from './duckdb-keyless.js';
 
-/**
- * Stored rows whose scan costs about as much as fetching one row by its
- * rowid. A scan carrying a session table's columns reads every stored row's
- * `raw`: 175–200 ms for 700,000 authentications and 1.8 s for 7M, whatever
- * the number of ids asked for (the id column alone: 15 and 150–250 ms). A row
- * fetched by its rowid took 1.2 ms in a file of 700,000, up to 3.7 ms in one
- * of 7M. So a refresh page of 25 stored sessions costs a few reads rather
- * than a scan that grows with the history, most of an idle sync's time.
- */
-const ROWS_PER_POINT = 8_000;
-
-/**
- * Rows fetched by one statement, a UNION ALL of one-row reads: 400 rows in
- * statements of 1, 10, 25 and 100 took 815, 601, 470 and 498 ms (a longer
- * statement costs more to plan than it saves).
- */
-const POINTS_PER_QUERY = 25;
-
 /** A rowid as read (text: rows a transaction wrote have rowids from 2 ** 55, past a JS number's integers). */
 function rowidOf(value: unknown, table: string): string {
   // It reaches the text of statements: digits and nothing else.
@@ -28,11 +10,19 @@ function rowidOf(value: unknown, table: string): string {
 
 /**
  * Reads and updates by key of DuckDB's keyless tables (duckdb-keyless.ts),
- * which have no index to find a row by: the rowids of the rows with the keys
- * asked for are read from the key column alone, then the rows' columns are
- * fetched by rowid, and an update of the same rows later in the transaction
- * finds them by the rowids it knows rather than by a second scan of the key
- * column (170–190 ms at 7M rows, 7–50 ms by rowid).
+ * which have no index to find a row by. A read of rows by key scans the key
+ * column alone for the matching rows and their rowids first: most reads of a
+ * backfill find none and stop there; those that find some read their columns
+ * by key (a scan that reads every stored row's columns). An update of the
+ * same rows later in the transaction (the seen marks of a refresh's merge)
+ * then finds them by the rowids it knows rather than by another scan of the
+ * key column: 170–190 ms at 7M rows, 7–50 ms by rowid.
+ *
+ * Fetching the columns by rowid too cost less time but not less memory: in
+ * DuckDB 1.5 each row fetched from a row group of `raw` (FSST-compressed)
+ * left memory held outside the buffer pool, an idle sync of ten million
+ * sessions peaked at 780 MB (467 with the scan), and opening the file anew
+ * every 250 rows did not bound it.
  *
  * Rowids hold for the transaction, and only while no statement moves rows:
  * an UPDATE does not (no keyless table has an index, so DuckDB updates in
@@ -60,33 +50,20 @@ export class DuckdbRowids {
   ): Promise<Record<string, unknown>[]> {
     if (values.length === 0) return [];
     const list = this.#sql.whereIn(column, values);
-    const scan = () => this.#sql.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${list.sql}`, list.params);
-    if (!duckdbKeyless(table)) return scan();
+    if (!duckdbKeyless(table))
+      return this.#sql.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${list.sql}`, list.params);
     const found = await this.#sql.all(
       `SELECT CAST(rowid AS VARCHAR) AS r, ${column} AS k FROM ${table} WHERE ${list.sql}`,
       list.params,
     );
     if (found.length === 0) return [];
     const known = this.#knownOf(table, column);
-    const rowids = found.map(({ r, k }) => {
-      const rowid = rowidOf(r, table);
-      known.set(String(k), rowid);
-      return rowid;
+    const keys = found.map(({ r, k }) => {
+      known.set(String(k), rowidOf(r, table));
+      return String(k);
     });
-    const [size] = await this.#sql.all(
-      'SELECT estimated_size AS n FROM duckdb_tables() ' +
-        "WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?",
-      [table],
-    );
-    if (rowids.length * ROWS_PER_POINT > Number(size?.n ?? 0)) return scan();
-    const rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < rowids.length; i += POINTS_PER_QUERY) {
-      const points = rowids
-        .slice(i, i + POINTS_PER_QUERY)
-        .map((rowid) => `SELECT ${columns.join(', ')} FROM ${table} WHERE rowid = ${rowid}`);
-      rows.push(...(await this.#sql.all(points.join(' UNION ALL '))));
-    }
-    return rows;
+    const stored = this.#sql.whereIn(column, keys);
+    return this.#sql.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${stored.sql}`, stored.params);
   }
 
   /**

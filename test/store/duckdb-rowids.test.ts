@@ -33,36 +33,26 @@ function row(i: number): Row {
   return Object.fromEntries(AUTHENTICATIONS.columns.map((c) => [c.name, valueOf(c, i)]));
 }
 
-describe('DuckDB reads stored sessions by id', () => {
-  it('fetches a few rows of a large keyless table by rowid and many by one scan: the same rows', async () => {
-    const driver = await DuckdbDriver.open(join(tempDir(), 'points.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+describe('DuckDB reads and updates stored sessions by id', () => {
+  it('reads the rows of the ids asked for that it holds, and no others', async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'read.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
     try {
       await driver.migrate(MIGRATIONS);
-      // 12,000 rows: two ids are worth a read each (4,000 stored rows a read), twenty are not.
-      const rows = Array.from({ length: 12_000 }, (_, i) => row(i));
+      const rows = Array.from({ length: 3_000 }, (_, i) => row(i));
       await driver.transaction((tx) => tx.write(AUTHENTICATIONS, rows, 'fail'));
       const columns = ['service_id', 'raw', 'update_counter', 'last_synced_at'];
       const expected = (ids: number[]) => ids.map((i) => ({ ...pick(row(i), columns) }));
       await driver.read(async (tx) => {
-        const few = [7, 11_999];
-        const fewRead = await selectWhereIn(tx, 'authentications', columns, 'service_id', [
-          ...few.map((i) => `au-${i}`),
+        const asked = [7, 600, 2_999];
+        const read = await selectWhereIn(tx, 'authentications', columns, 'service_id', [
+          ...asked.map((i) => `au-${i}`),
           'absent',
         ]);
-        expect(sorted(fewRead)).toEqual(sorted(expected(few)));
-        const many = Array.from({ length: 20 }, (_, k) => k * 600);
-        const manyRead = await selectWhereIn(
-          tx,
-          'authentications',
-          columns,
-          'service_id',
-          many.map((i) => `au-${i}`),
-        );
-        expect(sorted(manyRead)).toEqual(sorted(expected(many)));
+        expect(sorted(read)).toEqual(sorted(expected(asked)));
         // A value that reaches SQL text only as a bound parameter, never as text of the statement.
         expect(await selectWhereIn(tx, 'authentications', columns, 'service_id', ["au-1' OR '1'='1"])).toEqual([]);
       });
-      // Rows deleted and written again in the transaction: their new rowids are read.
+      // Rows deleted and written again in the transaction: their rowids (from 2 ** 55) are read, and they are.
       await driver.transaction(async (tx) => {
         await tx.run("DELETE FROM authentications WHERE service_id = 'au-7'");
         await tx.write(AUTHENTICATIONS, [{ ...row(7), raw: '{"changed":true}' }], 'fail');
@@ -86,7 +76,7 @@ describe('DuckDB reads stored sessions by id', () => {
       await driver.transaction((tx) =>
         tx.write(
           AUTHENTICATIONS,
-          Array.from({ length: 12_000 }, (_, i) => row(i)),
+          Array.from({ length: 3_000 }, (_, i) => row(i)),
           'fail',
         ),
       );
