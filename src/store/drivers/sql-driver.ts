@@ -111,7 +111,7 @@ export type LockKeys = Partial<Record<LockScope, readonly string[]>>;
 
 /** `columns` of the rows of `table` whose `column` is one of `values`, the dialect's way (SqlExecutor.selectIn). */
 export function selectWhereIn(
-  tx: SqlExecutor,
+  tx: Pick<SqlExecutor, 'all' | 'whereIn' | 'selectIn'>,
   table: string,
   columns: readonly string[],
   column: string,
@@ -125,7 +125,7 @@ export function selectWhereIn(
 
 /** `UPDATE table SET <assignments>` of the rows whose `column` is one of `values`, the dialect's way (updateIn). */
 export function updateWhereIn(
-  tx: SqlExecutor,
+  tx: Pick<SqlExecutor, 'run' | 'whereIn' | 'updateIn'>,
   table: string,
   assignments: string,
   params: readonly unknown[],

@@ -1,4 +1,4 @@
-import type { OnConflict, Row, SqlExecutor } from '../sql-driver.js';
+import { selectWhereIn, updateWhereIn, type OnConflict, type Row, type SqlExecutor } from '../sql-driver.js';
 import { duckdbKeyless } from './duckdb-keyless.js';
 
 /** A rowid as read (text: rows a transaction wrote have rowids from 2 ** 55, past a JS number's integers). */
@@ -48,10 +48,8 @@ export class DuckdbRowids {
     column: string,
     values: readonly string[],
   ): Promise<Record<string, unknown>[]> {
-    if (values.length === 0) return [];
+    if (values.length === 0 || !duckdbKeyless(table)) return selectWhereIn(this.#sql, table, columns, column, values);
     const list = this.#sql.whereIn(column, values);
-    if (!duckdbKeyless(table))
-      return this.#sql.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${list.sql}`, list.params);
     const found = await this.#sql.all(
       `SELECT CAST(rowid AS VARCHAR) AS r, ${column} AS k FROM ${table} WHERE ${list.sql}`,
       list.params,
@@ -62,8 +60,7 @@ export class DuckdbRowids {
       known.set(String(k), rowidOf(r, table));
       return String(k);
     });
-    const stored = this.#sql.whereIn(column, keys);
-    return this.#sql.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${stored.sql}`, stored.params);
+    return selectWhereIn(this.#sql, table, columns, column, keys);
   }
 
   /**
@@ -83,8 +80,7 @@ export class DuckdbRowids {
     const rowids = known ? values.map((v) => known.get(v)) : [];
     if (known && rowids.every((r) => r !== undefined))
       return this.#sql.run(`UPDATE ${table} SET ${assignments} WHERE rowid IN (${rowids.join(', ')})`, params);
-    const list = this.#sql.whereIn(column, values);
-    return this.#sql.run(`UPDATE ${table} SET ${assignments} WHERE ${list.sql}`, [...params, ...list.params]);
+    return updateWhereIn(this.#sql, table, assignments, params, column, values);
   }
 
   /** `rows` were written to `table`: a replace moved those it replaced (deleted and inserted them anew). */
