@@ -83,6 +83,18 @@ if (want('memory')) {
   console.log(table(rows));
 }
 
+// Only when named (`npm run bench -- startup [--runs 15]`): spawn to exit of short commands, spawn to first request.
+if (sections.includes('startup')) {
+  const { startupRows, startupTable } = await import('./startup.js');
+  const at = process.argv.indexOf('--runs');
+  const runs = at > 0 ? Number(process.argv[at + 1]) : 15;
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number of runs, 1 or more');
+  console.log(
+    '\nStart-up: the package bin as a user starts it, a new process each run (after one to warm the caches)\n',
+  );
+  console.log(startupTable(await startupRows(runs)));
+}
+
 // Only when named (`npm run bench -- soak`): it runs for 30 minutes.
 if (sections.includes('soak')) {
   const { soakRun, renderSoak } = await import('./soak.js');
