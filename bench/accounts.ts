@@ -8,6 +8,7 @@ import { startSimulator } from '../src/simulator/index.js';
 import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
 import { openSink } from '../src/store/open-sink.js';
 import { launch } from './cli-launch.js';
+import { localServerCpuMs, localServerCpuMsAfter, localServerProcesses } from './local-server-cpu.js';
 import { profileTop, type ProfileEntry } from './cpu-profile-top.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
@@ -53,6 +54,11 @@ export interface AccountsRun {
   /** Lowest and median over the accounts of (its requests - 1) / its request span / its rate; null when lifted. */
   minShare: number | null;
   medianShare: number | null;
+  /**
+   * CPU a PostgreSQL server on this machine spent meanwhile (local-server-cpu.ts): its share of the same cores.
+   * Null for SQLite, or where the server's processes cannot be read.
+   */
+  serverCpuMs: number | null;
   /** CPU the simulator spent meanwhile, in this process. */
   simulatorCpuMs: number;
   /** Load average (1 min) when the run started. */
@@ -108,6 +114,9 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
       [REPORTER],
     );
     const load = loadavg()[0]!;
+    const local = options.target === 'postgres';
+    const serverProcesses = local ? localServerProcesses() : null;
+    const serverBefore = local ? localServerCpuMs() : null;
     const simulatorCpu = process.cpuUsage();
     const started = Date.now();
     const stderr: Buffer[] = [];
@@ -119,6 +128,7 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
     });
     const seconds = (Date.now() - started) / 1000;
     const simCpu = process.cpuUsage(simulatorCpu);
+    const serverAfter = serverProcesses === null ? null : await localServerCpuMsAfter(serverProcesses);
     if (code !== 0) {
       const log = Buffer.concat(stderr).toString('utf8').slice(-2000);
       throw new Error(`backfill of ${options.accounts} accounts exited ${code}: ${log}`);
@@ -153,6 +163,7 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
       peakRssMb: usage.maxRssKb / 1024,
       minShare: options.rate === null ? null : (shares[0] ?? 0),
       medianShare: options.rate === null ? null : (shares[Math.floor(shares.length / 2)] ?? 0),
+      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
       simulatorCpuMs: (simCpu.user + simCpu.system) / 1000,
       load,
       profile: profileTop(profileDir, options.profileEntries ?? 8),
@@ -175,7 +186,14 @@ export function accountsTable(runs: readonly AccountsRun[]): string {
     'items/s',
     'CPU ms/1k items',
   ];
-  header.push('of own limit (min)', 'of own limit (median)', 'peak RSS MB', 'simulator CPU ms', 'load (1 min)');
+  header.push(
+    'of own limit (min)',
+    'of own limit (median)',
+    'peak RSS MB',
+    'server CPU ms/1k items',
+    'simulator CPU ms',
+    'load (1 min)',
+  );
   const share = (x: number | null) => (x === null ? '-' : x.toFixed(3));
   return markdownTable(
     header,
@@ -191,6 +209,7 @@ export function accountsTable(runs: readonly AccountsRun[]): string {
       share(r.minShare),
       share(r.medianShare),
       r.peakRssMb.toFixed(0),
+      r.serverCpuMs === null ? '-' : ((r.serverCpuMs / r.items) * 1000).toFixed(0),
       r.simulatorCpuMs.toFixed(0),
       r.load.toFixed(2),
     ]),

@@ -208,7 +208,10 @@ if (sections.includes('accounts')) {
     'CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart).',
   );
   console.log(
-    'of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.\n',
+    'of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.',
+  );
+  console.log(
+    'server CPU: a PostgreSQL on this machine, all its processes, the ended backends with them (from /proc).\n',
   );
   console.log(accountsTable(runs));
   console.log('\nTop of each CPU profile (self time of the main thread, idle left out):\n');

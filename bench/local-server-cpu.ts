@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on Linux. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU milliseconds, so far, of every process on this machine whose command
+ * is `name` (a local PostgreSQL: `postgres`), with what they collected of
+ * their ended children: the postmaster collects every backend that ended,
+ * so a difference of two readings counts a run's connections whether or not
+ * they are still open. Null where /proc cannot be read (no Linux, or no such
+ * process visible): the server is not on this machine, or not this user's to read.
+ */
+export function localServerCpuMs(name = 'postgres'): number | null {
+  const reading = readServer(name);
+  return reading === null ? null : reading.cpuMs;
+}
+
+/**
+ * The same once the processes named `name` are no more than `processes`
+ * (what they were before a client's connections opened): a backend's CPU
+ * reaches its postmaster only when the postmaster collects it, a moment
+ * after the client that used it closed. Waits at most `waitMs`.
+ */
+export async function localServerCpuMsAfter(
+  processes: number,
+  name = 'postgres',
+  waitMs = 5_000,
+): Promise<number | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const reading = readServer(name);
+    if (reading === null) return null;
+    if (reading.processes <= processes || Date.now() >= deadline) return reading.cpuMs;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** How many processes are named `name` now, or null as for localServerCpuMs. */
+export function localServerProcesses(name = 'postgres'): number | null {
+  return readServer(name)?.processes ?? null;
+}
+
+function readServer(name: string): { cpuMs: number; processes: number } | null {
+  let ticks = 0;
+  let processes = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state ...": comm may hold spaces, so the fields are counted from its closing parenthesis.
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== name) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      // utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after "pid (comm) ".
+      for (const at of [11, 12, 13, 14]) ticks += Number(fields[at]);
+      processes++;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return processes > 0 ? { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, processes } : null;
+}
