@@ -8,7 +8,7 @@ import { startSimulator } from '../src/simulator/index.js';
 import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
 import { openSink } from '../src/store/open-sink.js';
 import { launch } from './cli-launch.js';
-import { localServerCpuMs, localServerCpuMsAfter, localServerProcesses } from './local-server-cpu.js';
+import { localServerCpuMsAfter, readLocalServer } from './local-server-cpu.js';
 import { profileTop, type ProfileEntry } from './cpu-profile-top.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
@@ -114,9 +114,7 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
       [REPORTER],
     );
     const load = loadavg()[0]!;
-    const local = options.target === 'postgres';
-    const serverProcesses = local ? localServerProcesses() : null;
-    const serverBefore = local ? localServerCpuMs() : null;
+    const serverBefore = options.target === 'postgres' ? readLocalServer() : null;
     const simulatorCpu = process.cpuUsage();
     const started = Date.now();
     const stderr: Buffer[] = [];
@@ -128,7 +126,7 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
     });
     const seconds = (Date.now() - started) / 1000;
     const simCpu = process.cpuUsage(simulatorCpu);
-    const serverAfter = serverProcesses === null ? null : await localServerCpuMsAfter(serverProcesses);
+    const serverAfter = serverBefore === null ? null : await localServerCpuMsAfter(serverBefore);
     if (code !== 0) {
       const log = Buffer.concat(stderr).toString('utf8').slice(-2000);
       throw new Error(`backfill of ${options.accounts} accounts exited ${code}: ${log}`);
@@ -163,7 +161,7 @@ export async function accountsRun(options: AccountsOptions): Promise<AccountsRun
       peakRssMb: usage.maxRssKb / 1024,
       minShare: options.rate === null ? null : (shares[0] ?? 0),
       medianShare: options.rate === null ? null : (shares[Math.floor(shares.length / 2)] ?? 0),
-      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
+      serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore.cpuMs,
       simulatorCpuMs: (simCpu.user + simCpu.system) / 1000,
       load,
       profile: profileTop(profileDir, options.profileEntries ?? 8),
