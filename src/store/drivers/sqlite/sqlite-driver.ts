@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import PQueue from 'p-queue';
 import { BackgroundCheckpointer, truncateWal, walPastBound } from './sqlite-checkpointer.js';
 import { WAL_FLOOR_BYTES } from '../wal-bound.js';
@@ -11,6 +11,7 @@ import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
 import { StaticMigrationSource } from '../static-migration-source.js';
+import { knexOnConnection, migrationsUpToDate } from './sqlite-migrations.js';
 import { placeholders } from '../placeholders.js';
 import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
@@ -92,20 +93,49 @@ function bindable(value: unknown): unknown {
   return value === undefined ? null : value;
 }
 
+/** The connection settings, for the driver's own connection and for knex's while it migrates. */
+function configure(conn: Database.Database, cacheSizeKb: number, autocheckpoint: number): void {
+  // Only a new, empty database takes it; an existing one keeps its own.
+  conn.pragma(`page_size = ${PAGE_SIZE}`);
+  // WAL lets readers (an analyst's SQL tool) run while a sync writes.
+  conn.pragma('journal_mode = WAL');
+  conn.pragma('synchronous = NORMAL');
+  // Negative: a size in KiB rather than in pages.
+  conn.pragma(`cache_size = ${-Math.abs(Math.round(cacheSizeKb))}`);
+  conn.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+  // When the WAL restarts, its file is cut back to this size instead of keeping its largest.
+  conn.pragma(`journal_size_limit = ${WAL_FLOOR_BYTES}`);
+  // No blocking wait inside SQLite: better-sqlite3 is synchronous, so a
+  // busy wait would freeze the event loop, and with it the other
+  // connection of this process that holds the lock. The wait for the
+  // write lock happens asynchronously in #begin instead.
+  conn.pragma('busy_timeout = 0');
+}
+
 /**
- * SQLite through knex (migrations) and, on the hot path, prepared
- * better-sqlite3 statements on knex's own single pooled connection, so there is
- * exactly one connection and it writes from one place at a time.
+ * SQLite through one better-sqlite3 connection of its own, opened on first
+ * use, with prepared statements on the hot path; it writes from one place at
+ * a time. knex is loaded only to apply migrations (its schema builder renders
+ * their steps, knex-ddl.ts), on a connection of its own that is closed again
+ * when they are applied: a target that is up to date never loads it, which is
+ * most of what a short command such as `status` spent starting.
  */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
-  readonly #knex: Knex;
   // One task at a time, in call order: the crawler and the receiver share the one connection and a
   // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
   readonly #lock = new PQueue({ concurrency: 1 });
-  readonly #statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+  /** Prepared statements of the connection, by key (SQL text, or a name that no SQL text starts with). */
+  readonly #statements = new Map<string, Database.Statement>();
 
   readonly #busyTimeoutMs: number;
+  readonly #configure: (conn: Database.Database) => void;
+  readonly #knexLog: Knex.Logger | undefined;
+  /** The database file, or `:memory:`. */
+  readonly #filename: string;
+  /** Opened by the first task that needs it, as a pool opens its first connection. */
+  #db: Database.Database | null = null;
+  #closed = false;
 
   /** The database file; null in memory. */
   readonly #path: string | null;
@@ -115,73 +145,57 @@ export class SqliteDriver implements SqlDriver {
   /** Rows written by the transaction under way. */
   #rowsWritten = 0;
 
-  private constructor(knex: Knex, busyTimeoutMs: number, path: string | null, background: string | null) {
-    this.#knex = knex;
-    this.#path = path;
-    this.#busyTimeoutMs = busyTimeoutMs;
-    this.#background = background;
+  private constructor(
+    filename: string,
+    options: Required<Pick<SqliteDriverOptions, 'busyTimeoutMs'>> & {
+      configure: (conn: Database.Database) => void;
+      knexLog: Knex.Logger | undefined;
+      background: boolean;
+    },
+  ) {
+    this.#filename = filename;
+    this.#path = filename === ':memory:' ? null : filename;
+    this.#busyTimeoutMs = options.busyTimeoutMs;
+    this.#configure = options.configure;
+    this.#knexLog = options.knexLog;
+    this.#background = options.background ? filename : null;
   }
 
   static async open(path: string, options: SqliteDriverOptions = {}): Promise<SqliteDriver> {
     const unsupported = unsupportedNode(options.nodeVersions ?? process.versions);
     if (unsupported !== null) throw new UnsupportedNodeError(unsupported);
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
     const cacheSizeKb = options.cacheSizeKb ?? 8_192;
     const autocheckpoint = Math.max(1, Math.round(options.walAutocheckpointPages ?? 4096));
-    const background = path !== ':memory:' && (options.checkpoint ?? 'background') === 'background';
-    const knex = knexFactory({
-      client: 'better-sqlite3',
-      connection: { filename: path },
-      useNullAsDefault: true,
-      ...(options.knexLog ? { log: options.knexLog } : {}),
-      pool: {
-        min: 1,
-        max: 1,
-        afterCreate: (conn: Database.Database, done: (err: Error | null, conn: Database.Database) => void) => {
-          try {
-            // Only a new, empty database takes it; an existing one keeps its own.
-            conn.pragma(`page_size = ${PAGE_SIZE}`);
-            // WAL lets readers (an analyst's SQL tool) run while a sync writes.
-            conn.pragma('journal_mode = WAL');
-            conn.pragma('synchronous = NORMAL');
-            // Negative: a size in KiB rather than in pages.
-            conn.pragma(`cache_size = ${-Math.abs(Math.round(cacheSizeKb))}`);
-            conn.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
-            // When the WAL restarts, its file is cut back to this size instead of keeping its largest.
-            conn.pragma(`journal_size_limit = ${WAL_FLOOR_BYTES}`);
-            // No blocking wait inside SQLite: better-sqlite3 is synchronous, so a
-            // busy wait would freeze the event loop, and with it the other
-            // connection of this process that holds the lock. The wait for the
-            // write lock happens asynchronously in #begin instead.
-            conn.pragma('busy_timeout = 0');
-            done(null, conn);
-          } catch (error) {
-            done(error as Error, conn);
-          }
-        },
-      },
+    return new SqliteDriver(path, {
+      busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
+      configure: (conn) => configure(conn, cacheSizeKb, autocheckpoint),
+      knexLog: options.knexLog,
+      background: path !== ':memory:' && (options.checkpoint ?? 'background') === 'background',
     });
-    return new SqliteDriver(knex, busyTimeoutMs, path === ':memory:' ? null : path, background ? path : null);
   }
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
     return this.#lock.add(async () => {
-      const config = { migrationSource: new StaticMigrationSource(migrations) };
       // Reading the list needs no write lock: a target that is up to date opens
       // while another process (a backfill, a daemon) is writing to it.
-      const [, pending] = (await this.#knex.migrate.list(config)) as [unknown[], unknown[]];
-      if (pending.length === 0) return [];
-      // Applying does: wait for it as #begin does, without blocking the event loop.
-      const deadline = Date.now() + this.#busyTimeoutMs;
-      for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
-        try {
-          const [, applied] = (await this.#knex.migrate.latest(config)) as [number, string[]];
-          return applied;
-        } catch (error) {
-          if (!isBusy(error) || Date.now() >= deadline) throw error;
+      if (migrationsUpToDate(this.#connection(), migrations)) return [];
+      const knex = await knexOnConnection(this.#connection(), this.#knexLog);
+      try {
+        const config = { migrationSource: new StaticMigrationSource(migrations) };
+        // Applying does: wait for it as #begin does, without blocking the event loop.
+        const deadline = Date.now() + this.#busyTimeoutMs;
+        for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+          try {
+            const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
+            return applied;
+          } catch (error) {
+            if (!isBusy(error) || Date.now() >= deadline) throw error;
+          }
+          await delay(pause);
         }
-        await delay(pause);
+      } finally {
+        await knex.destroy();
       }
     });
   }
@@ -208,20 +222,30 @@ export class SqliteDriver implements SqlDriver {
       // The worker's connection goes first, so that closing the last one folds the WAL in and removes it.
       await this.#checkpointer?.close();
       this.#checkpointer = null;
-      await this.#knex.destroy();
+      this.#closed = true;
+      this.#db?.close();
+      this.#db = null;
     });
   }
 
   #withConnection<T>(work: (db: Database.Database) => Promise<T>): Promise<T> {
-    return this.#lock.add(async () => {
-      const conn: unknown = await this.#knex.client.acquireConnection();
-      if (!(conn instanceof Database)) throw new Error('knex did not hand out a better-sqlite3 connection');
+    return this.#lock.add(() => work(this.#connection()));
+  }
+
+  /** The connection, opened and configured on first use; a database that cannot be opened fails the task. */
+  #connection(): Database.Database {
+    if (this.#closed) throw new Error('the SQLite target is closed');
+    if (this.#db === null) {
+      const db = new Database(this.#filename);
       try {
-        return await work(conn);
-      } finally {
-        await this.#knex.client.releaseConnection(conn);
+        this.#configure(db);
+      } catch (error) {
+        db.close();
+        throw error;
       }
-    });
+      this.#db = db;
+    }
+    return this.#db;
   }
 
   async #inTransaction<T>(db: Database.Database, begin: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -289,17 +313,12 @@ export class SqliteDriver implements SqlDriver {
     );
   }
 
-  /** Statements per connection, by `key` (SQL text, or a name that no SQL text starts with). */
+  /** The connection's statements, by `key` (SQL text, or a name that no SQL text starts with), prepared once. */
   #cached(db: Database.Database, key: string, sql: () => string): Database.Statement {
-    let cache = this.#statements.get(db);
-    if (!cache) {
-      cache = new Map();
-      this.#statements.set(db, cache);
-    }
-    let statement = cache.get(key);
+    let statement = this.#statements.get(key);
     if (!statement) {
       statement = db.prepare(sql());
-      cache.set(key, statement);
+      this.#statements.set(key, statement);
     }
     return statement;
   }
@@ -369,7 +388,7 @@ export class SqliteDriver implements SqlDriver {
   }
 }
 
-/** Another connection holds the write lock (knex passes better-sqlite3's error through). */
+/** Another connection holds the write lock (knex passes better-sqlite3's error through too). */
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';

@@ -1,0 +1,48 @@
+import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import type { Migration } from '../../migration/migration-step.js';
+
+/**
+ * Whether every migration of the list has run on a SQLite database, and none
+ * that the list does not know (a newer release's, which knex's migrator
+ * reports): knex's own bookkeeping table, read as knex reads it, without
+ * loading knex.
+ */
+export function migrationsUpToDate(db: Database.Database, migrations: readonly Migration[]): boolean {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'").get();
+  if (table === undefined) return false;
+  const rows = db.prepare('SELECT name FROM knex_migrations').all() as { name: unknown }[];
+  const done = new Set(rows.map((r) => String(r.name)));
+  const known = new Set(migrations.map((m) => m.name));
+  return migrations.every((m) => done.has(m.name)) && [...done].every((name) => known.has(name));
+}
+
+/**
+ * knex, loaded now, on a connection of the caller's (an in-memory database has
+ * no other), for its migrator: knex's `connectionPool` takes any pool of
+ * tarn's shape, and this one holds the one connection and never closes it.
+ */
+export async function knexOnConnection(db: Database.Database, log: Knex.Logger | undefined): Promise<Knex> {
+  const { default: knexFactory } = await import('knex');
+  let used = 0;
+  const pool = {
+    acquire: () => {
+      used += 1;
+      return { promise: Promise.resolve(db) };
+    },
+    release: () => {
+      used -= 1;
+      return true;
+    },
+    destroy: () => Promise.resolve(),
+    numFree: () => 1 - used,
+    numUsed: () => used,
+    numPendingAcquires: () => 0,
+  };
+  return knexFactory({
+    client: 'better-sqlite3',
+    connectionPool: pool,
+    useNullAsDefault: true,
+    ...(log ? { log } : {}),
+  });
+}
