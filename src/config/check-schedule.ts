@@ -1,9 +1,9 @@
-import cron from 'node-cron';
 import { InputError, type InputSource } from '../errors.js';
+import { nodeCron } from './lazy-packages.js';
 
 /** What is wrong with a node-cron expression (5 fields, or 6 with seconds first), or undefined when nothing is. */
 export function scheduleProblem(expression: string): string | undefined {
-  const detail = cron.validateDetailed(expression);
+  const detail = nodeCron().validateDetailed(expression);
   if (detail.valid) return undefined;
   const first = detail.errors[0];
   return `'${expression}' is not a cron expression${first ? ` (${first.field}: ${first.message})` : ''}`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { zod } from './lazy-packages.js';
 import { DEFAULTS, type MemberPath, type SectionName } from './defaults.js';
 import { fileSchema } from './file-schema.js';
 import { MEMBER_DOCS, SECTION_DOCS, sourcesLine, type MemberDoc } from './member-docs.js';
@@ -194,7 +194,8 @@ function memberTable(paths: readonly MemberPath[], root: SchemaNode): string[] {
  * the loader does (a test compares the committed page with this).
  */
 export function renderConfigDoc(): string {
-  const root = z.toJSONSchema(fileSchema, { io: 'input', unrepresentable: 'any' }) as SchemaNode;
+  const { z } = zod();
+  const root = z.toJSONSchema(fileSchema(), { io: 'input', unrepresentable: 'any' }) as SchemaNode;
   const all = members();
   const out = [INTRO, '', '## Flags and environment variables', ''];
   out.push(

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { yaml } from './lazy-packages.js';
 import { DEFAULTS, type MemberPath, type SectionName } from './defaults.js';
 import { MEMBER_DOCS, SECTION_DOCS, sourcesLine } from './member-docs.js';
 
@@ -11,7 +11,7 @@ const HEADER = [
 
 /** A value on one line, quoted where YAML needs it ('1.4', '*\/5 * * * *'), lists and mappings in flow style. */
 function inline(value: unknown): string {
-  return stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim();
+  return yaml().stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trim();
 }
 
 function comment(text: string, indent: string): string[] {
@@ -26,7 +26,8 @@ function member(path: MemberPath, key: string, value: unknown, indent: string): 
   // A list of mappings (the accounts) reads and edits better one member a line.
   const block = Array.isArray(value) && value.some((v) => v !== null && typeof v === 'object');
   const lines = block
-    ? stringify({ [key]: value })
+    ? yaml()
+        .stringify({ [key]: value })
         .trimEnd()
         .split('\n')
     : [`${key}: ${inline(value)}`];

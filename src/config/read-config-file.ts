@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { InputError, type InputSource } from '../errors.js';
+import { yaml } from './lazy-packages.js';
 import { DEFAULT_CONFIG_FILES } from './constants.js';
 import { describeIssue } from './describe-issue.js';
 import { fileSchema, type FileConfig } from './file-schema.js';
@@ -67,7 +67,7 @@ function parseText(
   }
   try {
     // An empty file, or one of comments only, is an empty config.
-    return { ok: true, value: parseYaml(text, { uniqueKeys: true }) ?? {} };
+    return { ok: true, value: yaml().parse(text, { uniqueKeys: true }) ?? {} };
   } catch (error) {
     return {
       ok: false,
@@ -117,7 +117,7 @@ export function readConfigFile(
   const whole: InputSource = { kind: 'config', key: '', file: path };
   const parsed = parseText(text, formatOf(path));
   if (!parsed.ok) throw new InputError('CONFIG_INVALID', parsed.problem, { source: whole });
-  const checked = fileSchema.safeParse(parsed.value);
+  const checked = fileSchema().safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     if (issue.path.length === 0 && issue.code === 'invalid_type') {

@@ -1,4 +1,5 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
+import { nodeCron } from '../config/lazy-packages.js';
 import { scheduleProblem, timezoneProblem } from '../config/check-schedule.js';
 import { UserError } from '../errors.js';
 
@@ -37,7 +38,7 @@ export function checkSchedule(expression: string, timezone: string): void {
 /** The next `count` times the expression fires after now. */
 export function nextRuns(expression: string, timezone: string, count: number): Date[] {
   checkSchedule(expression, timezone);
-  const task = cron.createTask(expression, () => undefined, { timezone });
+  const task = nodeCron().createTask(expression, () => undefined, { timezone });
   try {
     return task.getNextRuns(count);
   } finally {
@@ -64,7 +65,7 @@ export class Schedule {
   constructor(options: ScheduleOptions) {
     checkSchedule(options.expression, options.timezone);
     const log = options.logger;
-    this.#task = cron.createTask(options.expression, (ctx) => options.onTick(ctx.date), {
+    this.#task = nodeCron().createTask(options.expression, (ctx) => options.onTick(ctx.date), {
       timezone: options.timezone,
       noOverlap: true,
       name: 'ivsync-sync',

@@ -1,4 +1,5 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
+import { nodeCron } from '../config/lazy-packages.js';
 import type { Cadence } from '../config/parse-cadence.js';
 
 /**
@@ -44,7 +45,7 @@ export class VerifyCadence {
 
   start(): void {
     if (this.#o.cadence.kind !== 'cron' || this.#task !== undefined) return;
-    this.#task = cron.createTask(
+    this.#task = nodeCron().createTask(
       this.#o.cadence.expression,
       (ctx) => {
         this.#lastFire = ctx.date.getTime();

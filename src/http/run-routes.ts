@@ -1,6 +1,8 @@
-import { z } from 'zod';
+import { zod } from '../config/lazy-packages.js';
 import type { RunStarter } from '../daemon/on-demand-runs.js';
 import type { HttpApp } from './http-app.js';
+
+const { z } = zod();
 
 /** The body of `POST /runs` (a RunRequest): `from`/`to` as ISO 8601 or epoch seconds. */
 export const RUN_REQUEST = z.strictObject({

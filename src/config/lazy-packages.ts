@@ -1,0 +1,28 @@
+import { createRequire } from 'node:module';
+import type * as NodeCron from 'node-cron';
+import type * as Yaml from 'yaml';
+import type * as Zod from 'zod';
+
+/*
+ * Packages that most commands never reach, loaded where they are first used
+ * instead of when the CLI starts: each is tens of milliseconds of module loading
+ * that `status` or `--version` would pay for nothing. Both ship CommonJS, so
+ * they load synchronously, inside the synchronous checks that need them.
+ */
+
+const require = createRequire(import.meta.url);
+
+/** yaml: a YAML config file, and `ivsync init`'s template. */
+export function yaml(): typeof Yaml {
+  return require('yaml') as typeof Yaml;
+}
+
+/** node-cron: a schedule to check, or the daemon's ticks. */
+export function nodeCron(): typeof NodeCron {
+  return require('node-cron') as typeof NodeCron;
+}
+
+/** zod: a config file to check, the daemon's HTTP bodies, the config reference. */
+export function zod(): typeof Zod {
+  return require('zod') as typeof Zod;
+}
