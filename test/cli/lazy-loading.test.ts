@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openSink } from '../../src/store/open-sink.js';
+import { MAIN, spawnChild } from '../helpers/run-cli.js';
+import { query } from '../helpers/sqlite-target.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+
+/*
+ * A short command pays for every module it loads before it does anything:
+ * `status` and `--version` must not load what only other commands, another
+ * target or a config file need (knex with lodash, zod, yaml, the other
+ * targets' drivers), and a command that does need one must still load it.
+ * The built CLI runs as a child process with a preload that records every
+ * module it loads, imported or required.
+ */
+
+const RECORDER = fileURLToPath(new URL('../fixtures/module-recorder/record-modules.mjs', import.meta.url));
+
+/** The packages of node_modules a command loaded, by name. */
+async function packagesLoaded(
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stderr: string; packages: Set<string> }> {
+  const file = join(dir, 'modules.txt');
+  writeFileSync(file, '');
+  const child = spawnChild(
+    process.execPath,
+    ['--import', RECORDER, MAIN, ...args],
+    {
+      PATH: process.env.PATH,
+      IVS_LOG_LEVEL: 'error',
+      IVS_TEST_MODULES_FILE: file,
+      ...env,
+    },
+    dir,
+  );
+  const { code, stderr } = await child.exited;
+  const packages = new Set<string>();
+  for (const url of readFileSync(file, 'utf8').split('\n')) {
+    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+    if (name !== undefined) packages.add(name);
+  }
+  return { code, stderr, packages };
+}
+
+/** A SQLite target with every migration applied, as a sync leaves it. */
+async function upToDateTarget(dir: string): Promise<string> {
+  const db = `sqlite:${join(dir, 'ivsync.sqlite')}`;
+  const sink = await openSink(db);
+  await sink.close();
+  return db;
+}
+
+describe('what a command loads', () => {
+  const tempDir = useTempDir();
+
+  it('status of an up-to-date SQLite target loads neither knex, zod, yaml nor the other drivers', async () => {
+    const dir = tempDir();
+    const db = await upToDateTarget(dir);
+    const { code, stderr, packages } = await packagesLoaded(dir, ['status'], { IVS_DB: db });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    // What it reads the target with and prints with: the recording sees packages at all.
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).toContain('yargs');
+    for (const name of ['knex', 'lodash', 'zod', 'yaml', 'pg', '@duckdb/node-api', 'got', 'pino'])
+      expect(packages).not.toContain(name);
+  });
+
+  it('--version loads no target driver at all', async () => {
+    const dir = tempDir();
+    const { code, packages } = await packagesLoaded(dir, ['--version'], {});
+    expect(code).toBe(0);
+    expect(packages).toContain('yargs');
+    for (const name of ['better-sqlite3', 'knex', 'zod', 'yaml', 'node-cron', 'cli-table3'])
+      expect(packages).not.toContain(name);
+  });
+
+  it('a YAML config file loads yaml and zod to read and check it', async () => {
+    const dir = tempDir();
+    const db = await upToDateTarget(dir);
+    const config = join(dir, 'ivsync.yaml');
+    writeFileSync(config, `db: ${db}\ncrawl:\n  concurrency: 4\n`);
+    const { code, packages } = await packagesLoaded(dir, ['status'], { IVS_CONFIG: config });
+    expect(code).toBe(0);
+    expect(packages).toContain('yaml');
+    expect(packages).toContain('zod');
+    expect(packages).not.toContain('knex');
+  });
+
+  it('a bad schedule is still refused, node-cron loaded to check it', async () => {
+    const dir = tempDir();
+    const db = await upToDateTarget(dir);
+    const { code, stderr, packages } = await packagesLoaded(dir, ['status'], {
+      IVS_DB: db,
+      IVS_SCHEDULE: '61 * * * *',
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('IVS_SCHEDULE');
+    expect(packages).toContain('node-cron');
+  });
+
+  it('a new SQLite target loads knex to apply its migrations, and gets them all', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'new.sqlite');
+    // The service is not there: the target is created and migrated before the first request fails.
+    const { packages } = await packagesLoaded(dir, ['sync', '--since', '2026-01-01'], {
+      IVS_DB: `sqlite:${path}`,
+      IVS_API_TOKEN: 'test-token',
+      IVS_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(packages).toContain('knex');
+    const upToDate = await upToDateTarget(tempDir());
+    const names = (file: string) => query<{ name: string }>(file, 'SELECT name FROM knex_migrations ORDER BY id');
+    expect(names(path).map((r) => r.name)).toEqual(names(upToDate.slice('sqlite:'.length)).map((r) => r.name));
+  });
+});
