@@ -1,14 +1,17 @@
 import { MIGRATIONS } from '../../migrations/index.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { WAL_FLOOR_BYTES } from '../../src/store/drivers/wal-bound.js';
 import { SqliteDriver, type SqliteDriverOptions } from '../../src/store/drivers/sqlite/sqlite-driver.js';
 import { createSqlSink, type QueryableSink } from '../../src/store/sql-sink.js';
+import { spawnChild } from '../helpers/run-cli.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { auth, batch, t } from './fixtures.js';
 
 const tempDir = useTempDir();
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 async function open(path: string, checkpoint: SqliteDriverOptions['checkpoint']): Promise<QueryableSink> {
   const driver = await SqliteDriver.open(path, { checkpoint });
@@ -82,4 +85,39 @@ describe('SQLite checkpoints', () => {
       }
     },
   );
+});
+
+// The worker is unreferenced so that it never keeps a process alive on its own. A writer whose every other task
+// waits for its answer (a crawl's streams wait for the commit) must still get it: Node ends a process whose event
+// loop is empty with its work unsettled (exit code 13), and a backfill of 40 accounts did.
+describe('SQLite checkpoint worker, alone in a process', () => {
+  const CHILD = `
+import Database from 'better-sqlite3';
+import { BackgroundCheckpointer } from './dist/src/store/drivers/sqlite/sqlite-checkpointer.js';
+const path = process.argv[1];
+const db = new Database(path);
+db.pragma('journal_mode = WAL');
+db.exec('CREATE TABLE t (v TEXT)');
+const insert = db.prepare('INSERT INTO t VALUES (?)');
+db.transaction(() => { for (let k = 0; k < 5000; k += 1) insert.run('v'.repeat(100)); })();
+const worker = BackgroundCheckpointer.start(path);
+worker.committed();
+const truncated = await worker.truncate();
+await worker.close();
+db.close();
+process.stdout.write(JSON.stringify({ truncated }));
+`;
+
+  it('answers a truncation and closes while nothing else holds the event loop open', async () => {
+    const path = join(tempDir(), 'alone.sqlite');
+    const child = spawnChild(
+      process.execPath,
+      ['--input-type=module', '-e', CHILD, path],
+      { PATH: process.env.PATH },
+      REPO,
+    );
+    const { code, stdout, stderr } = await child.exited;
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: JSON.stringify({ truncated: true }), stderr: '' });
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
 });

@@ -72,7 +72,7 @@ export class BackgroundCheckpointer {
       // A truncation it will never answer: the writer goes on, its WAL left to the next commit.
       this.#answer();
     });
-    // It must never keep the process alive on its own.
+    // It must never keep the process alive on its own: only while an answer of its is awaited (see #awaiting).
     worker.unref();
   }
 
@@ -99,7 +99,7 @@ export class BackgroundCheckpointer {
     if (this.#failed !== null) return Promise.resolve(false);
     const answered = new Promise<boolean>((resolve) => (this.#truncated = () => resolve(true)));
     this.#worker.postMessage('truncate');
-    return answered;
+    return this.#awaiting(answered);
   }
 
   #answer(): void {
@@ -112,7 +112,21 @@ export class BackgroundCheckpointer {
     if (this.#exited) return;
     const ended = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     this.#worker.postMessage('close');
-    await ended;
+    await this.#awaiting(ended);
+  }
+
+  /**
+   * `answer`, with the worker holding the event loop open until it comes. An unreferenced worker's message does
+   * not: a writer whose every other task waits for this commit (a crawl's streams do) would leave the event loop
+   * empty, and Node would end the process with its work unsettled (exit code 13).
+   */
+  async #awaiting<T>(answer: Promise<T>): Promise<T> {
+    this.#worker.ref();
+    try {
+      return await answer;
+    } finally {
+      this.#worker.unref();
+    }
   }
 }
 
