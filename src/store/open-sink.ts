@@ -3,7 +3,12 @@ import type { Knex } from 'knex';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { FatalError } from '../errors.js';
 import { DiskReserve } from './target/disk-reserve.js';
-import { ExportTargetError, ForeignTargetError, ReadOnlyTargetError } from './target/foreign-target-error.js';
+import {
+  ExportTargetError,
+  ForeignTargetError,
+  NewerTargetError,
+  ReadOnlyTargetError,
+} from './target/foreign-target-error.js';
 import type { Migration } from './migration/migration-step.js';
 import { MissingTargetError } from './target/missing-target-error.js';
 import { parseTarget, DEFAULT_TARGET } from './target/parse-target.js';
@@ -138,6 +143,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
   };
   let migrated = true;
   let kind: TargetKind = 'target';
+  let unknown: string[] = [];
   try {
     // A database that is starting up is waited for here too.
     const opening = withTransientRetries(withStoreErrors(driver), { ...retry, retryRefused: false });
@@ -146,7 +152,10 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     // Asked before migrate, which would create the schema and the tables.
     if (existing && kind !== 'export') migrated = await opening.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
-    const applied = migrated && writable && !readOnly ? await opening.migrate(migrations) : [];
+    // A newer ivsync's target is left as it is (NewerTargetError); a read-only open reads what this one knows.
+    if (migrated && writable && !readOnly && (existing || (await opening.isMigrated())))
+      unknown = await unknownMigrations(opening, migrations);
+    const applied = migrated && writable && !readOnly && unknown.length === 0 ? await opening.migrate(migrations) : [];
     // Detail for --verbose: on a new target the whole list would precede every first command's own output.
     if (applied.length > 0) options.logger?.debug?.({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
@@ -162,6 +171,10 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     await driver.close();
     throw new MissingTargetError(label, 'no-tables');
   }
+  if (unknown.length > 0 && !existing) {
+    await driver.close();
+    throw new NewerTargetError(label, unknown);
+  }
   if (kind === 'export' && !existing) {
     await driver.close();
     throw new ExportTargetError(label);
@@ -175,6 +188,12 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       readOnlyDriver(driver, () => new ExportTargetError(label)),
       { clock, migrations, retry },
     );
+  // A command that reads (status, export) reads a newer target as it is; a write it tries is refused as above.
+  if (unknown.length > 0)
+    return createSqlSink(
+      readOnlyDriver(driver, () => new NewerTargetError(label, unknown)),
+      { clock, migrations, retry },
+    );
   if (readOnly)
     return createSqlSink(
       readOnlyDriver(driver, () => new ReadOnlyTargetError(label)),
@@ -182,6 +201,13 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     );
   const reserve = parsed.kind === 'postgres' || parsed.path === ':memory:' ? undefined : DiskReserve.hold(parsed.path);
   return createSqlSink(driver, { clock, migrations, retry, reserve });
+}
+
+/** The migrations a target has run that `migrations` does not hold: a newer ivsync's. */
+async function unknownMigrations(driver: SqlDriver, migrations: readonly Migration[]): Promise<string[]> {
+  const known = new Set(migrations.map((m) => m.name));
+  const done = await driver.read((tx) => tx.all('SELECT name FROM knex_migrations ORDER BY id'));
+  return done.map((r) => String(r.name)).filter((name) => !known.has(name));
 }
 
 /** The tables and views of a SQLite or DuckDB database, read without writing. */

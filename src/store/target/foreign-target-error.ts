@@ -39,3 +39,20 @@ export class ReadOnlyTargetError extends UserError {
     );
   }
 }
+
+/**
+ * A command that writes was pointed at a target that a newer ivsync has
+ * migrated: its schema may hold what this version does not know to keep
+ * (a column it would leave empty, a table it would not fill), so this
+ * version writes nothing into it. Commands that only read still open it.
+ */
+export class NewerTargetError extends UserError {
+  constructor(target: string, unknown: readonly string[]) {
+    const which = unknown.length === 1 ? `migration ${unknown[0]}` : `migrations ${unknown.join(', ')}`;
+    super(
+      'TARGET_NEWER',
+      `target ${target} was migrated by a newer ivsync (${which}, unknown to this one): nothing was written; ` +
+        'run the ivsync that wrote it, or a later one',
+    );
+  }
+}
