@@ -8,12 +8,20 @@ import { shortestGapMs } from '../daemon/schedule.js';
  * slowest account's rate for the default budget.
  */
 export function refreshSettingsOf(config: Config): RefreshSettings {
-  const webhooks = config.webhooks;
-  const configured = webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0;
   return refreshSettings({
     refresh: config.refresh,
     runSeconds: shortestGapMs(config.daemon.schedule, config.daemon.timezone) / 1000,
     rate: Math.min(...config.accounts.map((a) => a.rate)),
-    webhooks: { configured, healthySeconds: webhooks.healthySeconds },
+    webhooks: webhookSettingsOf(config),
   });
+}
+
+/**
+ * The webhook part of the refresh settings alone: what `status` says of the stream needs no schedule, whose
+ * gap takes node-cron to read.
+ */
+export function webhookSettingsOf(config: Config): RefreshSettings['webhooks'] {
+  const webhooks = config.webhooks;
+  const configured = webhooks.defaultSecret !== undefined || Object.keys(webhooks.secrets).length > 0;
+  return { configured, healthySeconds: webhooks.healthySeconds };
 }

@@ -7,7 +7,7 @@ import { DEFAULT_LEASE_TTL_SECONDS } from './lease-options.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { localHolderIsDead } from '../../app/local-holder.js';
 import { openTarget } from '../../app/open-target.js';
-import { refreshSettingsOf } from '../../app/refresh-settings-of.js';
+import { webhookSettingsOf } from '../../app/refresh-settings-of.js';
 import { summarizeLags } from '../../store/runs/lag-summary.js';
 import { refreshRows, renderStaleness, spendJson, spendText, stalenessLines } from '../staleness.js';
 import { renderTable } from '../text-table.js';
@@ -181,7 +181,7 @@ export const statusCommand: CliCommand = {
       });
       const nonFinal = report.nonFinal.authentications + report.nonFinal.fingerprints;
       const webhooks: WebhookStreamState = webhookStreamState(
-        refreshSettingsOf(config).webhooks,
+        webhookSettingsOf(config),
         report.lastDeliveryAt,
         nonFinal,
         now,
