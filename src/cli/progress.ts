@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
+import { cliProgress } from '../config/lazy-packages.js';
 import type { BackfillPlanSummary, CrawlEvent } from '../crawl/engine/crawl-deps.js';
 import type { Logger } from './logger.js';
 import { estimateTotalPages, formatEta, shownFraction, smoothedEta } from './progress-estimate.js';
@@ -56,7 +57,7 @@ export class Progress {
   readonly #startedAt: number;
   #phase: ProgressState['phase'] = 'idle';
   #pages = 0;
-  #bar: cliProgress.SingleBar | undefined;
+  #bar: CliProgress.SingleBar | undefined;
   #timer: NodeJS.Timeout | undefined;
   #total = 0;
   #covered = 0;
@@ -100,14 +101,14 @@ export class Progress {
     this.#total = Math.max(1, totalSeconds);
     this.#covered = this.#startCovered = Math.min(this.#total, Math.max(0, doneSeconds));
     if (this.#options.tty) {
-      this.#bar = new cliProgress.SingleBar(
+      this.#bar = new (cliProgress().SingleBar)(
         {
           stream: this.#options.stream,
           format: ' {bar} {pct}% | {items} items | {pps} pages/s{etaText}',
           hideCursor: true,
           clearOnComplete: false,
         },
-        cliProgress.Presets.shades_classic,
+        cliProgress().Presets.shades_classic,
       );
       this.#bar.start(STEPS, Math.round(this.#overall * STEPS), this.#payload());
       // The ETA counts down while pages are slow to come (a 429 pause, a slow service).

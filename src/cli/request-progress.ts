@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
+import { cliProgress } from '../config/lazy-packages.js';
 import type { Logger } from './logger.js';
 
 export interface RequestProgressOptions {
@@ -22,21 +23,21 @@ export interface RequestProgressOptions {
  */
 export class RequestProgress {
   readonly #options: RequestProgressOptions;
-  readonly #bar: cliProgress.SingleBar | undefined;
+  readonly #bar: CliProgress.SingleBar | undefined;
   readonly #timer: NodeJS.Timeout | undefined;
   #requests = 0;
 
   constructor(options: RequestProgressOptions) {
     this.#options = options;
     if (options.tty) {
-      this.#bar = new cliProgress.SingleBar(
+      this.#bar = new (cliProgress().SingleBar)(
         {
           stream: options.stream,
           format: ' {bar} {value} of at most {total} requests',
           hideCursor: true,
           clearOnComplete: false,
         },
-        cliProgress.Presets.shades_classic,
+        cliProgress().Presets.shades_classic,
       );
       this.#bar.start(Math.max(1, options.budget), 0);
     } else {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
 import type * as NodeCron from 'node-cron';
 import type * as Yaml from 'yaml';
 import type * as Zod from 'zod';
@@ -6,7 +7,7 @@ import type * as Zod from 'zod';
 /*
  * Packages that most commands never reach, loaded where they are first used
  * instead of when the CLI starts: each is tens of milliseconds of module loading
- * that `status` or `--version` would pay for nothing. Both ship CommonJS, so
+ * that `status` or `--version` would pay for nothing. Each ships CommonJS, so
  * they load synchronously, inside the synchronous checks that need them.
  */
 
@@ -25,4 +26,9 @@ export function nodeCron(): typeof NodeCron {
 /** zod: a config file to check, the daemon's HTTP bodies, the config reference. */
 export function zod(): typeof Zod {
   return require('zod') as typeof Zod;
+}
+
+/** cli-progress: a progress bar, drawn only on a terminal (cron and the daemon write log lines instead). */
+export function cliProgress(): typeof CliProgress {
+  return require('cli-progress') as typeof CliProgress;
 }

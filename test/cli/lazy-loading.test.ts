@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { openSink } from '../../src/store/open-sink.js';
 import { MAIN, spawnChild } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
-import { useTempDir } from '../helpers/temp-dir.js';
+import { useSimulators } from '../helpers/simulators.js';
+import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
 /*
  * A short command pays for every module it loads before it does anything:
@@ -56,6 +58,7 @@ async function upToDateTarget(dir: string): Promise<string> {
 
 describe('what a command loads', () => {
   const tempDir = useTempDir();
+  const simulator = useSimulators({ sessions: 40, rate: 2000, burst: 2000, seed: 5 });
 
   it('status of an up-to-date SQLite target loads no knex, zod, yaml, node-cron nor the other drivers', async () => {
     const dir = tempDir();
@@ -102,6 +105,29 @@ describe('what a command loads', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('IVS_SCHEDULE');
     expect(packages).toContain('node-cron');
+  });
+
+  it('a backfill whose stderr is no terminal draws no bar, and loads no cli-progress', async () => {
+    const dir = tempDir();
+    const db = await upToDateTarget(dir);
+    const sim = await simulator();
+    const { code, stderr, packages } = await packagesLoaded(
+      dir,
+      ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)],
+      {
+        IVS_DB: db,
+        IVS_BASE_URL: sim.url,
+        IVS_API_TOKEN: 'test-token',
+        IVS_RATE: '2000',
+        IVS_CONFIG: writeConfig(dir),
+      },
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const stored = query<{ n: number }>(db.slice('sqlite:'.length), 'SELECT COUNT(*) AS n FROM authentications');
+    expect(stored[0]!.n).toBeGreaterThan(0);
+    expect(packages).toContain('got');
+    expect(packages).not.toContain('cli-progress');
   });
 
   it('a new SQLite target loads knex to apply its migrations, and gets them all', async () => {
