@@ -101,14 +101,15 @@ export class Progress {
     this.#total = Math.max(1, totalSeconds);
     this.#covered = this.#startCovered = Math.min(this.#total, Math.max(0, doneSeconds));
     if (this.#options.tty) {
-      this.#bar = new (cliProgress().SingleBar)(
+      const { SingleBar, Presets } = cliProgress();
+      this.#bar = new SingleBar(
         {
           stream: this.#options.stream,
           format: ' {bar} {pct}% | {items} items | {pps} pages/s{etaText}',
           hideCursor: true,
           clearOnComplete: false,
         },
-        cliProgress().Presets.shades_classic,
+        Presets.shades_classic,
       );
       this.#bar.start(STEPS, Math.round(this.#overall * STEPS), this.#payload());
       // The ETA counts down while pages are slow to come (a 429 pause, a slow service).

@@ -30,14 +30,15 @@ export class RequestProgress {
   constructor(options: RequestProgressOptions) {
     this.#options = options;
     if (options.tty) {
-      this.#bar = new (cliProgress().SingleBar)(
+      const { SingleBar, Presets } = cliProgress();
+      this.#bar = new SingleBar(
         {
           stream: options.stream,
           format: ' {bar} {value} of at most {total} requests',
           hideCursor: true,
           clearOnComplete: false,
         },
-        cliProgress().Presets.shades_classic,
+        Presets.shades_classic,
       );
       this.#bar.start(Math.max(1, options.budget), 0);
     } else {

@@ -152,10 +152,10 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
     // Asked before migrate, which would create the schema and the tables.
     if (existing && kind !== 'export') migrated = await opening.isMigrated();
     const writable = kind === 'target' || kind === 'empty' || (kind === 'foreign' && options.force === true);
+    const migrating = migrated && writable && !readOnly;
     // A newer ivsync's target is left as it is (NewerTargetError); a read-only open reads what this one knows.
-    if (migrated && writable && !readOnly && (existing || (await opening.isMigrated())))
-      unknown = await unknownMigrations(opening, migrations);
-    const applied = migrated && writable && !readOnly && unknown.length === 0 ? await opening.migrate(migrations) : [];
+    if (migrating && (existing || (await opening.isMigrated()))) unknown = await unknownMigrations(opening, migrations);
+    const applied = migrating && unknown.length === 0 ? await opening.migrate(migrations) : [];
     // Detail for --verbose: on a new target the whole list would precede every first command's own output.
     if (applied.length > 0) options.logger?.debug?.({ target: label, migrations: applied }, 'applied migrations');
   } catch (error) {
