@@ -3,6 +3,7 @@ import { duckdbMemorySettings } from '../drivers/duckdb/duckdb-settings.js';
 import { lockHolder } from '../drivers/duckdb/duckdb-open.js';
 import { TargetLockedError } from '../drivers/target-locked-error.js';
 import { quote } from './duckdb-sql.js';
+import { releaseHeap } from './release-heap.js';
 
 /**
  * The part of a target the export reads: read-only SQL with `?` placeholders,
@@ -90,6 +91,8 @@ export async function withDuckdb(
   };
   const open = async (memoryLimitMb: number): Promise<DuckDBConnection> => {
     close();
+    // What the step before left in the JavaScript heap goes back to the system before DuckDB takes its turn.
+    releaseHeap();
     instance = await DuckDBInstance.create(':memory:', {
       ...duckdbMemorySettings({ memoryLimitMb }),
       // Its cache of the Parquet files read kept ~120 MB more in RSS over the views of 10M sessions.

@@ -15,6 +15,7 @@ import { VIEWS, viewSql } from '../views.js';
 import { isDuckdbFile, SOURCE_CATALOG, withDuckdb, type DuckdbFileSource, type ExportSource } from './export-db.js';
 import { copyView, countView, PIECE_ROWS } from './view-pieces.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
+import { releaseHeap } from './release-heap.js';
 
 export type { DuckdbFileSource, ExportSource } from './export-db.js';
 
@@ -263,6 +264,8 @@ async function appendTable(
   try {
     const rows = await appendChunks(source, connection, def, chunkRows);
     await connection.run('COMMIT');
+    // The rows read for this table are garbage now: the next table, and the views, start without them.
+    if (rows > chunkRows) releaseHeap();
     return rows;
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);
