@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { table } from '../../src/schema/schema.js';
 import { PostgresDriver } from '../../src/store/drivers/postgres/postgres-driver.js';
+import { LOOKUP_COLUMNS } from '../../src/store/drivers/postgres/table-statistics.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { parseTarget } from '../../src/store/target/parse-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -15,6 +16,7 @@ import { freshTarget, type FreshTarget } from '../targets/each-target.js';
 announcePostgres('statistics tests');
 
 const TEXT_FIELDS = table('session_text_fields');
+const AUTHENTICATIONS = table('authentications');
 
 describe.skipIf(!postgresUp)("the planner's statistics", () => {
   let target: FreshTarget;
@@ -30,7 +32,8 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     client = new pg.Client({ connectionString: POSTGRES_URL });
     await client.connect();
     // As on a server without autovacuum, or before it comes round: only the driver analyzes.
-    await client.query(`ALTER TABLE "${schema}".session_text_fields SET (autovacuum_enabled = false)`);
+    for (const name of ['session_text_fields', 'authentications'])
+      await client.query(`ALTER TABLE "${schema}".${name} SET (autovacuum_enabled = false)`);
   });
 
   afterEach(async () => {
@@ -83,5 +86,56 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     expect(rows[0]!.reltuples).toBeGreaterThanOrEqual(10_000);
     // 30,000 rows of 6,000 sessions: 5 an id, 500 for the 100; without statistics over 5,000.
     expect(await probeEstimate()).toBeLessThan(2_000);
+  });
+
+  it("cover a session table's look-up columns only, and leave autovacuum's count of changes", async () => {
+    const parsed = parseTarget(target.url);
+    if (parsed.kind !== 'postgres') throw new Error('not a postgres target');
+    const driver = PostgresDriver.open({
+      connectionString: parsed.connectionString,
+      schema,
+      statistics: { lookEveryRows: 5_000 },
+    });
+    const at = '2026-01-01T00:00:00.000Z';
+    try {
+      for (let batch = 0; batch < 3; batch++) {
+        const rows = Array.from({ length: 5_000 }, (_, i) => ({
+          service_id: `a-${batch}-${i}`,
+          account: 'default',
+          api_version: '1.4',
+          brand_display: `brand ${i % 97}`,
+          created_epoch: batch * 5_000 + i,
+          first_seen_at: at,
+          last_synced_at: at,
+          source: 'search',
+          raw: { service_id: `a-${batch}-${i}` },
+        }));
+        await driver.transaction((tx) => tx.write(AUTHENTICATIONS, rows, 'fail'));
+      }
+    } finally {
+      await driver.close();
+    }
+    const { rows: stats } = await client.query<{ attname: string }>(
+      "SELECT attname FROM pg_stats WHERE schemaname = $1 AND tablename = 'authentications' ORDER BY attname",
+      [schema],
+    );
+    const analyzed = stats.map((s) => s.attname);
+    expect(analyzed).toEqual([...LOOKUP_COLUMNS.get('authentications')!].sort());
+    expect(analyzed).toEqual(expect.arrayContaining(['service_id', 'account', 'created_epoch', 'missing_since']));
+    // The server's count of rows changed since the table was analyzed whole: the driver's ANALYZE left it, so
+    // autovacuum, where it runs, still analyzes every column. Counts reach the statistics views when a session
+    // reports them (at the latest as it ends), so this waits for the count of the inserts.
+    let changed = 0;
+    const until = performance.now() + 10_000;
+    while (changed < 15_000 && performance.now() < until) {
+      await client.query('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await client.query<{ changed: string }>(
+        'SELECT n_mod_since_analyze AS changed FROM pg_stat_user_tables ' +
+          "WHERE schemaname = $1 AND relname = 'authentications'",
+        [schema],
+      );
+      changed = Number(rows[0]!.changed);
+    }
+    expect(changed).toBe(15_000);
   });
 });
