@@ -41,6 +41,13 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     await target.dispose();
   });
 
+  /** The target's driver, looking at its tables' statistics every `lookEveryRows` rows written. */
+  const openDriver = (lookEveryRows: number): PostgresDriver => {
+    const parsed = parseTarget(target.url);
+    if (parsed.kind !== 'postgres') throw new Error('not a postgres target');
+    return PostgresDriver.open({ connectionString: parsed.connectionString, schema, statistics: { lookEveryRows } });
+  };
+
   // The planner's estimate of the rows a commit's look-up of 100 sessions finds
   // (none are there). Without statistics it guesses half the table and reads
   // it whole at any size; with them, a few rows per id, and its index once the
@@ -57,13 +64,7 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
   };
 
   it('are gathered once a table has grown, and its lookups are then estimated at a few rows an id', async () => {
-    const parsed = parseTarget(target.url);
-    if (parsed.kind !== 'postgres') throw new Error('not a postgres target');
-    const driver = PostgresDriver.open({
-      connectionString: parsed.connectionString,
-      schema,
-      statistics: { lookEveryRows: 10_000 },
-    });
+    const driver = openDriver(10_000);
     try {
       for (let batch = 0; batch < 6; batch++) {
         const rows = Array.from({ length: 5_000 }, (_, i) => ({
@@ -89,13 +90,7 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
   });
 
   it("cover a session table's look-up columns only, and leave autovacuum's count of changes", async () => {
-    const parsed = parseTarget(target.url);
-    if (parsed.kind !== 'postgres') throw new Error('not a postgres target');
-    const driver = PostgresDriver.open({
-      connectionString: parsed.connectionString,
-      schema,
-      statistics: { lookEveryRows: 5_000 },
-    });
+    const driver = openDriver(5_000);
     const at = '2026-01-01T00:00:00.000Z';
     try {
       for (let batch = 0; batch < 3; batch++) {
