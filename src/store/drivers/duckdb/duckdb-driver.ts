@@ -67,19 +67,6 @@ function wrongType(table: string, column: ColumnDef, value: unknown): TypeError 
   return new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
 }
 
-/**
- * The target's buffer pool by default. A smaller one saves memory but not
- * room on disk: a 1M-session backfill (`ivsync backfill` into a new file, the
- * simulator with its limit lifted; a 2-core VM, runs alternated) peaked at
- * 396 / 400 MB with 96 MB and 360 / 364 MB with 64, in the same time, but
- * with 64 the backfill resumed after a full disk (test/cli/disk-full.test.ts:
- * room for the finished file added) failed two times in three: replaying the
- * WAL and checkpointing it needed to offload blocks to the temp directory,
- * which DuckDB caps at 90% of the free space, 4–6 MB there ("failed to
- * offload data block"). With 96 MB it fits in memory.
- */
-export const TARGET_POOL_MB = 96;
-
 export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
   /**
    * WAL size at which a commit checkpoints. Rows not yet checkpointed are
@@ -161,11 +148,10 @@ export class DuckdbDriver implements SqlDriver {
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
-    const memory = { ...options, memoryLimitMb: options.memoryLimitMb ?? TARGET_POOL_MB };
-    const config = { ...duckdbMemorySettings(memory), checkpoint_threshold: `${thresholdMb}MB` };
+    const config = { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` };
     const { instance, connection } = await openDatabase(path, config, options.wait);
     const tableBlocks =
-      options.tableBlocksMb === undefined ? tableBlocksBound(poolMegabytes(memory)) : options.tableBlocksMb * 2 ** 20;
+      options.tableBlocksMb === undefined ? tableBlocksBound(poolMegabytes(options)) : options.tableBlocksMb * 2 ** 20;
     return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config, tableBlocks);
   }
 
