@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { table } from '../../src/schema/schema.js';
 import { PostgresDriver } from '../../src/store/drivers/postgres/postgres-driver.js';
-import { LOOKUP_COLUMNS } from '../../src/store/drivers/postgres/table-statistics.js';
+import { LOOKUP_COLUMNS, STATISTICS_TARGET } from '../../src/store/drivers/postgres/table-statistics.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { parseTarget } from '../../src/store/target/parse-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -110,13 +110,17 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     } finally {
       await driver.close();
     }
-    const { rows: stats } = await client.query<{ attname: string }>(
-      "SELECT attname FROM pg_stats WHERE schemaname = $1 AND tablename = 'authentications' ORDER BY attname",
+    const { rows: stats } = await client.query<{ attname: string; buckets: number | null }>(
+      'SELECT attname, array_length(histogram_bounds::text::text[], 1) AS buckets FROM pg_stats ' +
+        "WHERE schemaname = $1 AND tablename = 'authentications' ORDER BY attname",
       [schema],
     );
     const analyzed = stats.map((s) => s.attname);
     expect(analyzed).toEqual([...LOOKUP_COLUMNS.get('authentications')!].sort());
     expect(analyzed).toEqual(expect.arrayContaining(['service_id', 'account', 'created_epoch', 'missing_since']));
+    // At the driver's small target: 15,000 distinct epochs in STATISTICS_TARGET buckets (at the server's 100: 100).
+    const epochs = stats.find((s) => s.attname === 'created_epoch');
+    expect(epochs?.buckets).toBe(STATISTICS_TARGET + 1);
     // The server's count of rows changed since the table was analyzed whole: the driver's ANALYZE left it, so
     // autovacuum, where it runs, still analyzes every column. Counts reach the statistics views when a session
     // reports them (at the latest as it ends), so this waits for the count of the inserts.
