@@ -10,6 +10,8 @@ const PLAIN = /^[a-z_]+(\.[a-z_]+)*$/;
 interface PlainColumn {
   name: string;
   keys: readonly string[];
+  /** The path of each object on the way to the leaf (`a`, `a.b` for `a.b.c`), for the error that names it. */
+  parents: readonly string[];
   read: (parent: JsonObject | null, key: string, path: string) => unknown;
   path: string;
 }
@@ -25,7 +27,9 @@ function plainColumns(resource: Resource, apiVersion: ApiVersion): PlainColumn[]
   for (const column of table(resource).columns) {
     const path = apiVersion === '1.4' ? column.v14 : column.v2;
     if (path === undefined || !PLAIN.test(path) || column.name === 'service_id') continue;
-    out.push({ name: column.name, keys: path.split('.'), read: leafReader(column, path), path });
+    const keys = path.split('.');
+    const parents = keys.slice(0, -1).map((_, i) => keys.slice(0, i + 1).join('.'));
+    out.push({ name: column.name, keys, parents, read: leafReader(column, path), path });
   }
   return out;
 }
@@ -38,7 +42,8 @@ function leafReader(column: ColumnDef, path: string): PlainColumn['read'] {
   throw new Error(`${column.name}: no plain reader for a ${column.type} column`);
 }
 
-const CACHE = new Map<string, { names: readonly string[]; plain: readonly PlainColumn[] }>();
+/** Per resource and interface: a row with every column null, and the plain columns. */
+const CACHE = new Map<string, { blank: Readonly<Record<string, null>>; plain: readonly PlainColumn[] }>();
 
 /**
  * A row of the resource's table from an item of the interface: every column
@@ -54,18 +59,16 @@ export function sessionRow<R>(
 ): R {
   const id = `${resource}/${apiVersion}`;
   let known = CACHE.get(id);
-  if (known === undefined)
-    CACHE.set(
-      id,
-      (known = { names: table(resource).columns.map((c) => c.name), plain: plainColumns(resource, apiVersion) }),
-    );
-  const out: Record<string, unknown> = {};
-  for (const name of known.names) out[name] = null;
+  if (known === undefined) {
+    const blank = Object.fromEntries(table(resource).columns.map((c) => [c.name, null]));
+    CACHE.set(id, (known = { blank, plain: plainColumns(resource, apiVersion) }));
+  }
+  // A copy of one shape, not thirty-odd properties added one by one: every row of a table shares its hidden class.
+  const out: Record<string, unknown> = { ...known.blank };
   for (const column of known.plain) {
     let parent: JsonObject | null = item;
     const last = column.keys.length - 1;
-    for (let i = 0; i < last && parent !== null; i++)
-      parent = readObject(parent, column.keys[i]!, column.keys.slice(0, i + 1).join('.'));
+    for (let i = 0; i < last && parent !== null; i++) parent = readObject(parent, column.keys[i]!, column.parents[i]!);
     out[column.name] = column.read(parent, column.keys[last]!, column.path);
   }
   return Object.assign(out, irregular) as R;

@@ -45,19 +45,26 @@ export function oversizedKey(path: string, id: string): string | null {
 }
 
 /**
- * Whether the JSON value nests deeper than `limit` levels. Walks with its own
- * stack, not by recursion: a value nested 100,000 deep parses (V8's
- * JSON.parse does not recurse) but overflows any recursive walk.
+ * Whether the JSON value nests deeper than `limit` levels. A value nested
+ * 100,000 deep parses (V8's JSON.parse does not recurse), so the walk stops
+ * going down at `limit` + 1 levels: its recursion is never deeper than that,
+ * and it allocates nothing (it runs on every item).
  */
 export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > limit) return true;
-    for (const inner of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof inner === 'object' && inner !== null) stack.push({ value: inner, depth: depth + 1 });
-    }
+  return typeof value === 'object' && value !== null && deeperThan(value, 1, limit);
+}
+
+function deeperThan(value: object, depth: number, limit: number): boolean {
+  if (depth > limit) return true;
+  if (Array.isArray(value)) {
+    for (const inner of value as unknown[])
+      if (typeof inner === 'object' && inner !== null && deeperThan(inner, depth + 1, limit)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const inner = record[key];
+    if (typeof inner === 'object' && inner !== null && deeperThan(inner, depth + 1, limit)) return true;
   }
   return false;
 }
