@@ -48,9 +48,11 @@ function copyText(table: TableDef, rows: readonly Row[]): string {
 
 /** Backslash, newline, carriage return and tab, which the text format escapes. */
 const SPECIAL = /[\\\n\r\t]/g;
+const HAS_SPECIAL = /[\\\n\r\t]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-const escaped = (text: string): string => text.replace(SPECIAL, (ch) => ESCAPES[ch]!);
+/** Most values hold none of them: a test is cheaper than a replace that calls back for none. */
+const escaped = (text: string): string => (HAS_SPECIAL.test(text) ? text.replace(SPECIAL, (ch) => ESCAPES[ch]!) : text);
 
 /**
  * One value as the INSERT's JSON document carried it: a number that is not
