@@ -46,7 +46,9 @@ export const LOOKUP_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
  * look-up columns of authentications took 16 ms instead of 240, and
  * session_text_fields 19 ms instead of 120; at the default the ANALYZEs were a
  * fifth of the server's statement time in a 40-account backfill. Autovacuum,
- * where it runs, analyzes at the server's own target.
+ * where it runs, analyzes at the server's own target: every column of the
+ * session tables when its count says so (a column list leaves the count), the
+ * other tables once a tenth of them has changed since ivsync's ANALYZE.
  */
 export const STATISTICS_TARGET = 10;
 
@@ -65,10 +67,10 @@ export const STATISTICS_TARGET = 10;
  * its rows, counting the rows this process wrote to it or, when more, those
  * the server counted (pg_stat_user_tables: every process's, but reported up
  * to a second late). The look runs in the background, one at a time, so no
- * commit waits for it; ANALYZE reads a sample of STATISTICS_TARGET × 300 rows,
- * whatever the table's size, and does not block writes. A look or an ANALYZE that fails
- * (a role that does not own the table) changes nothing: statistics only
- * speed plans up.
+ * commit waits for it; ANALYZE reads a sample of STATISTICS_TARGET × 300
+ * rows, whatever the table's size, and does not block writes. A look or an
+ * ANALYZE that fails (a role that does not own the table) changes nothing:
+ * statistics only speed plans up.
  */
 export class TableStatistics {
   readonly #knex: Knex;
