@@ -118,11 +118,11 @@ export class HeldIds {
 /**
  * The file's HeldIds: one filter of every id any of HELD_ID_TABLES' tables
  * holds rows for, built by one scan of them when a merge first asks (and
- * again, GROWTH times the ids then, when it holds more ids than it was sized for). The
- * ids a transaction writes join it when the transaction ends; until then they
- * are kept apart by kind, so that a merge asking about the child rows of the
- * sessions it has just inserted is not told "maybe" by their own session
- * rows. One filter, not one per kind: a child row's id is its session's, so
+ * again, for GROWTH times the ids then, when it holds more ids than it was
+ * sized for). The ids a transaction writes join it when the transaction ends;
+ * until then they are kept apart by kind, so that a merge asking about the
+ * child rows of the sessions it has just inserted is not told "maybe" by their
+ * own session rows. One filter, not one per kind: a child row's id is its session's, so
  * a second filter held the same ids again (26 MB each at 4.7M sessions).
  */
 export class FileHeldIds {
