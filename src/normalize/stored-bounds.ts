@@ -104,18 +104,24 @@ export function boundedJsonText(text: string): string {
  */
 export function oversizedKeyOf(session: NormalizedSession): string | null {
   const parent = session.resource === 'fingerprints' ? session.row.parent_service_id : null;
-  const keys: Array<[string, ReadonlyArray<string | null>]> = [
-    ['customer_item_id', [session.row.customer_item_id]],
-    ['parent_service_id', [parent]],
-    ['text_fields (a key)', session.textFields.map((r) => r.key)],
-    ['images (a name)', session.images.map((r) => r.name)],
-    ['warnings (a code)', session.warnings.map((r) => r.code)],
-  ];
-  for (const [path, values] of keys) {
-    for (const value of values) {
-      const reason = value === null ? null : oversizedKey(path, value);
-      if (reason !== null) return reason;
-    }
+  // It runs on every item: it walks the rows as they are rather than gathering their keys into arrays.
+  return (
+    keyOver('customer_item_id', session.row.customer_item_id) ??
+    keyOver('parent_service_id', parent) ??
+    firstOver('text_fields (a key)', session.textFields, 'key') ??
+    firstOver('images (a name)', session.images, 'name') ??
+    firstOver('warnings (a code)', session.warnings, 'code')
+  );
+}
+
+function keyOver(path: string, value: string | null): string | null {
+  return value === null ? null : oversizedKey(path, value);
+}
+
+function firstOver<K extends string>(path: string, rows: ReadonlyArray<Record<K, string>>, key: K): string | null {
+  for (const row of rows) {
+    const reason = oversizedKey(path, row[key]);
+    if (reason !== null) return reason;
   }
   return null;
 }
