@@ -77,6 +77,8 @@ export class Crawler {
   #pool: Span[] = [];
   readonly #mayCut: boolean;
   #fatal: unknown = undefined;
+  /** The run's signal aborted, from its event: a composite signal's `aborted` walks its sources per read. */
+  #aborted = false;
   #finish: () => void = () => undefined;
   #outcome: CrawlOutcome = { passes: 0, pages: 0, items: 0, written: 0, failed: [], interrupted: false };
 
@@ -104,6 +106,10 @@ export class Crawler {
   async run(tasks: ReadonlyArray<PassTask & { resource: Resource }>): Promise<CrawlOutcome> {
     this.#pool = planSpans(tasks).sort((a, b) => b.to - a.to);
     const finished = new Promise<void>((resolve) => (this.#finish = resolve));
+    const { signal } = this.#ctx;
+    const onAbort = () => void (this.#aborted = true);
+    this.#aborted = signal.aborted;
+    signal.addEventListener('abort', onAbort, { once: true });
     // One stream per resource to begin with; more only as the bucket shows room.
     for (const resource of new Set(this.#pool.map((s) => s.resource))) {
       if (this.#streams.size >= Math.max(1, this.#ctx.crawl.concurrency)) break;
@@ -121,9 +127,10 @@ export class Crawler {
       await finished;
     } finally {
       clearInterval(timer);
+      signal.removeEventListener('abort', onAbort);
     }
     if (this.#fatal !== undefined) throw this.#fatal;
-    this.#outcome.interrupted = this.#ctx.signal.aborted;
+    this.#outcome.interrupted = signal.aborted;
     return this.#outcome;
   }
 
@@ -132,7 +139,7 @@ export class Crawler {
   }
 
   #stopped(): boolean {
-    return this.#ctx.signal.aborted || this.#fatal !== undefined;
+    return this.#aborted || this.#fatal !== undefined;
   }
 
   /** Resolves `run` once nothing pages and nothing can start; never leaves queued work without a stream. */
@@ -312,14 +319,8 @@ export class Crawler {
     for (const stream of only && boundary ? [boundary] : this.#byRest()) {
       const density = this.#density.ofStream(stream);
       const splittable = stream === boundary && density !== null && canSplit(stream, this.#ctx.crawl.splitAfterPages);
-      const cut = planCut({
-        windows: stream.windows,
-        started: stream.started,
-        current: stream.current,
-        position: stream.position,
-        density,
-        canSplit: splittable,
-      });
+      const { windows, started, current, position } = stream;
+      const cut = planCut({ windows, started, current, position, density, canSplit: splittable });
       if (!cut) continue;
       this.#room.grew();
       if (cut.kind === 'hand-over') {
