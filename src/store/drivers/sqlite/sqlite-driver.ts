@@ -12,9 +12,8 @@ import type { Migration } from '../../migration/migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
 import { StaticMigrationSource } from '../static-migration-source.js';
 import { knexOnConnection, migrationsUpToDate } from './sqlite-migrations.js';
-import { placeholders } from '../placeholders.js';
 import { columnValue } from '../column-value.js';
-import { onConflictClause } from '../upsert-clause.js';
+import { bindable, insertSql, rowsPerStatement } from './sqlite-insert.js';
 
 export interface SqliteDriverOptions {
   /**
@@ -73,37 +72,6 @@ const PAGE_SIZE = 16_384;
  * whose small commits SQLite's autocheckpoint serves better.
  */
 const BULK_ROWS = 1000;
-
-/** Rows per INSERT statement; past a few dozen the gain flattens. */
-const ROWS_PER_STATEMENT = 64;
-/** SQLite's bound-parameter limit (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
-const MAX_PARAMETERS = 32_766;
-
-/**
- * A multi-row INSERT. Inside a transaction, SQLite keeps a statement journal
- * for each statement that may abort halfway (a constraint's default, ABORT,
- * undoes the statement alone): the prior content of every page the statement
- * changes, written to a temporary file past 64 KiB, four of these pages. A
- * 40-account backfill of 100,000 sessions wrote 3.5 GB of it (36 MB without).
- * No caller goes on with a transaction whose write failed (the driver rolls it
- * back), so OR FAIL, which stops at the failing row and keeps no journal,
- * gives the same outcome. An upsert's DO UPDATE aborts whatever the INSERT
- * says: 'replace' keeps its journal.
- */
-function insertSql(table: TableDef, rows: number, onConflict: OnConflict): string {
-  const tuple = `(${placeholders(table.columns.length)})`;
-  const or = onConflict === 'replace' ? '' : 'OR FAIL ';
-  return (
-    `INSERT ${or}INTO ${table.name} (${table.columns.map((c) => c.name).join(', ')}) VALUES ` +
-    `${new Array<string>(rows).fill(tuple).join(', ')} ${onConflictClause(table, onConflict)}`
-  );
-}
-
-/** better-sqlite3 cannot bind booleans; SQLite has none and stores 0/1. */
-function bindable(value: unknown): unknown {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value === undefined ? null : value;
-}
 
 /** The connection settings, for the driver's own connection and for knex's while it migrates. */
 function configure(conn: Database.Database, cacheSizeKb: number, autocheckpoint: number): void {
@@ -336,7 +304,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   /**
-   * Multi-row INSERTs of up to ROWS_PER_STATEMENT rows: for the narrow child
+   * Multi-row INSERTs (rowsPerStatement, sqlite-insert.ts): for the narrow child
    * rows, a statement per row spent about a third of its time on the statement
    * itself rather than the write. One prepared statement per row count, so a
    * batch uses at most two shapes.
@@ -345,7 +313,7 @@ export class SqliteDriver implements SqlDriver {
     this.#rowsWritten += rows.length;
     const columns = table.columns;
     const width = columns.length;
-    const perStatement = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / width)));
+    const perStatement = rowsPerStatement(width);
     for (let start = 0; start < rows.length; start += perStatement) {
       const count = Math.min(perStatement, rows.length - start);
       const statement = this.#insertStatement(db, table, count, onConflict);
