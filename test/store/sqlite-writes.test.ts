@@ -59,3 +59,25 @@ describe('SQLite writes that fail partway', () => {
     });
   });
 });
+
+describe('SQLite statements whose text changes with every call', () => {
+  const tempDir = useTempDir();
+
+  it('are not all kept: the connection holds a bounded number, and one dropped is prepared again', async () => {
+    const driver = await SqliteDriver.open(join(tempDir(), 't.sqlite'));
+    try {
+      await driver.migrate(MIGRATIONS);
+      const fixed = 'SELECT count(*) AS n FROM session_text_fields';
+      await driver.read((tx) => tx.all(fixed));
+      // As a commit group's reads of its windows: a text of its own for each shape of the group.
+      for (let i = 1; i <= 1_000; i++) {
+        const [row] = await driver.read((tx) => tx.all(`SELECT ? + ${i} AS n`, [i]));
+        expect(row).toEqual({ n: 2 * i });
+      }
+      expect(driver.preparedStatements).toBeLessThanOrEqual(200);
+      expect(await driver.read((tx) => tx.all(fixed))).toEqual([{ n: 0 }]);
+    } finally {
+      await driver.close();
+    }
+  });
+});
