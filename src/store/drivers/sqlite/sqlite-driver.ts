@@ -111,9 +111,9 @@ export class SqliteDriver implements SqlDriver {
   readonly #lock = new PQueue({ concurrency: 1 });
   /**
    * Prepared statements of the connection, by key (SQL text, or a name that no SQL text starts with), the most
-   * recently used kept. Some texts change with every commit (the windows a commit group reads: a UNION ALL per
-   * account and resource), and SQLite holds each prepared program: 470 were left after a 40-account backfill of
-   * 100,000 sessions, some 70 MB a thousand, growing for as long as a daemon ran.
+   * recently used kept. Some texts change with every commit (a commit group's scan for unseen sessions, a UNION
+   * ALL per completed pass), and SQLite holds each prepared program: with every one kept, some 470 were left after
+   * a 40-account backfill of 100,000 sessions, about 70 MB a thousand, growing for as long as a daemon ran.
    */
   readonly #statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_SIZE });
 
@@ -307,7 +307,7 @@ export class SqliteDriver implements SqlDriver {
     );
   }
 
-  /** The connection's statements, by `key` (SQL text, or a name that no SQL text starts with), prepared once. */
+  /** The connection's statements, by `key` (SQL text, or a name no SQL text starts with), prepared when not kept. */
   #cached(db: Database.Database, key: string, sql: () => string): Database.Statement {
     let statement = this.#statements.get(key);
     if (statement === undefined) {
