@@ -372,10 +372,6 @@ export class SqliteDriver implements SqlDriver {
         sql: `${column} IN (SELECT value FROM json_each(?))`,
         params: [JSON.stringify(values)],
       }),
-      keyRelation: (columns, tuples) => ({
-        sql: `(SELECT ${columns.map((c, i) => `value ->> ${i} AS ${c.name}`).join(', ')} FROM json_each(?))`,
-        params: [JSON.stringify(tuples)],
-      }),
       write: (table, rows, onConflict) => {
         this.#write(db, table, rows, onConflict);
         return Promise.resolve();
