@@ -8,6 +8,8 @@ export function pageKey(p: Pick<ServedPage, 'route' | 'range' | 'cursor'>): stri
 
 interface WindowRow {
   resource: string;
+  window_start: number;
+  window_end: number;
   status: string;
   cursor: string | null;
   pass_from: number | null;
@@ -25,7 +27,9 @@ export function readCheckpoints(path: string): WindowRow[] {
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name = 'sync_windows'").all();
     if (tables.length === 0) return [];
-    return db.prepare('SELECT resource, status, cursor, pass_from, pass_to FROM sync_windows').all() as WindowRow[];
+    return db
+      .prepare('SELECT resource, window_start, window_end, status, cursor, pass_from, pass_to FROM sync_windows')
+      .all() as WindowRow[];
   } finally {
     db.close();
   }
@@ -35,7 +39,10 @@ export function readCheckpoints(path: string): WindowRow[] {
  * The served pages that had surely committed, given the checkpoints read
  * after a kill: a page whose next page was asked for (a crawl asks for it only
  * after the commit), a page whose next cursor is a window's checkpoint, and
- * the last page of a pass whose window is done. Keys as pageKey.
+ * the last page of a pass whose oldest window is done. Pages come newest
+ * first, so only the last page completes the window the pass ends in; the
+ * windows above it complete on earlier pages, so one of them done says
+ * nothing of the last. Keys as pageKey.
  */
 export function committedPages(served: readonly ServedPage[], windows: readonly WindowRow[]): Set<string> {
   const requested = new Set(served.map(pageKey));
@@ -44,9 +51,11 @@ export function committedPages(served: readonly ServedPage[], windows: readonly 
   for (const w of windows) {
     // The checkpoint holds the cursor as text, or as its JSON text.
     if (w.cursor !== null) cursors.add(w.cursor);
-    if (w.status === 'done' && w.pass_from !== null && w.pass_to !== null) {
-      done.add(`${w.resource}|${JSON.stringify({ start: Math.floor(w.pass_from) - 1, end: Math.ceil(w.pass_to) })}`);
-    }
+    const { pass_from: from, pass_to: to } = w;
+    if (w.status !== 'done' || from === null || to === null) continue;
+    // The window the pass ends in: the one holding its start.
+    if (w.window_start <= from && from < w.window_end)
+      done.add(`${w.resource}|${JSON.stringify({ start: Math.floor(from) - 1, end: Math.ceil(to) })}`);
   }
   const committed = new Set<string>();
   for (const p of served) {
