@@ -55,6 +55,39 @@ eachTarget((_dialect, target) => {
       await driver.close();
     }
   });
+
+  it('keyRelation joins exactly the listed keys, text and integers as they were', async () => {
+    const driver = await rawDriver(target().url);
+    try {
+      await driver.transaction((tx) =>
+        tx.run(`INSERT INTO session_text_fields (service_id, key, value) VALUES ('a', 'k', '1'), ('a', 'k2', '2'),
+          ('it''s', 'k', '3'), ('b', 'k', '4')`),
+      );
+      const columns = [
+        { name: 'service_id', type: 'text' },
+        { name: 'key', type: 'text' },
+        { name: 'n', type: 'integer' },
+      ] as const;
+      const found = await driver.read(async (tx) => {
+        const keys = tx.keyRelation(columns, [
+          ['a', 'k', 1_790_000_000_123],
+          ["it's", 'k', -7],
+          ['b', 'missing', 0],
+        ]);
+        return tx.all(
+          `SELECT f.value, k.n + 1 AS next FROM session_text_fields f JOIN ${keys.sql} k
+             ON f.service_id = k.service_id AND f.key = k.key ORDER BY f.value`,
+          keys.params,
+        );
+      });
+      expect(found.map((r) => [String(r.value), Number(r.next)])).toEqual([
+        ['1', 1_790_000_000_124],
+        ['3', -6],
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
 });
 
 /**

@@ -5,6 +5,14 @@ import type { TableDef } from '../../schema/schema.js';
 /** What a write does when a row's primary key is already stored (SqlExecutor.write). */
 export type OnConflict = 'replace' | 'ignore' | 'fail';
 
+/** A column of a relation of keys (SqlExecutor.keyRelation). */
+export interface KeyColumn {
+  name: string;
+  type: 'text' | 'integer';
+}
+
+export type KeyValue = string | number;
+
 /** A row as the store writes it: column name to value (JS boolean, number, string or null). */
 export type Row = Readonly<Record<string, unknown>>;
 
@@ -52,6 +60,18 @@ export interface SqlExecutor {
    * as a generic 200 rows and scans the whole table to hash-join it).
    */
   whereIn(column: string, values: readonly string[]): { sql: string; params: unknown[] };
+  /**
+   * `tuples` as a relation with `columns`, to join on: a subquery like
+   * `(SELECT value ->> 0 AS account, … FROM json_each(?))` and its params.
+   * Any number of compound keys go as one parameter (or one per column), in
+   * a statement text that does not change with their number: a text that
+   * does is parsed and planned anew every time (a DuckDB read of 60 windows
+   * took 35 ms as a UNION ALL per account and resource, 3.7 ms joined).
+   */
+  keyRelation(
+    columns: readonly KeyColumn[],
+    tuples: ReadonlyArray<readonly KeyValue[]>,
+  ): { sql: string; params: unknown[] };
   /**
    * Of `ids`, those that may have rows in the session tables (`sessions`) or
    * in their child tables (`children`); every other one certainly has none.

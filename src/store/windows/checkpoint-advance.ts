@@ -1,8 +1,7 @@
 import { cursorText, type Cursor } from '../../api/cursor.js';
 import type { Resource } from '../../normalize/rows.js';
 import { sessionTable } from '../../schema/session-table.js';
-import type { SqlExecutor } from '../drivers/sql-driver.js';
-import { placeholders } from '../drivers/placeholders.js';
+import type { KeyColumn, SqlExecutor } from '../drivers/sql-driver.js';
 import { markMissingWhere } from '../history/history-store.js';
 import { readRow } from '../row-reader.js';
 import type { PageCommit, PassBegin, WindowKey } from '../sink.js';
@@ -98,27 +97,24 @@ interface MissingScan {
 
 const keyId = (key: WindowKey): string => JSON.stringify([key.account, key.resource, key.apiVersion, key.windowStart]);
 
-/** The rows of the windows, by keyId; one statement, an indexed lookup per account, resource and interface. */
+/** The columns of a window's key, as a relation of keys takes them. */
+const KEY_COLUMNS: readonly KeyColumn[] = [
+  { name: 'account', type: 'text' },
+  { name: 'resource', type: 'text' },
+  { name: 'api_version', type: 'text' },
+  { name: 'window_start', type: 'integer' },
+];
+
+/**
+ * The rows of the windows, by keyId: one statement, the keys joined as one
+ * relation, its text the same whatever the windows (a UNION ALL per account
+ * and resource was a new text at every commit, parsed and planned anew).
+ */
 async function readWindowRows(tx: SqlExecutor, keys: readonly WindowKey[]): Promise<Map<string, WindowRow>> {
-  const scopes = new Map<string, { key: WindowKey; starts: Set<number> }>();
-  for (const key of keys) {
-    const id = JSON.stringify([key.account, key.resource, key.apiVersion]);
-    const scope = scopes.get(id) ?? { key, starts: new Set<number>() };
-    scope.starts.add(key.windowStart);
-    scopes.set(id, scope);
-  }
-  const selects = [...scopes.values()].map(
-    ({ starts }) =>
-      `SELECT * FROM sync_windows WHERE account = ? AND resource = ? AND api_version = ? ` +
-      `AND window_start IN (${placeholders(starts.size)})`,
-  );
-  const params = [...scopes.values()].flatMap(({ key, starts }) => [
-    key.account,
-    key.resource,
-    key.apiVersion,
-    ...starts,
-  ]);
-  const found = await tx.all(selects.join(' UNION ALL '), params);
+  const unique = new Map(keys.map((k) => [keyId(k), [k.account, k.resource, k.apiVersion, k.windowStart]]));
+  const relation = tx.keyRelation(KEY_COLUMNS, [...unique.values()]);
+  const on = KEY_COLUMNS.map((c) => `w.${c.name} = k.${c.name}`).join(' AND ');
+  const found = await tx.all(`SELECT w.* FROM sync_windows w JOIN ${relation.sql} k ON ${on}`, relation.params);
   const rows = new Map<string, WindowRow>();
   for (const raw of found) {
     const row = readRow(WINDOWS, raw);

@@ -363,6 +363,15 @@ export class DuckdbDriver implements SqlDriver {
       sql: `${column} IN (SELECT unnest(from_json(?, '["VARCHAR"]')))`,
       params: [JSON.stringify(values)],
     }),
+    // JSON text of one object per key, unpacked into columns by DuckDB.
+    keyRelation: (columns, tuples) => {
+      const shape = columns.map((c) => `"${c.name}":"${c.type === 'integer' ? 'BIGINT' : 'VARCHAR'}"`).join(',');
+      const objects = tuples.map((t) => Object.fromEntries(columns.map((c, i) => [c.name, t[i]])));
+      return {
+        sql: `(SELECT unnest(from_json(?, '[{${shape}}]'), recursive := true))`,
+        params: [JSON.stringify(objects)],
+      };
+    },
     mayHold: (tables, ids) => this.#held.mayHold(this.#executor, tables, ids),
     selectIn: (table, columns, column, values) => this.#rowids.select(table, columns, column, values),
     updateIn: (table, assignments, params, column, values) =>

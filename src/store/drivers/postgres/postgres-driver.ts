@@ -179,6 +179,13 @@ function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) =>
     // pg sends a JS array as a PostgreSQL array literal.
     // `= ANY` is estimated from the column's statistics (sql-driver.ts).
     whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [[...values]] }),
+    // An array per column, unnested side by side.
+    keyRelation: (columns, tuples) => ({
+      sql:
+        `(SELECT * FROM unnest(${columns.map((c) => `?::${c.type === 'integer' ? 'bigint' : 'text'}[]`).join(', ')}) ` +
+        `AS keys (${columns.map((c) => c.name).join(', ')}))`,
+      params: columns.map((_, i) => tuples.map((t) => t[i])),
+    }),
     write: async (table, rows, onConflict) => {
       wrote(table.name, rows.length);
       if (onConflict === 'fail' && rows.length >= COPY_MIN_ROWS) await copyRows(trx, table, rows);

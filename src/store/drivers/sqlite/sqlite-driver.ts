@@ -115,10 +115,9 @@ export class SqliteDriver implements SqlDriver {
   readonly #lock = new PQueue({ concurrency: 1 });
   /**
    * Prepared statements of the connection, by key (SQL text, or a name that no SQL text starts with), the most
-   * recently used kept. Some texts change with every commit (a commit group's read of its windows and its scan for
-   * unseen sessions, each a UNION ALL), and SQLite holds each prepared program: with every one kept, some 470 were
-   * left after a 40-account backfill of 100,000 sessions, about 70 MB a thousand, growing for as long as a daemon
-   * ran.
+   * recently used kept. Some texts change with every commit (a commit group's scan for unseen sessions, a UNION
+   * ALL per completed pass), and SQLite holds each prepared program: with every one kept, some 470 were left after
+   * a 40-account backfill of 100,000 sessions, about 70 MB a thousand, growing for as long as a daemon ran.
    */
   readonly #statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_SIZE });
 
@@ -376,6 +375,10 @@ export class SqliteDriver implements SqlDriver {
       whereIn: (column, values) => ({
         sql: `${column} IN (SELECT value FROM json_each(?))`,
         params: [JSON.stringify(values)],
+      }),
+      keyRelation: (columns, tuples) => ({
+        sql: `(SELECT ${columns.map((c, i) => `value ->> ${i} AS ${c.name}`).join(', ')} FROM json_each(?))`,
+        params: [JSON.stringify(tuples)],
       }),
       write: (table, rows, onConflict) => {
         this.#write(db, table, rows, onConflict);
