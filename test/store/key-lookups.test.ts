@@ -88,6 +88,35 @@ eachTarget((_dialect, target) => {
       await driver.close();
     }
   });
+
+  it('keyRelation compares a timestamp key with a timestamp column as instants', async () => {
+    const driver = await rawDriver(target().url);
+    try {
+      await driver.transaction((tx) =>
+        tx.run(`INSERT INTO session_warnings (service_id, code, message, seen_at) VALUES
+          ('a', 'w', 'm', '2026-01-01T00:00:00.000000Z'), ('a', 'w2', 'm', '2026-01-01T00:00:01.500000Z'),
+          ('b', 'w', 'm', '2026-01-02T00:00:00.000000Z')`),
+      );
+      const columns = [
+        { name: 'service_id', type: 'text' },
+        { name: 'before', type: 'timestamp' },
+      ] as const;
+      const found = await driver.read(async (tx) => {
+        const keys = tx.keyRelation(columns, [
+          ['a', '2026-01-01T00:00:01.000000Z'],
+          ['b', '2026-01-02T00:00:00.000000Z'],
+        ]);
+        return tx.all(
+          `SELECT w.service_id, w.code FROM session_warnings w JOIN ${keys.sql} k
+             ON w.service_id = k.service_id AND w.seen_at < k.before ORDER BY w.service_id, w.code`,
+          keys.params,
+        );
+      });
+      expect(found.map((r) => [String(r.service_id), String(r.code)])).toEqual([['a', 'w']]);
+    } finally {
+      await driver.close();
+    }
+  });
 });
 
 /**

@@ -8,7 +8,8 @@ export type OnConflict = 'replace' | 'ignore' | 'fail';
 /** A column of a relation of keys (SqlExecutor.keyRelation). */
 export interface KeyColumn {
   name: string;
-  type: 'text' | 'integer';
+  /** A timestamp goes as ISO 8601 text and compares with a `timestamp` column as an instant. */
+  type: 'text' | 'integer' | 'timestamp';
 }
 
 export type KeyValue = string | number;

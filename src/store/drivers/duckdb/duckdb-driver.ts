@@ -21,7 +21,7 @@ import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
 import { duckdbMemorySettings, poolMegabytes, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
-import type { OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
+import type { KeyColumn, OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
 import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
 import { onConflictClause } from '../upsert-clause.js';
 
@@ -105,6 +105,13 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
 
 /** DuckDB's refusal of a file it gave up on (a failed checkpoint), until it is attached again. */
 const INVALIDATED = /has been invalidated/;
+
+/** The types from_json gives a relation of keys' columns (keyRelation). */
+const DUCKDB_KEY_TYPES: Record<KeyColumn['type'], string> = {
+  text: 'VARCHAR',
+  integer: 'BIGINT',
+  timestamp: 'TIMESTAMPTZ',
+};
 
 export class DuckdbDriver implements SqlDriver {
   readonly dialect = 'duckdb' as const;
@@ -365,7 +372,7 @@ export class DuckdbDriver implements SqlDriver {
     }),
     // JSON text of one object per key, unpacked into columns by DuckDB.
     keyRelation: (columns, tuples) => {
-      const shape = columns.map((c) => `"${c.name}":"${c.type === 'integer' ? 'BIGINT' : 'VARCHAR'}"`).join(',');
+      const shape = columns.map((c) => `"${c.name}":"${DUCKDB_KEY_TYPES[c.type]}"`).join(',');
       const objects = tuples.map((t) => Object.fromEntries(columns.map((c, i) => [c.name, t[i]])));
       return {
         sql: `(SELECT unnest(from_json(?, '[{${shape}}]'), recursive := true))`,

@@ -2,7 +2,14 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ColumnType, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
-import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
+import {
+  EACH_CHUNK,
+  type KeyColumn,
+  type OnConflict,
+  type Row,
+  type SqlDriver,
+  type SqlExecutor,
+} from '../sql-driver.js';
 import { StaticMigrationSource } from '../static-migration-source.js';
 import { normalizeIso } from '../../../normalize/time.js';
 import { sqlType } from '../../../schema/column-sql-type.js';
@@ -27,6 +34,13 @@ export interface PostgresDriverOptions {
   /** When the planner's statistics are brought up to date (table-statistics.ts). */
   statistics?: TableStatisticsOptions;
 }
+
+/** The array types a relation of keys' columns are sent as (keyRelation). */
+const POSTGRES_KEY_TYPES: Record<KeyColumn['type'], string> = {
+  text: 'text',
+  integer: 'bigint',
+  timestamp: 'timestamptz',
+};
 
 /** PostgreSQL's type oids (pg_type) whose text ivsync reads its own way. */
 const OID = {
@@ -182,7 +196,7 @@ function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) =>
     // An array per column, unnested side by side.
     keyRelation: (columns, tuples) => ({
       sql:
-        `(SELECT * FROM unnest(${columns.map((c) => `?::${c.type === 'integer' ? 'bigint' : 'text'}[]`).join(', ')}) ` +
+        `(SELECT * FROM unnest(${columns.map((c) => `?::${POSTGRES_KEY_TYPES[c.type]}[]`).join(', ')}) ` +
         `AS keys (${columns.map((c) => c.name).join(', ')}))`,
       params: columns.map((_, i) => tuples.map((t) => t[i])),
     }),
