@@ -32,9 +32,10 @@ describe('HeldIds', () => {
     expect(held.full).toBe(true);
   });
 
-  it('knows the session tables and their child tables apart, the ones a merge asks about', () => {
+  it('knows the session tables, their child tables and the versions apart, the ones a merge asks about', () => {
     expect([...HELD_ID_TABLES.sessions].sort()).toEqual([...RESOURCES].sort());
     expect([...HELD_ID_TABLES.children].sort()).toEqual([...CHILD_KINDS].sort());
+    expect(HELD_ID_TABLES.versions).toEqual(['session_versions']);
   });
 });
 

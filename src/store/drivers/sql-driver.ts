@@ -74,13 +74,14 @@ export interface SqlExecutor {
     tuples: ReadonlyArray<readonly KeyValue[]>,
   ): { sql: string; params: unknown[] };
   /**
-   * Of `ids`, those that may have rows in the session tables (`sessions`) or
-   * in their child tables (`children`); every other one certainly has none.
+   * Of `ids`, those that may have rows in the session tables (`sessions`), in
+   * their child tables (`children`) or in session_versions (`versions`);
+   * every other one certainly has none.
    * A dialect whose tables have no index on service_id (DuckDB) answers from
    * what it knows it holds, so that a commit of new sessions reads no table;
    * absent, every id may.
    */
-  mayHold?(tables: 'sessions' | 'children', ids: readonly string[]): Promise<string[]>;
+  mayHold?(tables: 'sessions' | 'children' | 'versions', ids: readonly string[]): Promise<string[]>;
   /**
    * `columns` of the rows of `table` whose `column` is one of `values`, where
    * a dialect reads them otherwise than `SELECT … WHERE whereIn`: DuckDB's

@@ -94,8 +94,10 @@ async function currentVersions(
   ids: readonly string[],
 ): Promise<Map<string, HistoryRow>> {
   const found = new Map<string, HistoryRow>();
-  if (ids.length === 0) return found;
-  const list = tx.whereIn('service_id', [...ids]);
+  // DuckDB's session_versions has no index: a read of it is a scan, skipped when none of the ids can have a row.
+  const maybe = tx.mayHold ? await tx.mayHold('versions', ids) : ids;
+  if (maybe.length === 0) return found;
+  const list = tx.whereIn('service_id', [...maybe]);
   const rows = await tx.all(
     `SELECT ${COLUMNS} FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
     [resource, ...list.params],
