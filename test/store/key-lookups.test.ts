@@ -7,6 +7,7 @@ import type { SqlDriver, SqlExecutor } from '../../src/store/drivers/sql-driver.
 import { SqliteDriver } from '../../src/store/drivers/sqlite/sqlite-driver.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { orphanChildrenQuery } from '../../src/store/pages/orphan-children.js';
+import { unseenRangesQuery } from '../../src/store/windows/checkpoint-advance.js';
 import { parseTarget } from '../../src/store/target/parse-target.js';
 import { eachTarget } from '../targets/each-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -144,6 +145,14 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
          SELECT 'svc-' || md5((g / 8)::text), 'k' || (g % 8), repeat('x', 30) FROM generate_series(0, 199999) g`,
       );
       await client.query('ANALYZE session_text_fields');
+      // 70,000 authentications of 40 accounts over a year, seen after the passes below began.
+      await client.query(
+        `INSERT INTO authentications (service_id, account, api_version, created_epoch, first_seen_at, last_synced_at,
+           source, raw)
+         SELECT 'auth-' || g, 'a' || (g % 40), '1.4', 1790000000 - g * 450, '2026-11-29T01:00:00Z',
+           '2026-11-29T01:00:00Z', 'search', '{}' FROM generate_series(0, 69999) g`,
+      );
+      await client.query('ANALYZE authentications');
     } finally {
       await client.end();
     }
@@ -174,6 +183,18 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
       /Index (Only )?Scan[^\n]* on session_text_fields_pkey|Index (Only )?Scan using session_text_fields_pkey/,
     );
     expect(text).not.toContain('Seq Scan on session_text_fields');
+  });
+
+  it("the unseen-session scan of a commit's completed passes probes the (account, created_epoch) index", async () => {
+    const ranges = Array.from({ length: 26 }, (_, i) => ({
+      account: `a${i}`,
+      from: 1_780_000_000,
+      to: 1_780_604_800,
+      startedAt: '2026-11-29T00:00:00.000000Z',
+    }));
+    const text = await plan((tx) => unseenRangesQuery(tx, 'authentications', ranges));
+    expect(text).toMatch(/Index[^\n]*authentications_account_created_epoch_idx/);
+    expect(text).not.toContain('Seq Scan on authentications');
   });
 
   it('the orphan-children query of every commit', async () => {

@@ -168,6 +168,30 @@ forEachTarget((_dialect, ctx) => {
     expect(await versions(sink, 'kept')).toHaveLength(1);
   });
 
+  it('a complete pass that returns none of its range marks every session of it missing', async () => {
+    const sink = await ctx.open();
+    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(0) });
+    await sink.commitPage({
+      key: authWindow,
+      batch: batch([auth('one', { last_synced_at: t(1) }), auth('two', { last_synced_at: t(1) })]),
+      nextCursor: null,
+      done: true,
+      now: t(2),
+    });
+    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(10) });
+    const result = await sink.commitPage({
+      key: authWindow,
+      batch: batch([]),
+      nextCursor: null,
+      done: true,
+      now: t(12),
+    });
+    expect(result.missing).toBe(2);
+    for (const id of ['one', 'two'])
+      expect((await versions(sink, id)).map((r) => r.missing_since)).toEqual([null, t(12)]);
+  });
+
   it('v_result_turnaround: created to the first final version, with brand and form factor', async () => {
     const sink = await ctx.open();
     const createdAt = { created_epoch: Date.UTC(2026, 0, 1) / 1000, created_at: t(0) };

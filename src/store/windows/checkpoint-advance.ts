@@ -86,13 +86,9 @@ export async function advanceCheckpoints(tx: SqlExecutor, advances: readonly Che
 type WindowRow = Record<string, unknown>;
 
 /** The sessions of a completed pass's range not seen since it started. */
-interface MissingScan {
+interface MissingScan extends UnseenRange {
   index: number;
   resource: Resource;
-  account: string;
-  from: number;
-  to: number;
-  startedAt: string;
 }
 
 const keyId = (key: WindowKey): string => JSON.stringify([key.account, key.resource, key.apiVersion, key.windowStart]);
@@ -174,17 +170,49 @@ const SCAN_COLUMNS: readonly KeyColumn[] = [
   { name: 'started_at', type: 'timestamp' },
 ];
 
+/** A completed pass's range of one resource, as the unseen-session scan asks about it. */
+export interface UnseenRange {
+  account: string;
+  from: number;
+  to: number;
+  /** When the pass began: a session of the range not seen since then went unseen. */
+  startedAt: string;
+}
+
+/**
+ * Which of `ranges` (by index) hold sessions of `resource` that are not
+ * marked missing and were not seen since their pass began: one statement,
+ * the ranges joined as one relation so that its text is the same whatever
+ * the passes (a UNION ALL of an EXISTS per pass was a new text, parsed and
+ * planned anew, at every commit: 60 of them took DuckDB 10–20 ms, joined 2–6
+ * ms at 100,000 and at 5,000,000 sessions). `OFFSET 0` keeps PostgreSQL from
+ * turning the EXISTS into a semi join, which it planned as a hash of every
+ * stored session of the table (3–4 ms a statement at 70,000); as a subplan
+ * each range is one probe of the (account, created_epoch) index (1 ms for 26
+ * ranges).
+ */
+export function unseenRangesQuery(
+  tx: SqlExecutor,
+  resource: Resource,
+  ranges: readonly UnseenRange[],
+): { sql: string; params: unknown[] } {
+  const keys = tx.keyRelation(
+    SCAN_COLUMNS,
+    ranges.map((r, i) => [i, r.account, r.from, r.to, r.startedAt]),
+  );
+  return {
+    sql:
+      `SELECT k.scan FROM ${keys.sql} k WHERE EXISTS (SELECT 1 FROM ${sessionTable(resource).name} s ` +
+      'WHERE s.missing_since IS NULL AND s.account = k.account AND s.created_epoch >= k.range_from ' +
+      'AND s.created_epoch < k.range_to AND s.last_synced_at < k.started_at LIMIT 1 OFFSET 0) ORDER BY k.scan',
+    params: keys.params,
+  };
+}
+
 /**
  * Marks what each completed pass did not see: one statement per resource asks
- * which of the ranges hold such sessions (most hold none), the ranges joined
- * as one relation so that its text is the same whatever the passes (a UNION
- * ALL of an EXISTS per pass was a new text, parsed and planned anew, at every
- * commit: 60 of them took DuckDB 10–20 ms, joined 2–6 ms at 100,000 and at
- * 5,000,000 sessions), and only those are marked, each by its own scan.
- * `OFFSET 0` keeps PostgreSQL from turning the EXISTS into a semi join, which
- * it planned as a hash of every stored session of the table (3–4 ms a
- * statement at 70,000); as a subplan each range is one probe of the
- * (account, created_epoch) index (1 ms for 26 ranges).
+ * which of the ranges hold such sessions (most hold none, unseenRangesQuery),
+ * and only those are marked, each by its own scan.
  */
 async function markUnseen(
   tx: SqlExecutor,
@@ -195,17 +223,8 @@ async function markUnseen(
   const where = 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?';
   for (const resource of new Set(scans.map((s) => s.resource))) {
     const ofResource = scans.filter((s) => s.resource === resource);
-    const ranges = tx.keyRelation(
-      SCAN_COLUMNS,
-      ofResource.map((s, i) => [i, s.account, s.from, s.to, s.startedAt]),
-    );
-    const found = await tx.all(
-      `SELECT k.scan FROM ${ranges.sql} k WHERE EXISTS (SELECT 1 FROM ${sessionTable(resource).name} s ` +
-        'WHERE s.missing_since IS NULL AND s.account = k.account AND s.created_epoch >= k.range_from ' +
-        'AND s.created_epoch < k.range_to AND s.last_synced_at < k.started_at LIMIT 1 OFFSET 0) ORDER BY k.scan',
-      ranges.params,
-    );
-    for (const row of found) {
+    const query = unseenRangesQuery(tx, resource, ofResource);
+    for (const row of await tx.all(query.sql, query.params)) {
       const s = ofResource[Number(row.scan)]!;
       missing[s.index]! += await markMissingWhere(tx, {
         resource: s.resource,
