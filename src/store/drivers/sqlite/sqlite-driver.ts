@@ -115,9 +115,10 @@ export class SqliteDriver implements SqlDriver {
   readonly #lock = new PQueue({ concurrency: 1 });
   /**
    * Prepared statements of the connection, by key (SQL text, or a name that no SQL text starts with), the most
-   * recently used kept. Some texts change with every commit (a commit group's scan for unseen sessions, a UNION
-   * ALL per completed pass), and SQLite holds each prepared program: with every one kept, some 470 were left after
-   * a 40-account backfill of 100,000 sessions, about 70 MB a thousand, growing for as long as a daemon ran.
+   * recently used kept. SQLite holds each prepared program, about 70 MB a thousand: with every one kept, some 470
+   * were left after a 40-account backfill of 100,000 sessions, and a daemon's count grew for as long as it ran. Most
+   * were texts new at every commit (a commit group's read of its windows and its scan for unseen sessions, each a
+   * UNION ALL until they joined a relation of keys); an INSERT's text still varies with its table and row count.
    */
   readonly #statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_SIZE });
 
