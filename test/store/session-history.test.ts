@@ -141,26 +141,27 @@ forEachTarget((_dialect, ctx) => {
     ]);
   });
 
-  it('a complete pass marks the sessions it no longer returned missing, each with a version', async () => {
+  /** Two complete passes over one window, seeing `first` at t(1), then `second` at t(11): the second's result. */
+  async function twoPasses(first: readonly string[], second: readonly string[]) {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
-    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(0) });
-    await sink.commitPage({
-      key: authWindow,
-      batch: batch([auth('kept', { last_synced_at: t(1) }), auth('gone', { last_synced_at: t(1) })]),
-      nextCursor: null,
-      done: true,
-      now: t(2),
-    });
-    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(10) });
-    const result = await sink.commitPage({
-      key: authWindow,
-      batch: batch([auth('kept', { last_synced_at: t(11) })]),
-      nextCursor: null,
-      done: true,
-      now: t(12),
-    });
-    expect(result.missing).toBe(1);
+    let result;
+    for (const [pass, ids] of [first, second].entries()) {
+      await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(pass * 10) });
+      result = await sink.commitPage({
+        key: authWindow,
+        batch: batch(ids.map((id) => auth(id, { last_synced_at: t(pass * 10 + 1) }))),
+        nextCursor: null,
+        done: true,
+        now: t(pass * 10 + 2),
+      });
+    }
+    return { sink, missing: result!.missing };
+  }
+
+  it('a complete pass marks the sessions it no longer returned missing, each with a version', async () => {
+    const { sink, missing } = await twoPasses(['kept', 'gone'], ['kept']);
+    expect(missing).toBe(1);
     expect((await versions(sink, 'gone')).map((r) => [r.valid_from, r.missing_since, r.source])).toEqual([
       [auth('gone').row.created_at, null, 'search'],
       [t(12), t(12), 'search'],
@@ -169,25 +170,8 @@ forEachTarget((_dialect, ctx) => {
   });
 
   it('a complete pass that returns none of its range marks every session of it missing', async () => {
-    const sink = await ctx.open();
-    await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
-    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(0) });
-    await sink.commitPage({
-      key: authWindow,
-      batch: batch([auth('one', { last_synced_at: t(1) }), auth('two', { last_synced_at: t(1) })]),
-      nextCursor: null,
-      done: true,
-      now: t(2),
-    });
-    await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(10) });
-    const result = await sink.commitPage({
-      key: authWindow,
-      batch: batch([]),
-      nextCursor: null,
-      done: true,
-      now: t(12),
-    });
-    expect(result.missing).toBe(2);
+    const { sink, missing } = await twoPasses(['one', 'two'], []);
+    expect(missing).toBe(2);
     for (const id of ['one', 'two'])
       expect((await versions(sink, id)).map((r) => r.missing_since)).toEqual([null, t(12)]);
   });
