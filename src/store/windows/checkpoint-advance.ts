@@ -184,8 +184,8 @@ export interface UnseenRange {
  * marked missing and were not seen since their pass began: one statement,
  * the ranges joined as one relation so that its text is the same whatever
  * the passes (a UNION ALL of an EXISTS per pass was a new text, parsed and
- * planned anew, at every commit: 60 of them took DuckDB 10–20 ms, joined 2–6
- * ms at 100,000 and at 5,000,000 sessions). `OFFSET 0` keeps PostgreSQL from
+ * planned anew, at every commit: 60 of them took DuckDB 8–20 ms, joined
+ * 1.6–6.5 ms, at 100,000 and at 3–5M sessions). `OFFSET 0` keeps PostgreSQL from
  * turning the EXISTS into a semi join, which it planned as a hash of every
  * stored session of the table (3–4 ms a statement at 70,000); as a subplan
  * each range is one probe of the (account, created_epoch) index (1 ms for 26
