@@ -145,18 +145,18 @@ forEachTarget((_dialect, ctx) => {
   async function twoPasses(first: readonly string[], second: readonly string[]) {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 2_000 }]);
-    let result;
-    for (const [pass, ids] of [first, second].entries()) {
-      await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(pass * 10) });
-      result = await sink.commitPage({
+    const pass = async (ids: readonly string[], at: number) => {
+      await sink.startPass(authWindow, { passFrom: 0, passTo: 2_000, startedAt: t(at) });
+      return sink.commitPage({
         key: authWindow,
-        batch: batch(ids.map((id) => auth(id, { last_synced_at: t(pass * 10 + 1) }))),
+        batch: batch(ids.map((id) => auth(id, { last_synced_at: t(at + 1) }))),
         nextCursor: null,
         done: true,
-        now: t(pass * 10 + 2),
+        now: t(at + 2),
       });
-    }
-    return { sink, missing: result!.missing };
+    };
+    await pass(first, 0);
+    return { sink, missing: (await pass(second, 10)).missing };
   }
 
   it('a complete pass marks the sessions it no longer returned missing, each with a version', async () => {

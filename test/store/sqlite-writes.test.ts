@@ -69,7 +69,7 @@ describe('SQLite statements whose text changes with every call', () => {
       await driver.migrate(MIGRATIONS);
       const fixed = 'SELECT count(*) AS n FROM session_text_fields';
       await driver.read((tx) => tx.all(fixed));
-      // As a commit group's scans for unseen sessions: a text of its own for each shape of the group.
+      // As texts that change with what they carry (an INSERT's with its row count): a thousand distinct ones.
       for (let i = 1; i <= 1_000; i++) {
         const [row] = await driver.read((tx) => tx.all(`SELECT ? + ${i} AS n`, [i]));
         expect(row).toEqual({ n: 2 * i });

@@ -97,7 +97,7 @@ async function currentVersions(
   // DuckDB's session_versions has no index: a read of it is a scan, skipped when none of the ids can have a row.
   const maybe = tx.mayHold ? await tx.mayHold('versions', ids) : ids;
   if (maybe.length === 0) return found;
-  const list = tx.whereIn('service_id', [...maybe]);
+  const list = tx.whereIn('service_id', maybe);
   const rows = await tx.all(
     `SELECT ${COLUMNS} FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
     [resource, ...list.params],
