@@ -4,7 +4,8 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { table } from '../../src/schema/schema.js';
 import type { ColumnDef } from '../../src/schema/table-def.js';
 import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
-import { selectWhereIn, updateWhereIn, type Row } from '../../src/store/drivers/sql-driver.js';
+import { DuckdbRowids, rowidCondition } from '../../src/store/drivers/duckdb/duckdb-rowids.js';
+import { selectWhereIn, updateWhereIn, type Row, type SqlExecutor } from '../../src/store/drivers/sql-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDir();
@@ -111,6 +112,66 @@ describe('DuckDB reads and updates stored sessions by id', () => {
     } finally {
       await driver.close();
     }
+  });
+});
+
+describe('DuckDB reads the columns of stored sessions by their rowids', () => {
+  it('in the ranges that hold them, a filter of the scan that skips the row groups between', async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'plan.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    try {
+      await driver.migrate(MIGRATIONS);
+      await driver.transaction((tx) =>
+        tx.write(
+          AUTHENTICATIONS,
+          Array.from({ length: 40_000 }, (_, i) => row(i)),
+          'fail',
+        ),
+      );
+      await driver.read(async (tx) => {
+        // The statements a read by key sends, kept to be explained.
+        const sent: string[] = [];
+        const recording: Pick<SqlExecutor, 'all' | 'run' | 'whereIn'> = {
+          all: (sql, params) => (sent.push(sql), tx.all(sql, params)),
+          run: (sql, params) => tx.run(sql, params),
+          whereIn: (column, values) => tx.whereIn(column, values),
+        };
+        // Rows in two places, more than a row group apart.
+        const ids = [
+          ...Array.from({ length: 80 }, (_, i) => 1_000 + i),
+          ...Array.from({ length: 85 }, (_, i) => 39_000 + i),
+        ].map((i) => `au-${i}`);
+        const read = await new DuckdbRowids(recording).select(
+          'authentications',
+          ['service_id', 'raw'],
+          'service_id',
+          ids,
+        );
+        expect(read.map((r) => r.service_id).sort()).toEqual([...ids].sort());
+        expect(sent).toHaveLength(2);
+        const plan = (await tx.all(`EXPLAIN ${sent[1]!}`)).map((r) => String(r.explain_value)).join('\n');
+        // The scan's own filter names both places: a list alone (`rowid = ANY([…])`, `rowid IN (…)`) or a read by key
+        // names none, and reads every row group's columns.
+        const filters = plan.slice(plan.indexOf('SEQ_SCAN')).replace(/[│\s]+/g, ' ');
+        expect(filters).toMatch(/Filters: .*rowid >= \d+.*rowid <= \d+.* OR .*rowid >= \d+.*rowid <= \d+/);
+      });
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('names a range per place, split at the widest gaps wider than a row group, 32 at most', () => {
+    expect(rowidCondition(['5', '3', '4'])).toBe('(rowid BETWEEN 3 AND 5) AND rowid = ANY([5, 3, 4])');
+    expect(rowidCondition(['1', '16385', '40000'])).toBe(
+      '(rowid BETWEEN 1 AND 16385 OR rowid BETWEEN 40000 AND 40000) AND rowid = ANY([1, 16385, 40000])',
+    );
+    // A transaction's own rows have rowids from 2 ** 55, past a JS number's integers.
+    const local = (2n ** 55n + 7n).toString();
+    expect(rowidCondition([local, '2'])).toBe(
+      `(rowid BETWEEN 2 AND 2 OR rowid BETWEEN ${local} AND ${local}) AND rowid = ANY([${local}, 2])`,
+    );
+    const spread = Array.from({ length: 100 }, (_, i) => String(i * 100_000 + (i % 7) * 1_000));
+    const ranges = rowidCondition(spread).match(/BETWEEN/g) ?? [];
+    expect(ranges).toHaveLength(32);
   });
 });
 
