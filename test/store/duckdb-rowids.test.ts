@@ -38,9 +38,7 @@ describe('DuckDB reads and updates stored sessions by id', () => {
   it('reads the rows of the ids asked for that it holds, and no others', async () => {
     const driver = await DuckdbDriver.open(join(tempDir(), 'read.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
     try {
-      await driver.migrate(MIGRATIONS);
-      const rows = Array.from({ length: 3_000 }, (_, i) => row(i));
-      await driver.transaction((tx) => tx.write(AUTHENTICATIONS, rows, 'fail'));
+      await stored(driver, 3_000);
       const columns = ['service_id', 'raw', 'update_counter', 'last_synced_at'];
       const expected = (ids: number[]) => ids.map((i) => ({ ...pick(row(i), columns) }));
       await driver.read(async (tx) => {
@@ -73,14 +71,7 @@ describe('DuckDB reads and updates stored sessions by id', () => {
         return Object.fromEntries(rows.map((r) => [r.service_id, r.last_synced_at]));
       });
     try {
-      await driver.migrate(MIGRATIONS);
-      await driver.transaction((tx) =>
-        tx.write(
-          AUTHENTICATIONS,
-          Array.from({ length: 3_000 }, (_, i) => row(i)),
-          'fail',
-        ),
-      );
+      await stored(driver, 3_000);
       const marked = '2026-11-27T01:00:00.000000Z';
       const assign = 'last_synced_at = ?';
       await driver.transaction(async (tx) => {
@@ -119,14 +110,7 @@ describe('DuckDB reads the columns of stored sessions by their rowids', () => {
   it('in the ranges that hold them, a filter of the scan that skips the row groups between', async () => {
     const driver = await DuckdbDriver.open(join(tempDir(), 'plan.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
     try {
-      await driver.migrate(MIGRATIONS);
-      await driver.transaction((tx) =>
-        tx.write(
-          AUTHENTICATIONS,
-          Array.from({ length: 40_000 }, (_, i) => row(i)),
-          'fail',
-        ),
-      );
+      await stored(driver, 40_000);
       await driver.read(async (tx) => {
         // The statements a read by key sends, kept to be explained.
         const sent: string[] = [];
@@ -174,6 +158,18 @@ describe('DuckDB reads the columns of stored sessions by their rowids', () => {
     expect(ranges).toHaveLength(32);
   });
 });
+
+/** A migrated target holding `count` authentications, au-0 on. */
+async function stored(driver: DuckdbDriver, count: number): Promise<void> {
+  await driver.migrate(MIGRATIONS);
+  await driver.transaction((tx) =>
+    tx.write(
+      AUTHENTICATIONS,
+      Array.from({ length: count }, (_, i) => row(i)),
+      'fail',
+    ),
+  );
+}
 
 function pick(r: Row, columns: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(columns.map((c) => [c, r[c]]));
