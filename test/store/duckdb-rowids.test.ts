@@ -88,6 +88,7 @@ describe('DuckDB reads and updates stored sessions by id', () => {
         'au-4': row(4).last_synced_at,
       });
       const later = '2026-11-27T02:00:00.000000Z';
+      const latest = '2026-11-27T03:00:00.000000Z';
       await driver.transaction(async (tx) => {
         await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-5', 'au-6']);
         // A replace deletes and inserts au-5 (and moves it): its old rowid must not be updated.
@@ -98,8 +99,16 @@ describe('DuckDB reads and updates stored sessions by id', () => {
         await tx.run("DELETE FROM authentications WHERE service_id = 'au-7'");
         await tx.write(AUTHENTICATIONS, [row(7)], 'fail');
         expect(await updateWhereIn(tx, 'authentications', assign, [later], 'service_id', ['au-7'])).toBe(1);
+        // Read again: the rowid of a row the transaction wrote (from 2 ** 55), beside one stored before, by rowid.
+        await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-7', 'au-8']);
+        expect(await updateWhereIn(tx, 'authentications', assign, [latest], 'service_id', ['au-7', 'au-8'])).toBe(2);
       });
-      expect(await synced(['au-5', 'au-6', 'au-7'])).toEqual({ 'au-5': later, 'au-6': later, 'au-7': later });
+      expect(await synced(['au-5', 'au-6', 'au-7', 'au-8'])).toEqual({
+        'au-5': later,
+        'au-6': later,
+        'au-7': latest,
+        'au-8': latest,
+      });
     } finally {
       await driver.close();
     }
