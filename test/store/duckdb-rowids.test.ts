@@ -4,7 +4,8 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { table } from '../../src/schema/schema.js';
 import type { ColumnDef } from '../../src/schema/table-def.js';
 import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
-import { DuckdbRowids, rowidCondition } from '../../src/store/drivers/duckdb/duckdb-rowids.js';
+import { rowidCondition } from '../../src/store/drivers/duckdb/duckdb-rowid-ranges.js';
+import { DuckdbRowids } from '../../src/store/drivers/duckdb/duckdb-rowids.js';
 import { selectWhereIn, updateWhereIn, type Row, type SqlExecutor } from '../../src/store/drivers/sql-driver.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
@@ -102,7 +103,17 @@ describe('DuckDB reads and updates stored sessions by id', () => {
         // Read again: the rowid of a row the transaction wrote (from 2 ** 55), beside one stored before, by rowid.
         await selectWhereIn(tx, 'authentications', ['service_id'], 'service_id', ['au-7', 'au-8']);
         expect(await updateWhereIn(tx, 'authentications', assign, [latest], 'service_id', ['au-7', 'au-8'])).toBe(2);
+        // Both read: the replace deletes them by their rowids, then inserts them anew.
+        const replacing = [7, 8].map((i) => ({ ...row(i), last_synced_at: latest, raw: `{"again":${i}}` }));
+        await tx.write(AUTHENTICATIONS, replacing, 'replace');
       });
+      const [copies] = await driver.read((tx) =>
+        tx.all(
+          "SELECT count(*) AS n, count(DISTINCT service_id) AS ids, string_agg(raw, ',' ORDER BY raw) AS raws " +
+            "FROM authentications WHERE service_id IN ('au-5', 'au-7', 'au-8')",
+        ),
+      );
+      expect(copies).toEqual({ n: 3, ids: 3, raws: '{"again":7},{"again":8},{"replaced":true}' });
       expect(await synced(['au-5', 'au-6', 'au-7', 'au-8'])).toEqual({
         'au-5': later,
         'au-6': later,
@@ -116,6 +127,27 @@ describe('DuckDB reads and updates stored sessions by id', () => {
 });
 
 describe('DuckDB reads the columns of stored sessions by their rowids', () => {
+  it('knows the rowids a replace deletes only when the transaction read every key', async () => {
+    const driver = await DuckdbDriver.open(join(tempDir(), 'known.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    try {
+      await stored(driver, 100);
+      await driver.read(async (tx) => {
+        const rowids = new DuckdbRowids(tx);
+        await rowids.select('authentications', ['service_id'], 'service_id', ['au-1', 'au-2', 'absent']);
+        const known = rowids.replaced(AUTHENTICATIONS, [row(1), row(2)]);
+        expect(known).toHaveLength(2);
+        const ids = "string_agg(service_id, ',' ORDER BY service_id) AS ids";
+        const [found] = await tx.all(`SELECT ${ids} FROM authentications WHERE ${rowidCondition(known!)}`);
+        expect(found).toEqual({ ids: 'au-1,au-2' });
+        // One never read, and one read but not stored: the replace deletes by key.
+        expect(rowids.replaced(AUTHENTICATIONS, [row(1), row(3)])).toBeNull();
+        expect(rowids.replaced(AUTHENTICATIONS, [row(1), { ...row(0), service_id: 'absent' }])).toBeNull();
+      });
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('in the ranges that hold them, a filter of the scan that skips the row groups between', async () => {
     const driver = await DuckdbDriver.open(join(tempDir(), 'plan.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
     try {

@@ -236,6 +236,7 @@ export class DuckdbDriver implements SqlDriver {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
     this.#held.wrote(table.name, rows);
+    const replaced = onConflict === 'replace' ? this.#rowids.replaced(table, rows) : null;
     this.#rowids.wrote(table.name, rows, onConflict);
     if (onConflict === 'fail') {
       await this.#append(table, table.name, undefined, rows);
@@ -246,7 +247,7 @@ export class DuckdbDriver implements SqlDriver {
     await this.#append(table, stage, 'temp', rows);
     const columns = table.columns.map((c) => c.name).join(', ');
     const moves = duckdbKeyless(table.name)
-      ? keylessWriteStatements(table, stage, onConflict)
+      ? keylessWriteStatements(table, stage, onConflict, replaced)
       : [
           `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage} ` +
             `${onConflictClause(table, onConflict)}`,

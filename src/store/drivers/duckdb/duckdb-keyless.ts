@@ -1,5 +1,6 @@
 import type { TableDef } from '../../../schema/schema.js';
 import type { OnConflict } from '../sql-driver.js';
+import { rowidCondition } from './duckdb-rowid-ranges.js';
 
 /**
  * Tables whose rows grow with the service's history, which a DuckDB target
@@ -42,7 +43,13 @@ export function duckdbKeyless(table: string): boolean {
  * the staged rows (every column is written, as DO UPDATE SET would), `ignore`
  * inserts only the staged rows whose key is not stored, `fail` inserts all.
  */
-export function keylessWriteStatements(table: TableDef, stage: string, onConflict: OnConflict): string[] {
+export function keylessWriteStatements(
+  table: TableDef,
+  stage: string,
+  onConflict: OnConflict,
+  /** The rowids of every stored row a replace replaces, when known (DuckdbRowids.replaced): deleted by them. */
+  replaced: readonly string[] | null = null,
+): string[] {
   const columns = table.columns.map((c) => c.name).join(', ');
   const sameKey = table.primaryKey.map((k) => `${table.name}.${k} = ${stage}.${k}`).join(' AND ');
   const insert = `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${stage}`;
@@ -52,6 +59,8 @@ export function keylessWriteStatements(table: TableDef, stage: string, onConflic
     case 'ignore':
       return [`${insert} WHERE NOT EXISTS (SELECT 1 FROM ${table.name} WHERE ${sameKey})`];
     case 'replace':
-      return [`DELETE FROM ${table.name} USING ${stage} WHERE ${sameKey}`, insert];
+      return replaced
+        ? [`DELETE FROM ${table.name} WHERE ${rowidCondition(replaced)}`, insert]
+        : [`DELETE FROM ${table.name} USING ${stage} WHERE ${sameKey}`, insert];
   }
 }

@@ -1,40 +1,13 @@
+import type { TableDef } from '../../../schema/table-def.js';
 import { selectWhereIn, updateWhereIn, type OnConflict, type Row, type SqlExecutor } from '../sql-driver.js';
 import { duckdbKeyless } from './duckdb-keyless.js';
-import { ROW_GROUP_ROWS } from './duckdb-open.js';
+import { rowidCondition } from './duckdb-rowid-ranges.js';
 
 /** A rowid as read (text: rows a transaction wrote have rowids from 2 ** 55, past a JS number's integers). */
 function rowidOf(value: unknown, table: string): string {
   // It reaches the text of statements: digits and nothing else.
   if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new Error(`${table}: rowid ${String(value)} is not one`);
   return value;
-}
-
-/** Most ranges a rowid filter names: each is a comparison of every row the scan reads. */
-const MAX_RANGES = 32;
-
-/**
- * The condition that picks the rows of `rowids` (digits, validated): their
- * list, and the ranges they fall in, which DuckDB pushes into the scan so
- * that it reads only the row groups inside them. A list alone is a join
- * whose filter on the scan is its lowest and highest rowid, a whole table
- * apart when the rows sit in two places. The ranges are split at the widest
- * gaps wider than a row group, MAX_RANGES at most.
- */
-export function rowidCondition(rowids: readonly string[]): string {
-  const sorted = rowids.map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const gaps = sorted
-    .slice(1)
-    .map((rowid, i) => ({ at: i + 1, width: rowid - sorted[i]! }))
-    .filter((gap) => gap.width > BigInt(ROW_GROUP_ROWS))
-    .sort((a, b) => (a.width > b.width ? -1 : a.width < b.width ? 1 : 0))
-    .slice(0, MAX_RANGES - 1)
-    .map((gap) => gap.at)
-    .sort((a, b) => a - b);
-  const starts = [0, ...gaps];
-  const ranges = starts.map(
-    (start, i) => `rowid BETWEEN ${sorted[start]!} AND ${sorted[(starts[i + 1] ?? sorted.length) - 1]!}`,
-  );
-  return `(${ranges.join(' OR ')}) AND rowid = ANY([${rowids.join(', ')}])`;
 }
 
 /**
@@ -111,11 +84,37 @@ export class DuckdbRowids {
     values: readonly string[],
   ): Promise<number> {
     if (values.length === 0) return 0;
-    const known = this.#known.get(`${table}\u0000${column}`);
-    const rowids = known ? values.map((v) => known.get(v)) : [];
-    if (known && rowids.every((r) => r !== undefined))
-      return this.#sql.run(`UPDATE ${table} SET ${assignments} WHERE ${rowidCondition(rowids as string[])}`, params);
+    const rowids = this.#rowidsOf(table, column, values);
+    if (rowids) return this.#sql.run(`UPDATE ${table} SET ${assignments} WHERE ${rowidCondition(rowids)}`, params);
     return updateWhereIn(this.#sql, table, assignments, params, column, values);
+  }
+
+  /**
+   * The rowids of the stored rows that `rows`, about to replace them, have
+   * the keys of, when the transaction has read every one (their DELETE then
+   * needs no scan of the key column); null otherwise.
+   */
+  replaced(table: TableDef, rows: readonly Row[]): string[] | null {
+    const [key, ...more] = table.primaryKey;
+    if (key === undefined || more.length > 0 || rows.length === 0) return null;
+    return this.#rowidsOf(
+      table.name,
+      key,
+      rows.map((row) => String(row[key])),
+    );
+  }
+
+  /** The rowid of every one of `values` of `table`'s `column`, or null unless the transaction knows them all. */
+  #rowidsOf(table: string, column: string, values: readonly string[]): string[] | null {
+    const known = this.#known.get(`${table}\u0000${column}`);
+    if (!known) return null;
+    const rowids: string[] = [];
+    for (const value of values) {
+      const rowid = known.get(value);
+      if (rowid === undefined) return null;
+      rowids.push(rowid);
+    }
+    return rowids;
   }
 
   /** `rows` were written to `table`: a replace moved those it replaced (deleted and inserted them anew). */
