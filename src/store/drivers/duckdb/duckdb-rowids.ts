@@ -96,7 +96,7 @@ export class DuckdbRowids {
    */
   replaced(table: TableDef, rows: readonly Row[]): string[] | null {
     const [key, ...more] = table.primaryKey;
-    if (key === undefined || more.length > 0 || rows.length === 0) return null;
+    if (key === undefined || more.length > 0 || rows.length === 0 || !duckdbKeyless(table.name)) return null;
     return this.#rowidsOf(
       table.name,
       key,
