@@ -13,4 +13,4 @@
 // glibc's arena cap (MALLOC_ARENA_MAX=2) cannot be set from here: glibc reads
 // it once, when the process starts. The Dockerfile and the systemd unit set it
 // (docs/operations.md, "Memory").
-import '../dist/src/cli/main.js';
+import '../dist/cli/main.js';

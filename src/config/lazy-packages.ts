@@ -7,8 +7,11 @@ import type * as Zod from 'zod';
 /*
  * Packages that most commands never reach, loaded where they are first used
  * instead of when the CLI starts: each is tens of milliseconds of module loading
- * that `status` or `--version` would pay for nothing. Each ships CommonJS, so
- * they load synchronously, inside the synchronous checks that need them.
+ * that `status` or `--version` would pay for nothing. Each is required, so
+ * they load synchronously, inside the synchronous checks that need them. The
+ * bundled CLI (scripts/bundle-cli.mjs) requires `./lazy-<name>.js` instead,
+ * each package bundled as an entry of its own: keep the calls as they are
+ * written, `require('<name>')`, which is what the bundler looks for.
  */
 
 const require = createRequire(import.meta.url);

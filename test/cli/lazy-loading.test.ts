@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openSink } from '../../src/store/open-sink.js';
@@ -15,10 +15,36 @@ import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
  * target or a config file need (knex with lodash, zod, yaml, the other
  * targets' drivers), and a command that does need one must still load it.
  * The built CLI runs as a child process with a preload that records every
- * module it loads, imported or required.
+ * module it loads, imported or required. The CLI is a bundle (dist/cli): a
+ * file of it counts as every package whose code esbuild put in it, as its
+ * metafile says, since loading the file compiles that code whether it runs or
+ * not.
  */
 
 const RECORDER = fileURLToPath(new URL('../fixtures/module-recorder/record-modules.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The package a path under node_modules belongs to, by name. */
+function packageOf(path: string): string | undefined {
+  return /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+}
+
+/** For each file of the bundle (its path from the repository's root), the packages of node_modules it holds. */
+function bundlePackages(): Map<string, Set<string>> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli-meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const files = new Map<string, Set<string>>();
+  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
+    const names = new Set<string>();
+    for (const input of Object.keys(inputs)) {
+      const name = packageOf(input);
+      if (name !== undefined) names.add(name);
+    }
+    files.set(output, names);
+  }
+  return files;
+}
 
 /** The packages of node_modules a command loaded, by name. */
 async function packagesLoaded(
@@ -40,10 +66,14 @@ async function packagesLoaded(
     dir,
   );
   const { code, stderr } = await child.exited;
+  const bundle = bundlePackages();
   const packages = new Set<string>();
   for (const url of readFileSync(file, 'utf8').split('\n')) {
-    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+    if (!url.startsWith('file:')) continue;
+    const path = fileURLToPath(url);
+    const name = packageOf(path);
     if (name !== undefined) packages.add(name);
+    for (const held of bundle.get(relative(ROOT, path)) ?? []) packages.add(held);
   }
   return { code, stderr, packages };
 }

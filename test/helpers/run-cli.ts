@@ -40,7 +40,8 @@ export async function runIvsync(
   return { code, stdout: out(), stderr: err() };
 }
 
-export const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+/** The CLI as the package's bin runs it: the bundle `npm run build` makes (scripts/bundle-cli.mjs). */
+export const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface Child {
   /** Resolves with the exit code (or the signal name) when the process ends. */

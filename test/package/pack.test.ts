@@ -144,7 +144,8 @@ describe('the package (npm pack, installed with production dependencies only)', 
         'LICENSE',
         'config/ivsync.example.json',
         'bin/ivsync.js',
-        'dist/src/cli/main.js',
+        'dist/cli/main.js',
+        'dist/cli/lazy-zod.js',
         'dist/src/index.js',
         'dist/src/index.d.ts',
         'dist/migrations/index.js',
@@ -154,6 +155,7 @@ describe('the package (npm pack, installed with production dependencies only)', 
       const unexpected = packedFiles.filter(
         (path) =>
           !/^dist\/(src|migrations)\/.+\.(js|d\.ts)$/.test(path) &&
+          !/^dist\/cli\/[\w-]+\.js$/.test(path) &&
           !['package.json', 'README.md', 'LICENSE', 'config/ivsync.example.json', 'bin/ivsync.js'].includes(path),
       );
       expect(unexpected).toEqual([]);
