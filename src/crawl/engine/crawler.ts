@@ -4,12 +4,13 @@ import { PAGE_SIZE } from '../../config/constants.js';
 import type { Resource } from '../../normalize/rows.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import type { CrawlStore, PageCommit } from '../../store/sink.js';
-import { stopsTheRun } from './error-scope.js';
+import { message, stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
 import { ItemDensity } from './item-density.js';
 import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
+import { watchForRoom } from './ramp.js';
 import { RoomWatch } from './room-watch.js';
 import { RoundTrip } from './round-trip.js';
 import { planSpans, spanOver, type Span } from './span.js';
@@ -48,10 +49,6 @@ export interface CrawlOutcome {
   written: number;
   failed: Array<{ resource: Resource; windowStart: number; error: string }>;
   interrupted: boolean;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -118,21 +115,26 @@ export class Crawler {
       this.#start(this.#pool.splice(at, 1)[0]!);
     }
     this.#settle();
-    const pollMs = this.#room.pollMs;
-    const timer =
-      pollMs === null
-        ? undefined
-        : setInterval(() => void this.#grow().catch((error: unknown) => void (this.#fatal ??= error)), pollMs);
+    const stopWatching = watchForRoom(this.#account.bucket, this.#room.pollMs, {
+      answered: () => this.#roundTrip.ms !== null,
+      grow: (atSlot) => this.#grow(undefined, false, atSlot).then((grown) => grown === 'grew', this.#fail),
+    });
     try {
       await finished;
     } finally {
-      clearInterval(timer);
+      stopWatching();
       signal.removeEventListener('abort', onAbort);
     }
     if (this.#fatal !== undefined) throw this.#fatal;
     this.#outcome.interrupted = signal.aborted;
     return this.#outcome;
   }
+
+  /** The run stops with the first such error (the target failing, or the crawl failing to grow); false: not grown. */
+  readonly #fail = (error: unknown): false => {
+    this.#fatal ??= error;
+    return false;
+  };
 
   #now(): string {
     return toIsoMicros(this.#ctx.clock() / 1000);
@@ -170,7 +172,7 @@ export class Crawler {
       this.#streams.delete(stream);
       this.#ctx.streams?.remove(this.#account.name);
       // Its requests no longer fill the bucket: the room check decides whether another takes over.
-      await this.#grow().catch((error: unknown) => void (this.#fatal ??= error));
+      await this.#grow().catch(this.#fail);
       this.#settle();
     }
   }
@@ -304,13 +306,14 @@ export class Crawler {
   /**
    * Adds a stream: a span nobody pages yet, else the lower part of the
    * largest unfetched rest. `boundary` is a stream between two pages: it may
-   * also stop and have its current window cut in two ('stopped').
+   * also stop and have its current window cut in two ('stopped'). `atSlot`:
+   * the ramp saw a slot with nothing waiting, which is the room.
    */
-  async #grow(boundary?: Stream, only = false): Promise<'stopped' | 'grew' | 'none'> {
+  async #grow(boundary?: Stream, only = false, atSlot = false): Promise<'stopped' | 'grew' | 'none'> {
     if (this.#stopped() || this.#streams.size >= this.#ctx.crawl.concurrency || this.#streams.size === 0) return 'none';
     // The process's streams are shared by its accounts (stream-budget.ts); a stream of another ends, this one grows.
     if (this.#ctx.streams?.mayAdd(this.#account.name) === false) return 'none';
-    if (!boundary && !this.#room.hasRoom()) return 'none';
+    if (!boundary && !atSlot && !this.#room.hasRoom()) return 'none';
     if (this.#pool.length > 0 && !only) {
       this.#start(this.#pool.shift()!);
       return 'grew';
@@ -374,10 +377,7 @@ export class Crawler {
 
   /** A failed window is recorded; the windows below it are paged by another stream. */
   async #failed(stream: Stream, error: unknown): Promise<void> {
-    if (stopsTheRun(error)) {
-      this.#fatal ??= error;
-      return;
-    }
+    if (stopsTheRun(error)) return void this.#fail(error);
     if (this.#stopped()) return;
     const text = message(error);
     const failed = stream.windows[stream.current];
@@ -385,7 +385,7 @@ export class Crawler {
       const { window } = failed;
       this.#outcome.failed.push({ resource: stream.resource, windowStart: window.windowStart, error: text });
       // Failing to record a failed window is the target failing: that stops the run.
-      await this.#recordFailed(stream, window, text).catch((markError: unknown) => void (this.#fatal ??= markError));
+      await this.#recordFailed(stream, window, text).catch(this.#fail);
       this.#ctx.onEvent?.({
         type: 'window-failed',
         account: this.#account.name,

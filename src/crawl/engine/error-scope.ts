@@ -13,3 +13,8 @@ export function stopsTheRun(error: unknown): boolean {
   if (error instanceof UserError) return true;
   return !isApiFailure(error);
 }
+
+/** An error's message, or the thrown value as text. */
+export function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
