@@ -1,23 +1,29 @@
+import { createHash } from 'node:crypto';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/schema/resources.js';
 import { spreadServiceId } from '../../src/simulator/id-mint.js';
-import { join } from 'node:path';
-import { MIGRATIONS } from '../../migrations/index.js';
-import { table } from '../../src/schema/schema.js';
-import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
 import { FileHeldIds, HELD_ID_TABLES, HeldIds } from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
-import { useTempDir } from '../helpers/temp-dir.js';
+import { duckdbIdHashes } from '../../src/store/drivers/duckdb/duckdb-id-hashes.js';
 import { CHILD_KINDS } from '../../src/store/pages/orphan-children.js';
 
 const serviceId = spreadServiceId;
 
+/** Any good 64-bit hash serves the filter's own tests: the first 8 bytes of an id's md5, as two halves. */
+function hashOf(id: string): [number, number] {
+  const digest = createHash('md5').update(id).digest();
+  return [digest.readUInt32BE(0), digest.readUInt32BE(4)];
+}
+const add = (held: HeldIds, id: string) => held.add(...hashOf(id));
+const mayHold = (held: HeldIds, id: string) => held.mayHold(...hashOf(id));
+
 describe('HeldIds', () => {
   it('never says no to an id it was given, and rarely yes to one it was not', () => {
     const held = new HeldIds(200_000);
-    for (let i = 0; i < 200_000; i++) held.add(serviceId(i));
-    for (let i = 0; i < 200_000; i++) expect(held.mayHold(serviceId(i))).toBe(true);
+    for (let i = 0; i < 200_000; i++) add(held, serviceId(i));
+    for (let i = 0; i < 200_000; i++) expect(mayHold(held, serviceId(i))).toBe(true);
     let wrong = 0;
-    for (let i = 200_000; i < 400_000; i++) if (held.mayHold(serviceId(i))) wrong++;
+    for (let i = 200_000; i < 400_000; i++) if (mayHold(held, serviceId(i))) wrong++;
     // About 1 in 100,000 by design: two at the most expected here, well under one in a thousand.
     expect(wrong).toBeLessThan(200);
     expect(held.count).toBeGreaterThan(199_900);
@@ -26,9 +32,9 @@ describe('HeldIds', () => {
 
   it('counts an id once however often it is added, and is full past what it was sized for', () => {
     const held = new HeldIds(0);
-    for (let r = 0; r < 3; r++) for (let i = 0; i < 1_000; i++) held.add(serviceId(i));
+    for (let r = 0; r < 3; r++) for (let i = 0; i < 1_000; i++) add(held, serviceId(i));
     expect(held.count).toBe(1_000);
-    for (let i = 0; i < 70_000; i++) held.add(serviceId(i));
+    for (let i = 0; i < 70_000; i++) add(held, serviceId(i));
     expect(held.full).toBe(true);
   });
 
@@ -39,35 +45,54 @@ describe('HeldIds', () => {
   });
 });
 
-const tempDir = useTempDir();
+/** An in-memory DuckDB with the tables the filter reads, by their service ids only, and the filter over it. */
+async function heldOver(rows: Partial<Record<string, string[]>>) {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  for (const name of Object.values(HELD_ID_TABLES).flat()) {
+    await connection.run(`CREATE TABLE ${name} (service_id VARCHAR NOT NULL)`);
+    const ids = rows[name] ?? [];
+    if (ids.length > 0)
+      await connection.run(`INSERT INTO ${name} SELECT unnest(from_json($1, '["VARCHAR"]'))`, [JSON.stringify(ids)]);
+  }
+  return { connection, held: new FileHeldIds(duckdbIdHashes(() => connection)) };
+}
 
 describe('FileHeldIds', () => {
   it("knows every table's ids in one filter, and a transaction's own session rows only as sessions", async () => {
-    const driver = await DuckdbDriver.open(join(tempDir(), 'held.duckdb'), () => new Date('2026-11-27T00:00:00Z'));
+    // Child rows whose session row is gone (deleted by hand, or stored under the other resource).
+    const { connection, held } = await heldOver({ session_text_fields: ['orphan'] });
     try {
-      await driver.migrate(MIGRATIONS);
-      // Child rows whose session row is gone (deleted by hand, or stored under the other resource).
-      await driver.transaction((tx) =>
-        tx.write(table('session_text_fields'), [{ service_id: 'orphan', key: 'k', value: 'v' }], 'fail'),
-      );
-      const held = new FileHeldIds();
-      await driver.transaction(async (tx) => {
-        // The scan reads the child tables too: an id with child rows only may be held, as either kind.
-        expect(await held.mayHold(tx, 'sessions', ['orphan', 'absent'])).toEqual(['orphan']);
-        expect(await held.mayHold(tx, 'children', ['orphan', 'absent'])).toEqual(['orphan']);
-        // A session this transaction inserted has no child rows for the merge to look for.
-        held.wrote('authentications', [{ service_id: 'fresh' }]);
-        held.wrote('session_images', [{ service_id: 'pictured' }]);
-        expect(await held.mayHold(tx, 'sessions', ['fresh', 'pictured'])).toEqual(['fresh']);
-        expect(await held.mayHold(tx, 'children', ['fresh', 'pictured'])).toEqual(['pictured']);
-      });
+      // The scan reads the child tables too: an id with child rows only may be held, as either kind.
+      expect(await held.mayHold('sessions', ['orphan', 'absent'])).toEqual(['orphan']);
+      expect(await held.mayHold('children', ['orphan', 'absent'])).toEqual(['orphan']);
+      // A session this transaction inserted has no child rows for the merge to look for.
+      held.wrote('authentications', [{ service_id: 'fresh' }]);
+      held.wrote('session_images', [{ service_id: 'pictured' }]);
+      expect(await held.mayHold('sessions', ['fresh', 'pictured'])).toEqual(['fresh']);
+      expect(await held.mayHold('children', ['fresh', 'pictured'])).toEqual(['pictured']);
       held.settle();
       // Once the transaction has ended, its ids are in the filter, as any kind.
-      await driver.read(async (tx) => {
-        expect(await held.mayHold(tx, 'children', ['fresh', 'pictured'])).toEqual(['fresh', 'pictured']);
-      });
+      expect(await held.mayHold('children', ['fresh', 'pictured', 'absent'])).toEqual(['fresh', 'pictured']);
     } finally {
-      await driver.close();
+      connection.closeSync();
+    }
+  });
+
+  it('finds every id its scan met, hashed by DuckDB while it scanned and again when asked', async () => {
+    const sessions = Array.from({ length: 3_000 }, (_, i) => serviceId(i));
+    // Child rows as merges write them: a session's rows one after another, some sessions with none.
+    const texts = sessions.slice(1_000).flatMap((id) => [id, id, id]);
+    const { connection, held } = await heldOver({
+      authentications: sessions.slice(0, 2_000),
+      session_text_fields: texts,
+    });
+    try {
+      expect(await held.mayHold('sessions', sessions)).toEqual(sessions);
+      const others = Array.from({ length: 3_000 }, (_, i) => serviceId(10_000 + i));
+      expect((await held.mayHold('sessions', others)).length).toBeLessThan(3);
+    } finally {
+      connection.closeSync();
     }
   });
 });

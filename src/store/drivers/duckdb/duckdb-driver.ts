@@ -14,6 +14,7 @@ import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
+import { duckdbIdHashes } from './duckdb-id-hashes.js';
 import { DuckdbRowids } from './duckdb-rowids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { openDatabase, type OpenWait } from './duckdb-open.js';
@@ -134,7 +135,7 @@ export class DuckdbDriver implements SqlDriver {
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
   /** The ids the file holds rows for, per kind of table (see HeldIds). */
-  readonly #held = new FileHeldIds();
+  readonly #held = new FileHeldIds(duckdbIdHashes(() => this.#connection));
 
   private constructor(
     instance: DuckDBInstance,
@@ -380,7 +381,7 @@ export class DuckdbDriver implements SqlDriver {
         params: [JSON.stringify(objects)],
       };
     },
-    mayHold: (tables, ids) => this.#held.mayHold(this.#executor, tables, ids),
+    mayHold: (tables, ids) => this.#held.mayHold(tables, ids),
     selectIn: (table, columns, column, values) => this.#rowids.select(table, columns, column, values),
     updateIn: (table, assignments, params, column, values) =>
       this.#rowids.update(table, assignments, params, column, values),

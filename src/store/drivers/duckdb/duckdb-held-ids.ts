@@ -1,4 +1,4 @@
-import type { Row, SqlExecutor } from '../sql-driver.js';
+import type { Row } from '../sql-driver.js';
 
 /**
  * The tables whose rows a HeldIds knows by service_id, by kind: a merge asks
@@ -42,16 +42,19 @@ const MIN_CAPACITY = 1 << 16;
 const GROWTH = 1.5;
 
 /**
- * 32-bit FNV-1a of `text` from `seed`: two seeds give the two hashes that
- * double hashing spreads into PROBES bit positions.
+ * Where the filter's hashes come from: DuckDB's own `hash()` of a service id,
+ * as its high and low 32 bits (duckdb-id-hashes.ts). DuckDB hashes the ids
+ * while it scans a table, so a build reads two numbers a row instead of a
+ * string a row into JavaScript; the ids a merge asks about are hashed by the
+ * same function, in one statement per question.
  */
-function fnv1a(text: string, seed: number): number {
-  let hash = seed;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
+export interface IdHashSource {
+  /** Sessions the file holds (its session tables' rows): what a filter built now is sized for. */
+  sessions(): Promise<number>;
+  /** The hash of the service id of every row of `table`, in the order of the scan. */
+  scan(table: string, visit: (high: number, low: number) => void): Promise<void>;
+  /** The hash of each of `ids`, in their order. */
+  hash(ids: readonly string[]): Promise<{ high: number[]; low: number[] }>;
 }
 
 /**
@@ -82,20 +85,19 @@ export class HeldIds {
     this.#bits = new Uint32Array(Math.ceil(this.#size / 32));
   }
 
-  /** Adds `id`; counts it only when it was not (as far as the filter tells) there. */
-  add(id: string): void {
-    if (!this.#probe(id, true)) this.#count++;
+  /** Adds the id of the hash `high`, `low`; counts it only when it was not (as far as the filter tells) there. */
+  add(high: number, low: number): void {
+    if (!this.#probe(high, low, true)) this.#count++;
   }
 
-  /** Whether `id` may be held: false only when it certainly is not. */
-  mayHold(id: string): boolean {
-    return this.#probe(id, false);
+  /** Whether the id of the hash `high`, `low` may be held: false only when it certainly is not. */
+  mayHold(high: number, low: number): boolean {
+    return this.#probe(high, low, false);
   }
 
-  /** Whether all of `id`'s bits are set (before `set` sets them). */
-  #probe(id: string, set: boolean): boolean {
-    const h1 = fnv1a(id, 0x811c9dc5);
-    const h2 = fnv1a(id, 0x5bd1e995) | 1;
+  /** Whether all of the id's bits are set (before `set` sets them): double hashing of the hash's halves. */
+  #probe(h1: number, low: number, set: boolean): boolean {
+    const h2 = low | 1;
     let all = true;
     for (let i = 0; i < PROBES; i++) {
       const at = ((h1 + Math.imul(i, h2)) >>> 0) % this.#size;
@@ -123,31 +125,69 @@ export class HeldIds {
  * The file's HeldIds: one filter of every id any of HELD_ID_TABLES' tables
  * holds rows for, built by one scan of them when a merge first asks (and
  * again, for GROWTH times the ids then, when it holds more ids than it was
- * sized for). The ids a transaction writes join it when the transaction ends;
+ * sized for). The ids a transaction writes join it when the transaction ends
+ * (hashed at the next question: ending a transaction asks DuckDB nothing);
  * until then they are kept apart by kind, so that a merge asking about the
  * child rows of the sessions it has just inserted is not told "maybe" by their
  * own session rows. One filter, not one per kind: a child row's id (and a version's) is its
  * session's, so a second filter held the same ids again (26 MB each at 4.7M sessions).
  */
 export class FileHeldIds {
+  readonly #source: IdHashSource;
   #held: HeldIds | null = null;
   /** Ids the transaction under way wrote, per kind of table. */
   readonly #pending: Record<HeldKind, Set<string>> = { sessions: new Set(), children: new Set(), versions: new Set() };
+  /** Ids of transactions that have ended, not hashed into the filter yet. */
+  readonly #settled = new Set<string>();
+  /** Hashes of the ids asked about or written since the filter last took in the settled ids. */
+  readonly #known = new Map<string, [number, number]>();
+
+  constructor(source: IdHashSource) {
+    this.#source = source;
+  }
 
   /**
    * Of `ids`, those the file may hold rows for in tables of `kind`: any id
    * the filter may hold (a row in any of the tables before this
    * transaction), and those this transaction wrote to tables of `kind`.
    */
-  async mayHold(tx: SqlExecutor, kind: HeldKind, ids: readonly string[]): Promise<string[]> {
+  async mayHold(kind: HeldKind, ids: readonly string[]): Promise<string[]> {
     if (this.#held === null || this.#held.full) {
       // Let go of the full filter before its successor, GROWTH times as large, is built: 38 MB at 8.4M ids, not 63.
       this.#held = null;
-      this.#held = await scan(tx);
+      this.#forgetSettled();
+      this.#held = await build(this.#source);
     }
     const held = this.#held;
+    if (this.#settled.size > 0) {
+      const settled = [...this.#settled];
+      for (const [high, low] of await this.#hashes(settled)) held.add(high, low);
+      this.#forgetSettled();
+    }
     const pending = this.#pending[kind];
-    return ids.filter((id) => pending.has(id) || held.mayHold(id));
+    const asked = ids.filter((id) => !pending.has(id));
+    const hashes = await this.#hashes(asked);
+    const maybe = new Set(asked.filter((_, i) => held.mayHold(...hashes[i]!)));
+    return ids.filter((id) => pending.has(id) || maybe.has(id));
+  }
+
+  /**
+   * DuckDB's hash of each of `ids`, asked only for those not known yet: a merge asks about a commit's sessions,
+   * then about the same ids' child rows and versions, and writes them; one statement hashes them all.
+   */
+  async #hashes(ids: readonly string[]): Promise<Array<[number, number]>> {
+    const missing = ids.filter((id) => !this.#known.has(id));
+    if (missing.length > 0) {
+      const { high, low } = await this.#source.hash(missing);
+      for (let i = 0; i < missing.length; i++) this.#known.set(missing[i]!, [high[i]!, low[i]!]);
+    }
+    return ids.map((id) => this.#known.get(id)!);
+  }
+
+  /** The ended transactions' ids are in the filter, or the filter is gone: neither they nor their hashes are kept. */
+  #forgetSettled(): void {
+    this.#settled.clear();
+    this.#known.clear();
   }
 
   /** Rows the driver wrote to `table`, in the transaction under way. */
@@ -162,32 +202,30 @@ export class FileHeldIds {
    */
   settle(): void {
     for (const pending of Object.values(this.#pending)) {
-      if (this.#held !== null) for (const id of pending) this.#held.add(id);
+      if (this.#held !== null) for (const id of pending) this.#settled.add(id);
       pending.clear();
     }
+    if (this.#held === null) this.#forgetSettled();
   }
 
   /** The file may have changed outside this process (it was attached again): known again at the next question. */
   forget(): void {
     this.#held = null;
+    this.#forgetSettled();
   }
 }
 
-async function scan(tx: SqlExecutor): Promise<HeldIds> {
-  const [row] = await tx.all(
-    'SELECT (SELECT count(*) FROM authentications) + (SELECT count(*) FROM fingerprints) AS n',
-  );
-  const held = new HeldIds(GROWTH * Number(row?.n ?? 0));
+async function build(source: IdHashSource): Promise<HeldIds> {
+  const held = new HeldIds(GROWTH * (await source.sessions()));
   for (const table of Object.values(HELD_ID_TABLES).flat()) {
-    // A session's child rows were written together, and a scan mostly meets them one after another: hashed once
-    // (6 in 10 rows of session_text_fields follow one of the same session; at 10M sessions a read of the 41M ids
-    // and the filter's build took 32.0 s, 30.4 s so).
-    let last: unknown;
-    await tx.each(`SELECT service_id FROM ${table}`, [], (rows) => {
-      for (const { service_id: id } of rows) {
-        if (id !== last) held.add(String(id));
-        last = id;
-      }
+    // A session's child rows were written together, and a scan mostly meets them one after another: added once
+    // (6 in 10 rows of session_text_fields follow one of the same session).
+    let lastHigh = -1;
+    let lastLow = -1;
+    await source.scan(table, (high, low) => {
+      if (high !== lastHigh || low !== lastLow) held.add(high, low);
+      lastHigh = high;
+      lastLow = low;
     });
   }
   return held;
