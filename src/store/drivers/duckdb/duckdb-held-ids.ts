@@ -46,7 +46,7 @@ const GROWTH = 1.5;
  * as its high and low 32 bits (duckdb-id-hashes.ts). DuckDB hashes the ids
  * while it scans a table, so a build reads two numbers a row instead of a
  * string a row into JavaScript; the ids a merge asks about are hashed by the
- * same function, in one statement per question.
+ * same function, in one statement for a commit's questions and writes.
  */
 export interface IdHashSource {
   /** Sessions the file holds (its session tables' rows): what a filter built now is sized for. */
