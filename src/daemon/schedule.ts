@@ -46,8 +46,20 @@ export function nextRuns(expression: string, timezone: string, count: number): D
   }
 }
 
+/**
+ * The gap of `*\/N * * * *` with N a divisor of 60 (the default schedule is one): every N minutes in any time
+ * zone, since zones are whole minutes apart. Known without node-cron, which a sync or backfill would otherwise load
+ * for its refresh settings alone (10 ms of its start).
+ */
+function everyFewMinutesMs(expression: string): number | undefined {
+  const minutes = Number(/^\*\/(\d+) \* \* \* \*$/.exec(expression.trim())?.[1]);
+  return minutes >= 1 && minutes <= 60 && 60 % minutes === 0 ? minutes * 60_000 : undefined;
+}
+
 /** The shortest gap between the next few ticks (irregular schedules have several). */
 export function shortestGapMs(expression: string, timezone: string): number {
+  const simple = everyFewMinutesMs(expression);
+  if (simple !== undefined) return simple;
   const runs = nextRuns(expression, timezone, 8);
   let gap = Infinity;
   for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]!.getTime() - runs[i - 1]!.getTime());

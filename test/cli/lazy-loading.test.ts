@@ -137,7 +137,7 @@ describe('what a command loads', () => {
     expect(packages).toContain('node-cron');
   });
 
-  it('a backfill whose stderr is no terminal draws no bar, and loads no cli-progress', async () => {
+  it('a backfill whose stderr is no terminal draws no bar, and loads no cli-progress nor node-cron', async () => {
     const dir = tempDir();
     const db = await upToDateTarget(dir);
     const sim = await simulator();
@@ -158,6 +158,8 @@ describe('what a command loads', () => {
     expect(stored[0]!.n).toBeGreaterThan(0);
     expect(packages).toContain('got');
     expect(packages).not.toContain('cli-progress');
+    // The refresh settings' gap of the default schedule (every five minutes) needs no node-cron.
+    expect(packages).not.toContain('node-cron');
   });
 
   it('a new SQLite target loads knex to apply its migrations, and gets them all', async () => {
