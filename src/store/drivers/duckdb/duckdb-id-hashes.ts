@@ -2,6 +2,16 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { IdHashSource } from './duckdb-held-ids.js';
 
 /**
+ * The high and low halves of DuckDB's 64-bit hash of the VARCHAR `value`, as UINTEGERs (a JavaScript number each,
+ * not a BigInt). The same expressions for the scan and for the ids asked about: the filter is right only while both
+ * hash alike.
+ */
+const high = (value: string) => `(hash(${value}) >> 32)::UINTEGER`;
+const low = (value: string) => `(hash(${value}) & 4294967295)::UINTEGER`;
+
+const listLength = (value: unknown) => (Array.isArray(value) ? value.length : 'no');
+
+/**
  * The held-id filter's hashes (duckdb-held-ids.ts), computed by DuckDB on the
  * connection the driver holds at the time of asking (`connection`): its
  * statements run inside whatever transaction is under way there. A build
@@ -9,8 +19,6 @@ import type { IdHashSource } from './duckdb-held-ids.js';
  * number; reading the ids themselves, a string each, into JavaScript to hash
  * them there took most of a build's 28–49 s at 10M sessions.
  */
-const listLength = (value: unknown) => (Array.isArray(value) ? value.length : 'no');
-
 export function duckdbIdHashes(connection: () => DuckDBConnection): IdHashSource {
   return {
     async sessions() {
@@ -21,16 +29,13 @@ export function duckdbIdHashes(connection: () => DuckDBConnection): IdHashSource
     },
 
     async scan(table, visit) {
-      // The 64-bit hash as two UINTEGER columns: a JavaScript number each, not a BigInt.
-      const result = await connection().stream(
-        `SELECT (hash(service_id) >> 32)::UINTEGER, (hash(service_id) & 4294967295)::UINTEGER FROM ${table}`,
-      );
+      const result = await connection().stream(`SELECT ${high('service_id')}, ${low('service_id')} FROM ${table}`);
       for (;;) {
         const chunk = await result.fetchChunk();
         if (chunk === null || chunk.rowCount === 0) return;
-        const high = chunk.getColumnVector(0);
-        const low = chunk.getColumnVector(1);
-        for (let i = 0; i < chunk.rowCount; i++) visit(high.getItem(i) as number, low.getItem(i) as number);
+        const highs = chunk.getColumnVector(0);
+        const lows = chunk.getColumnVector(1);
+        for (let i = 0; i < chunk.rowCount; i++) visit(highs.getItem(i) as number, lows.getItem(i) as number);
       }
     },
 
@@ -38,15 +43,14 @@ export function duckdbIdHashes(connection: () => DuckDBConnection): IdHashSource
       // JSON text, unpacked by DuckDB (a LIST parameter is built one native call per value); list_transform keeps
       // the order of the ids.
       const reader = await connection().runAndReadAll(
-        `SELECT list_transform(l, v -> (hash(v) >> 32)::UINTEGER),
-                list_transform(l, v -> (hash(v) & 4294967295)::UINTEGER)
+        `SELECT list_transform(l, v -> ${high('v')}), list_transform(l, v -> ${low('v')})
          FROM (SELECT from_json(?, '["VARCHAR"]') AS l)`,
         [JSON.stringify(ids)],
       );
-      const [high, low] = reader.getRowsJS()[0] ?? [];
-      if (!Array.isArray(high) || !Array.isArray(low) || high.length !== ids.length || low.length !== ids.length)
-        throw new Error(`DuckDB hashed ${ids.length} ids into ${listLength(high)} and ${listLength(low)} values`);
-      return { high: high as number[], low: low as number[] };
+      const [highs, lows] = reader.getRowsJS()[0] ?? [];
+      if (!Array.isArray(highs) || !Array.isArray(lows) || highs.length !== ids.length || lows.length !== ids.length)
+        throw new Error(`DuckDB hashed ${ids.length} ids into ${listLength(highs)} and ${listLength(lows)} values`);
+      return { high: highs as number[], low: lows as number[] };
     },
   };
 }
