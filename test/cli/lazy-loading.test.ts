@@ -51,7 +51,7 @@ async function packagesLoaded(
   dir: string,
   args: readonly string[],
   env: Record<string, string>,
-): Promise<{ code: number; stderr: string; packages: Set<string> }> {
+): Promise<{ code: number; stderr: string; packages: Set<string>; internals: Set<string> }> {
   const file = join(dir, 'modules.txt');
   writeFileSync(file, '');
   const child = spawnChild(
@@ -68,14 +68,16 @@ async function packagesLoaded(
   const { code, stderr } = await child.exited;
   const bundle = bundlePackages();
   const packages = new Set<string>();
+  const internals = new Set<string>();
   for (const url of readFileSync(file, 'utf8').split('\n')) {
+    if (url.startsWith('node-internal:')) internals.add(url.slice('node-internal:'.length));
     if (!url.startsWith('file:')) continue;
     const path = fileURLToPath(url);
     const name = packageOf(path);
     if (name !== undefined) packages.add(name);
     for (const held of bundle.get(relative(ROOT, path)) ?? []) packages.add(held);
   }
-  return { code, stderr, packages };
+  return { code, stderr, packages, internals };
 }
 
 /** A SQLite target with every migration applied, as a sync leaves it. */
@@ -141,7 +143,7 @@ describe('what a command loads', () => {
     const dir = tempDir();
     const db = await upToDateTarget(dir);
     const sim = await simulator();
-    const { code, stderr, packages } = await packagesLoaded(
+    const { code, stderr, packages, internals } = await packagesLoaded(
       dir,
       ['backfill', '--from', String(HISTORY_START), '--to', String(HISTORY_END)],
       {
@@ -160,6 +162,11 @@ describe('what a command loads', () => {
     expect(packages).not.toContain('cli-progress');
     // The refresh settings' gap of the default schedule (every five minutes) needs no node-cron.
     expect(packages).not.toContain('node-cron');
+    // Node's HTTP client, without the fetch client (undici) and Web Crypto that an ES import of `node:http` and
+    // `node:crypto` loads with their namespaces (scripts/bundle-cli.mjs takes built-ins as CommonJS).
+    expect(internals).toContain('_http_client');
+    expect(internals).not.toContain('internal/deps/undici/undici');
+    expect(internals).not.toContain('internal/crypto/webcrypto');
   });
 
   it('a new SQLite target loads knex to apply its migrations, and gets them all', async () => {
