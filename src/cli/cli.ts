@@ -103,6 +103,27 @@ function register(
   } as never);
 }
 
+/** The part of yargs' own state that formats a command's help. */
+interface UsageInternals {
+  getInternalMethods: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined };
+}
+
+const hasInternals = (parser: object): parser is UsageInternals =>
+  typeof Reflect.get(parser, 'getInternalMethods') === 'function';
+
+/**
+ * yargs formats a command's whole help (cliui's columns, a string width per word) when it calls the
+ * command's handler, and keeps it in case the handler, once it has awaited, asks for it (`showHelp`).
+ * ivsync's handlers never do: their mistakes are thrown and reported as one line (`fail` above), and
+ * `--help` is answered before any handler runs. The formatting cost every command 35 ms of its start-up
+ * on a machine where `node -e 0` takes 80 ms. Left as it is if yargs no longer has that method.
+ */
+function skipEagerHelp(parser: object): void {
+  if (!hasInternals(parser)) return;
+  const usage = parser.getInternalMethods().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
+}
+
 /**
  * Runs the CLI on `argv` (without node and script) and returns the exit code.
  * Tests drive it through this real parser; cli/main.ts adds process.exit.
@@ -130,6 +151,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     );
   const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
   for (const command of await commandsFor(argv)) parser = register(parser, command, io, invocation);
+  skipEagerHelp(parser);
   // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
   const record = () =>
     wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined;
