@@ -10,7 +10,8 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'data/', 'test/fixtures/'] },
+  // sqlite-baseline.ts: written by test/store/sqlite-baseline.test.ts, SQLite's own text, lines as it keeps them.
+  { ignores: ['dist/', 'coverage/', 'data/', 'test/fixtures/', 'src/store/drivers/sqlite/sqlite-baseline.ts'] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   prettier,

@@ -2,11 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../migrations/index.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { MAIN, spawnChild } from '../helpers/run-cli.js';
 import { query } from '../helpers/sqlite-target.js';
 import { useSimulators } from '../helpers/simulators.js';
 import { useTempDir, writeConfig } from '../helpers/temp-dir.js';
+import { createTargetAt } from '../store/legacy-target.js';
 import { HISTORY_END, HISTORY_START } from '../helpers/truth.js';
 
 /*
@@ -169,7 +171,7 @@ describe('what a command loads', () => {
     expect(internals).not.toContain('internal/crypto/webcrypto');
   });
 
-  it('a new SQLite target loads knex to apply its migrations, and gets them all', async () => {
+  it('a new SQLite target is made without knex, and gets every migration', async () => {
     const dir = tempDir();
     const path = join(dir, 'new.sqlite');
     // The service is not there: the target is created and migrated before the first request fails.
@@ -178,9 +180,23 @@ describe('what a command loads', () => {
       IVS_API_TOKEN: 'test-token',
       IVS_BASE_URL: 'http://127.0.0.1:9',
     });
-    expect(packages).toContain('knex');
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).not.toContain('knex');
     const upToDate = await upToDateTarget(tempDir());
     const names = (file: string) => query<{ name: string }>(file, 'SELECT name FROM knex_migrations ORDER BY id');
     expect(names(path).map((r) => r.name)).toEqual(names(upToDate.slice('sqlite:'.length)).map((r) => r.name));
+  });
+
+  it('a target of an older release loads knex to apply the migrations it lacks, and gets them all', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'old.sqlite');
+    await createTargetAt(`sqlite:${path}`, MIGRATIONS.slice(0, 1), {});
+    const { packages } = await packagesLoaded(dir, ['sync', '--since', '2026-01-01'], {
+      IVS_DB: `sqlite:${path}`,
+      IVS_API_TOKEN: 'test-token',
+      IVS_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(packages).toContain('knex');
+    expect(query<{ n: number }>(path, 'SELECT COUNT(*) AS n FROM knex_migrations')[0]!.n).toBe(MIGRATIONS.length);
   });
 });

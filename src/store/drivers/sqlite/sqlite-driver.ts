@@ -11,8 +11,8 @@ import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node
 import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
-import { StaticMigrationSource } from '../static-migration-source.js';
-import { knexOnConnection, migrationsUpToDate } from './sqlite-migrations.js';
+import { applyWithKnex, isBusy, migrationsUpToDate } from './sqlite-migrations.js';
+import { createFromBaseline } from './sqlite-new-target.js';
 import { columnValue } from '../column-value.js';
 import { bindable, insertSql, rowsPerStatement } from './sqlite-insert.js';
 
@@ -173,24 +173,14 @@ export class SqliteDriver implements SqlDriver {
     return this.#lock.add(async () => {
       // Reading the list needs no write lock: a target that is up to date opens
       // while another process (a backfill, a daemon) is writing to it.
-      if (migrationsUpToDate(this.#connection(), migrations)) return [];
-      const knex = await knexOnConnection(this.#connection(), this.#knexLog);
-      try {
-        const config = { migrationSource: new StaticMigrationSource(migrations) };
-        // Applying does: wait for it as #begin does, without blocking the event loop.
-        const deadline = Date.now() + this.#busyTimeoutMs;
-        for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
-          try {
-            const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
-            return applied;
-          } catch (error) {
-            if (!isBusy(error) || Date.now() >= deadline) throw error;
-          }
-          await delay(pause);
-        }
-      } finally {
-        await knex.destroy();
-      }
+      const db = this.#connection();
+      if (migrationsUpToDate(db, migrations)) return [];
+      // A new, empty file takes the schema the steps leave at once (sqlite-new-target.ts); knex applies the rest.
+      const made = await this.#inTransaction(db, 'BEGIN IMMEDIATE', async () =>
+        createFromBaseline(db, migrations, Date.now()),
+      );
+      if (made !== null) return made;
+      return applyWithKnex(db, migrations, this.#knexLog, this.#busyTimeoutMs);
     });
   }
 
@@ -389,10 +379,4 @@ export class SqliteDriver implements SqlDriver {
       lock: () => Promise.resolve(),
     };
   }
-}
-
-/** Another connection holds the write lock (knex passes better-sqlite3's error through too). */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }

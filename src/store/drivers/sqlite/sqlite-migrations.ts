@@ -1,6 +1,8 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Migration } from '../../migration/migration-step.js';
+import { StaticMigrationSource } from '../static-migration-source.js';
 
 /**
  * Whether every migration of the list has run on a SQLite database: knex's
@@ -44,4 +46,40 @@ export async function knexOnConnection(db: Database.Database, log: Knex.Logger |
     useNullAsDefault: true,
     ...(log ? { log } : {}),
   });
+}
+
+/**
+ * Applies the migrations of the list not yet applied, step by step through
+ * knex's migrator on `db`, and returns their names. Another connection's write
+ * lock is waited for as the driver waits to begin: retried with a growing
+ * pause, without blocking the event loop, up to `busyTimeoutMs`.
+ */
+export async function applyWithKnex(
+  db: Database.Database,
+  migrations: readonly Migration[],
+  log: Knex.Logger | undefined,
+  busyTimeoutMs: number,
+): Promise<string[]> {
+  const knex = await knexOnConnection(db, log);
+  try {
+    const config = { migrationSource: new StaticMigrationSource(migrations) };
+    const deadline = Date.now() + busyTimeoutMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+      try {
+        const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
+        return applied;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await delay(pause);
+    }
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/** Another connection holds the write lock (knex passes better-sqlite3's error through too). */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
