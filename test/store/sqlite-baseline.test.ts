@@ -47,8 +47,8 @@ function render(migrations: readonly string[], sql: readonly string[]): string {
   return (
     '// Written by test/store/sqlite-baseline.test.ts from the migrations applied step by step to a new\n' +
     '// SQLite file; `npx vitest run test/store/sqlite-baseline.test.ts -u` writes it again. Not edited by hand.\n' +
-    "import type { SqliteBaseline } from './sqlite-new-target.js';\n\n" +
-    'export const SQLITE_BASELINE: SqliteBaseline = {\n' +
+    '// Read by sqlite-new-target.ts, which says what it holds (SqliteBaseline); it imports nothing.\n' +
+    'export const SQLITE_BASELINE = {\n' +
     `  migrations: [\n${list(migrations)}  ],\n` +
     `  statements: [\n${list(sql)}  ],\n` +
     '};\n'

@@ -1,8 +1,7 @@
 // Written by test/store/sqlite-baseline.test.ts from the migrations applied step by step to a new
 // SQLite file; `npx vitest run test/store/sqlite-baseline.test.ts -u` writes it again. Not edited by hand.
-import type { SqliteBaseline } from './sqlite-new-target.js';
-
-export const SQLITE_BASELINE: SqliteBaseline = {
+// Read by sqlite-new-target.ts, which says what it holds (SqliteBaseline); it imports nothing.
+export const SQLITE_BASELINE = {
   migrations: [
     "20251122000000_initial",
     "20261123000000_typed_time",
