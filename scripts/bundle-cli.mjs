@@ -77,7 +77,11 @@ function builtinsAsCommonJs(text, file) {
     const name = specifier.startsWith('node:') ? specifier : `node:${specifier}`;
     const module = `globalThis.process.getBuiltinModule(${JSON.stringify(name)})`;
     if (clause === undefined) return `${module};`;
-    const names = (list) => list.replace(/\s+as\s+/g, ': ');
+    const names = (list) => {
+      // A built-in's CommonJS module is its default export: `{ default as x }` has no property to read.
+      if (/\bdefault\b/.test(list)) throw new Error(`${file}: a built-in's default imported by name: ${statement}`);
+      return list.replace(/\s+as\s+/g, ': ');
+    };
     let match;
     if ((match = /^\* as ([\w$]+)$/.exec(clause))) return `const ${match[1]} = ${module};`;
     if ((match = /^([\w$]+)$/.exec(clause))) return `const ${match[1]} = ${module};`;
