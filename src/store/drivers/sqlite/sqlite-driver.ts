@@ -12,7 +12,7 @@ import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
 import { applyWithKnex, isBusy, migrationsUpToDate } from './sqlite-migrations.js';
-import { createFromBaseline } from './sqlite-new-target.js';
+import { baselineFits, createFromBaseline } from './sqlite-new-target.js';
 import { columnValue } from '../column-value.js';
 import { bindable, insertSql, rowsPerStatement } from './sqlite-insert.js';
 
@@ -176,10 +176,10 @@ export class SqliteDriver implements SqlDriver {
       const db = this.#connection();
       if (migrationsUpToDate(db, migrations)) return [];
       // A new, empty file takes the schema the steps leave at once (sqlite-new-target.ts); knex applies the rest.
-      const made = await this.#inTransaction(db, 'BEGIN IMMEDIATE', async () =>
-        createFromBaseline(db, migrations, Date.now()),
-      );
-      if (made !== null) return made;
+      if (baselineFits(migrations)) {
+        const made = await this.#inTransaction(db, 'BEGIN IMMEDIATE', async () => createFromBaseline(db, Date.now()));
+        if (made !== null) return made;
+      }
       return applyWithKnex(db, migrations, this.#knexLog, this.#busyTimeoutMs);
     });
   }

@@ -23,7 +23,7 @@ export function migrationsUpToDate(db: Database.Database, migrations: readonly M
  * no other), for its migrator: knex's `connectionPool` takes any pool of
  * tarn's shape, and this one holds the one connection and never closes it.
  */
-export async function knexOnConnection(db: Database.Database, log: Knex.Logger | undefined): Promise<Knex> {
+async function knexOnConnection(db: Database.Database, log: Knex.Logger | undefined): Promise<Knex> {
   const { default: knexFactory } = await import('knex');
   let used = 0;
   const pool = {

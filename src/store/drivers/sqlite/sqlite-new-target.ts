@@ -12,15 +12,21 @@ export interface SqliteBaseline {
   readonly statements: readonly string[];
 }
 
+/** Whether the baseline was made from exactly this list of migrations: any other list takes the steps. */
+export function baselineFits(migrations: readonly Migration[]): boolean {
+  const names = SQLITE_BASELINE.migrations;
+  return migrations.length === names.length && migrations.every((m, i) => m.name === names[i]);
+}
+
 /**
- * Makes a new, empty SQLite file what applying `migrations` step by step
- * would: the baseline's statements, and each migration recorded as knex
- * records it (one batch, in order), so that a later release applies its own
- * migrations to it as to any other target. Returns the migrations' names, or
- * null when the file holds anything or the baseline was not made from this
- * list: those take the steps (sqlite-driver.ts). Run inside the write
- * transaction that decides, so that of two processes opening the same new
- * file the second finds it made.
+ * Makes a new, empty SQLite file what applying the baseline's migrations
+ * (`baselineFits`) step by step would: the baseline's statements, and each
+ * migration recorded as knex records it (one batch, in order), so that a
+ * later release applies its own migrations to it as to any other target.
+ * Returns the migrations' names, or null when the file holds anything: it
+ * takes the steps (sqlite-driver.ts). Run inside the write transaction that
+ * decides, so that of two processes opening the same new file the second
+ * finds it made.
  *
  * Why: the steps, through knex, cost a new target about 100 ms of a first
  * backfill's start (knex loaded, fourteen migrations' DDL, views made and
@@ -28,22 +34,14 @@ export interface SqliteBaseline {
  * test/store/sqlite-baseline.test.ts writes the baseline from the steps and
  * compares a file made each way.
  */
-export function createFromBaseline(
-  db: Database.Database,
-  migrations: readonly Migration[],
-  now: number,
-): string[] | null {
+export function createFromBaseline(db: Database.Database, now: number): string[] | null {
   const baseline: SqliteBaseline = SQLITE_BASELINE;
-  const names = migrations.map((m) => m.name);
-  if (names.length !== baseline.migrations.length || names.some((name, i) => name !== baseline.migrations[i])) {
-    return null;
-  }
   const { objects } = db.prepare('SELECT count(*) AS objects FROM sqlite_master').get() as { objects: number };
   if (objects > 0) return null;
   for (const statement of baseline.statements) db.exec(statement);
   // As knex's migrator leaves them: the lock row, then one row per migration, batch 1, time in milliseconds.
   db.prepare('INSERT INTO knex_migrations_lock (is_locked) VALUES (0)').run();
   const record = db.prepare('INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, 1, ?)');
-  for (const name of names) record.run(name, now);
-  return names;
+  for (const name of baseline.migrations) record.run(name, now);
+  return [...baseline.migrations];
 }
