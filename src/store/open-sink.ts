@@ -13,6 +13,7 @@ import type { Migration } from './migration/migration-step.js';
 import { MissingTargetError } from './target/missing-target-error.js';
 import { parseTarget, DEFAULT_TARGET } from './target/parse-target.js';
 import { readOnlyDriver } from './drivers/read-only-driver.js';
+import { beforeLoadingDuckdb } from './drivers/duckdb/duckdb-allocator.js';
 import type { SqlDriver } from './drivers/sql-driver.js';
 import { createSqlSink, DEFAULT_RETRY_MS, type QueryableSink } from './sql-sink.js';
 import { shortDriverMessage, StoreError } from './drivers/store-error.js';
@@ -111,6 +112,7 @@ export async function openSink(target: string = DEFAULT_TARGET, options: OpenSin
       break;
     }
     case 'duckdb': {
+      beforeLoadingDuckdb();
       const { DuckdbDriver } = await import('./drivers/duckdb/duckdb-driver.js');
       const signal = options.waitWhileLocked;
       const onWait = (holder: string): void =>

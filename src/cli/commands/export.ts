@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
+import { beforeLoadingDuckdb } from '../../store/drivers/duckdb/duckdb-allocator.js';
 import type { ExportedRelation } from '../../store/export/export.js';
 import { parseExportTarget } from '../../store/export/export-target.js';
 import { openSink } from '../../store/open-sink.js';
@@ -48,6 +49,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
     let relations: ExportedRelation[];
     try {
       // DuckDB's native library loads only for an export, not for every command.
+      beforeLoadingDuckdb();
       const { exportTarget } = await import('../../store/export/export.js');
       const report = await exportTarget(from.kind === 'duckdb' ? { duckdbFile: from.path } : sink, to, {
         force: args.force === true,

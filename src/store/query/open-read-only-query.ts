@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { beforeLoadingDuckdb } from '../drivers/duckdb/duckdb-allocator.js';
 import { MissingTargetError } from '../target/missing-target-error.js';
 import { parseTarget } from '../target/parse-target.js';
 import type { ReadOnlyQuery } from './read-only-query.js';
@@ -12,7 +13,10 @@ const PARQUET = 'parquet:';
  * file that is not there is an error, not a new empty database.
  */
 export async function openReadOnlyQuery(target: string): Promise<ReadOnlyQuery> {
-  if (target.startsWith(PARQUET)) return (await import('./duckdb-query.js')).parquetQuery(target.slice(PARQUET.length));
+  if (target.startsWith(PARQUET)) {
+    beforeLoadingDuckdb();
+    return (await import('./duckdb-query.js')).parquetQuery(target.slice(PARQUET.length));
+  }
   const parsed = parseTarget(target);
   if (parsed.kind !== 'postgres' && !existsSync(parsed.path))
     throw new MissingTargetError(`${parsed.kind}:${parsed.path}`, 'no-file');
@@ -21,6 +25,7 @@ export async function openReadOnlyQuery(target: string): Promise<ReadOnlyQuery> 
     case 'sqlite':
       return (await import('./sqlite-query.js')).sqliteQuery(parsed.path);
     case 'duckdb':
+      beforeLoadingDuckdb();
       return (await import('./duckdb-query.js')).duckdbQuery(parsed.path);
     case 'postgres':
       return (await import('./postgres-query.js')).postgresQuery(parsed);
