@@ -6,12 +6,11 @@ export const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
 
 /**
  * Hand memory DuckDB freed back to the system at once. DuckDB's own options
- * keep it for a second as dirty pages and a second more as lazily freed ones,
- * and count that time only while the process allocates: what a checkpoint
- * freed stayed resident. A process that inserted and checkpointed 100,000
- * authentications in five commits held 216–268 MB of anonymous memory with
- * 2 MB of it in DuckDB's buffer pool, and 36–40 MB with these options, in the
- * same time (docs/benchmarks.md, "DuckDB's allocator").
+ * keep it for a second as dirty pages and a second more as lazily freed ones:
+ * an export of a 1M-session DuckDB target peaked at 288–296 MB with them and
+ * at 210–213 MB with these, for some 3.5 s more system time (page faults and
+ * madvise) in about 24 s; a backfill and an idle sync of that size moved
+ * within their noise (docs/benchmarks.md, "DuckDB's allocator").
  */
 export const RETURN_FREED_MEMORY = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
