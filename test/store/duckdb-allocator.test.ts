@@ -9,8 +9,8 @@ import { useTempDir } from '../helpers/temp-dir.js';
 
 /*
  * DuckDB's library brings its own jemalloc, which takes its options from the
- * environment when the library loads; with DuckDB's own it kept what
- * checkpoints freed resident (src/store/drivers/duckdb/duckdb-allocator.ts).
+ * environment when the library loads; with DuckDB's own it kept what DuckDB
+ * freed for up to two seconds (src/store/drivers/duckdb/duckdb-allocator.ts).
  * Each command that loads DuckDB runs as a child process with a preload that
  * records the options in the environment at each load of a native library.
  */
@@ -45,7 +45,7 @@ const NO_SERVICE = { IVS_API_TOKEN: 'test-token', IVS_BASE_URL: 'http://127.0.0.
 describe("DuckDB's allocator", () => {
   const tempDir = useTempDir();
 
-  it('a sync into a DuckDB target loads DuckDB told to hand freed memory back at once', async () => {
+  it('a sync into a DuckDB target loads DuckDB told to hand freed memory back promptly', async () => {
     const dir = tempDir();
     const { conf } = await duckdbLoadedWith(dir, ['sync', '--since', '2026-01-01'], {
       ...NO_SERVICE,
@@ -54,7 +54,7 @@ describe("DuckDB's allocator", () => {
     expect(conf).toBe(RETURN_FREED_MEMORY);
   });
 
-  it('so do a query of a DuckDB target and an export of a SQLite one', async () => {
+  it('so do a query of a DuckDB target, an export of a SQLite one and a query of that export', async () => {
     const dir = tempDir();
     const duckdb = `duckdb:${join(dir, 'ivsync.duckdb')}`;
     await (await openSink(duckdb)).close();
@@ -68,6 +68,13 @@ describe("DuckDB's allocator", () => {
     });
     expect(exported.code).toBe(0);
     expect(exported.conf).toBe(RETURN_FREED_MEMORY);
+    const parquet = await duckdbLoadedWith(
+      dir,
+      ['query', '--db', `parquet:${join(dir, 'parquet')}`, 'SELECT 1 AS one'],
+      {},
+    );
+    expect(parquet.code).toBe(0);
+    expect(parquet.conf).toBe(RETURN_FREED_MEMORY);
   });
 
   it("keeps the options the operator's environment sets", async () => {

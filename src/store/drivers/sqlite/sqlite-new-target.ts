@@ -12,9 +12,12 @@ export interface SqliteBaseline {
   readonly statements: readonly string[];
 }
 
+/** The generated baseline, held to the shape this module reads. */
+const BASELINE: SqliteBaseline = SQLITE_BASELINE;
+
 /** Whether the baseline was made from exactly this list of migrations: any other list takes the steps. */
 export function baselineFits(migrations: readonly Migration[]): boolean {
-  const names = SQLITE_BASELINE.migrations;
+  const names = BASELINE.migrations;
   return migrations.length === names.length && migrations.every((m, i) => m.name === names[i]);
 }
 
@@ -35,13 +38,12 @@ export function baselineFits(migrations: readonly Migration[]): boolean {
  * compares a file made each way.
  */
 export function createFromBaseline(db: Database.Database, now: number): string[] | null {
-  const baseline: SqliteBaseline = SQLITE_BASELINE;
   const { objects } = db.prepare('SELECT count(*) AS objects FROM sqlite_master').get() as { objects: number };
   if (objects > 0) return null;
-  for (const statement of baseline.statements) db.exec(statement);
+  for (const statement of BASELINE.statements) db.exec(statement);
   // As knex's migrator leaves them: the lock row, then one row per migration, batch 1, time in milliseconds.
   db.prepare('INSERT INTO knex_migrations_lock (is_locked) VALUES (0)').run();
   const record = db.prepare('INSERT INTO knex_migrations (name, batch, migration_time) VALUES (?, 1, ?)');
-  for (const name of baseline.migrations) record.run(name, now);
-  return [...baseline.migrations];
+  for (const name of BASELINE.migrations) record.run(name, now);
+  return [...BASELINE.migrations];
 }
