@@ -61,6 +61,16 @@ describe('planCut', () => {
       cut: { kind: 'split', at: 450 },
     },
     {
+      name: 'of cuts leaving as many requests a part, more pages above, which sends first: 2.8 pages, 2 above',
+      input: { windows: [{ lo: 0, hi: 4000 }], started: 1, position: 280, density: 0.25, canSplit: true },
+      cut: { kind: 'split', at: 80 },
+    },
+    {
+      name: 'but no part under a quarter of the rest: 2.2 pages, 1 above',
+      input: { windows: [{ lo: 0, hi: 4000 }], started: 1, position: 220, density: 0.25, canSplit: true },
+      cut: { kind: 'split', at: 120 },
+    },
+    {
       name: 'no split without leave, whatever the rest',
       input: { windows: [{ lo: 0, hi: 4000 }], started: 1, position: 3000, density: 0.1, canSplit: false },
       cut: null,

@@ -46,12 +46,16 @@ export function planCut(input: CutInput): Cut | null {
   if (rest <= pageSeconds) return null;
   // Lopsided cuts only add a stream that is soon done: each part a quarter of the rest at least.
   const minSeconds = Math.max(pageSeconds / 2, rest / 4);
+  const fits = (at: number) => at - floor >= minSeconds && position - at >= minSeconds && at > floor && at < position;
   let target = position - rest / 2;
   if (density !== null && rest >= 2 * pageSeconds) {
-    const pages = Math.max(1, Math.round(rest / pageSeconds / 2));
-    target = position - pages * pageSeconds;
+    // A split's upper part sends first, its lower part a slot later: of two cuts that leave the longer part as
+    // many requests, the one with more pages above ends a slot sooner (2.8 pages: 2 above and 0.8 below end two
+    // round trips after the cut, 1 and 1.8 a slot later, the lower part's second request waiting on its first).
+    const half = rest / pageSeconds / 2;
+    const above = fits(position - Math.ceil(half) * pageSeconds) ? Math.ceil(half) : Math.round(half);
+    target = position - Math.max(1, above) * pageSeconds;
   }
-  const fits = (at: number) => at - floor >= minSeconds && position - at >= minSeconds && at > floor && at < position;
   let best: Cut | null = null;
   let bestMiss = Infinity;
   for (let i = Math.max(started, current + 1); i < windows.length; i++) {
