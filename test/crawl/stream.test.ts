@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ItemDensity } from '../../src/crawl/engine/item-density.js';
 import { spanOver, type SpanWindow } from '../../src/crawl/engine/span.js';
 import { splitParts } from '../../src/crawl/engine/split-parts.js';
-import { canSplit, openStream, seenBy, unfetched } from '../../src/crawl/engine/stream.js';
+import { canSplit, cutCandidates, openStream, seenBy, unfetched, type Stream } from '../../src/crawl/engine/stream.js';
 import { windowState as w } from './window-state.js';
 
 /** A window [start, end) of which the span covers [lo, hi). */
@@ -52,6 +52,33 @@ describe('a stream and its spans', () => {
     stream.windows.pop();
     expect(span.windows).toHaveLength(2);
     expect(unfetched(stream)).toBe(100);
+  });
+});
+
+describe('cutCandidates', () => {
+  /** A stream over [lo, hi), at the top of it, which has or has not had a page of its own back. */
+  const stream = (lo: number, hi: number, answered: boolean, closing = false): Stream => ({
+    ...openStream(spanOver('authentications', [part(lo, hi)]), 'now'),
+    answered,
+    closing,
+  });
+  const uniform = () => 0.1;
+
+  it('before any page of the crawl is back, every open stream, the longest rest first', () => {
+    const streams = [stream(0, 100, false), stream(100, 400, false), stream(400, 500, false, true)];
+    expect(cutCandidates(streams, false, uniform).map((s) => s.windows[0]!.lo)).toEqual([100, 0]);
+  });
+
+  it('once one is back, only the streams that had a page of their own, however long the rest of the others', () => {
+    // The one still waiting covers the oldest, widest range: a history as dense there is only a guess.
+    const streams = [stream(0, 10_000, false), stream(10_000, 10_100, true), stream(10_100, 10_150, true)];
+    expect(cutCandidates(streams, true, uniform).map((s) => s.windows[0]!.lo)).toEqual([10_000, 10_100]);
+  });
+
+  it('weighs each rest by its own density', () => {
+    const streams = [stream(0, 100, true), stream(100, 150, true)];
+    const density = (s: Stream) => (s.windows[0]!.lo === 0 ? 0.1 : 1);
+    expect(cutCandidates(streams, true, density).map((s) => s.windows[0]!.lo)).toEqual([100, 0]);
   });
 });
 

@@ -16,7 +16,7 @@ import { RoundTrip } from './round-trip.js';
 import { planSpans, spanOver, type Span } from './span.js';
 import { splitParts } from './split-parts.js';
 import { outlasts } from './straggler.js';
-import { canSplit, openStream, passOf, seenBy, unfetched, type Stream } from './stream.js';
+import { canSplit, cutCandidates, openStream, passOf, seenBy, unfetched, type Stream } from './stream.js';
 import { keyOf } from './window-key.js';
 import { requestRange, splitRemainder } from './windows.js';
 
@@ -226,6 +226,7 @@ export class Crawler {
         stream.current = assigned.doneBefore;
         stream.cursor = page.nextCursor;
         stream.pages++;
+        stream.answered = true;
         stream.items += page.items.length;
         stream.covered += step;
         this.#density.add(stream.resource, page.items.length, step);
@@ -319,7 +320,10 @@ export class Crawler {
       return 'grew';
     }
     if (!this.#mayCut) return 'none';
-    for (const stream of only && boundary ? [boundary] : this.#byRest()) {
+    const densityOf = (s: Stream) => this.#density.ofStream(s) ?? this.#density.of(null) ?? 1;
+    const candidates =
+      only && boundary ? [boundary] : cutCandidates(this.#streams, this.#roundTrip.ms !== null, densityOf);
+    for (const stream of candidates) {
       const density = this.#density.ofStream(stream);
       const splittable = stream === boundary && density !== null && canSplit(stream, this.#ctx.crawl.splitAfterPages);
       const { windows, started, current, position } = stream;
@@ -335,12 +339,6 @@ export class Crawler {
       return 'stopped';
     }
     return 'none';
-  }
-
-  /** Open streams, the largest expected rest first. */
-  #byRest(): Stream[] {
-    const rest = (s: Stream) => unfetched(s) * (this.#density.ofStream(s) ?? this.#density.of(null) ?? 1);
-    return [...this.#streams].filter((s) => !s.closing).sort((a, b) => rest(b) - rest(a));
   }
 
   /** Stops the stream and pages its unfetched rest as two new streams, cut at `at` inside its current window. */

@@ -23,6 +23,8 @@ export interface Stream {
   covered: number;
   /** Being split: nothing more is cut from it. */
   closing: boolean;
+  /** A page of its own came back: what its range holds is more than a guess. */
+  answered: boolean;
   readonly startedAt: string;
 }
 
@@ -37,6 +39,7 @@ export function openStream(span: Span, now: string): Stream {
     items: span.seen?.items ?? 0,
     covered: span.seen?.seconds ?? 0,
     closing: false,
+    answered: false,
     startedAt: now,
   };
 }
@@ -64,6 +67,26 @@ export function canSplit(
     stream.position > w.window.windowStart &&
     stream.position < w.window.windowEnd
   );
+}
+
+/**
+ * The open streams a cut may take from, the largest expected rest first (what
+ * is left to fetch at its `density`, items per second). Once a page of the
+ * crawl is back (`answered`), only those that had a page of their own: the
+ * rest of one still waiting on its first is the resource's density over its
+ * range, a guess that the history is as dense there as where pages came from.
+ * A backfill from long before an account's first session (a month of
+ * sessions in three years, at 1 s) cut such streams again and again, each
+ * part one more request for an empty range.
+ */
+export function cutCandidates(
+  streams: Iterable<Stream>,
+  answered: boolean,
+  density: (stream: Stream) => number,
+): Stream[] {
+  const rest = (s: Stream) => unfetched(s) * density(s);
+  const open = [...streams].filter((s) => !s.closing && (s.answered || !answered));
+  return open.sort((a, b) => rest(b) - rest(a));
 }
 
 /** The pass a stream makes over each of its windows: its whole range, from when it started. */
