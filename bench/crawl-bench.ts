@@ -40,6 +40,11 @@ export interface CrawlRun {
 export interface CrawlRunOptions {
   /** Days of history the simulator spreads the sessions over (ending at its fixed end). @default 365 */
   days?: number;
+  /**
+   * Days the backfill covers, ending at the same end: more than `days` when the account began after the backfill's
+   * `--from`. @default days + 1
+   */
+  backfillDays?: number;
 }
 
 /** Runs one backfill of the simulator's whole history in a child process and measures it. */
@@ -51,6 +56,7 @@ export async function crawlRun(
   options: CrawlRunOptions = {},
 ): Promise<CrawlRun> {
   const days = options.days ?? 365;
+  const backfillDays = options.backfillDays ?? days + 1;
   const sim = await startSimulator({
     sessions,
     seed: 42,
@@ -72,7 +78,7 @@ export async function crawlRun(
         [
           'backfill',
           '--from',
-          String(DEFAULT_TO_EPOCH - (days + 1) * 86_400),
+          String(DEFAULT_TO_EPOCH - backfillDays * 86_400),
           '--to',
           String(DEFAULT_TO_EPOCH),
           '--json',

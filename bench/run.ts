@@ -59,6 +59,8 @@ if (want('crawl')) {
   const rows: CrawlRun[] = [];
   for (const latency of [150, 1000]) rows.push(await crawlRun(`rate @${latency}ms`, 10_000, latency, 10));
   rows.push(await crawlRun('sparse 60d @150ms', 1_500, 150, 10, { days: 60 }));
+  // A backfill from long before the account's first session: three years asked, the last month holding them all.
+  rows.push(await crawlRun('30d of 3y @1000ms', 10_000, 1000, 10, { days: 30, backfillDays: 1_100 }));
   console.log(
     '\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the ' +
       'first to the last request;',
