@@ -53,8 +53,8 @@ export function planCut(input: CutInput): Cut | null {
     // many requests, the one with more pages above ends a slot sooner (2.8 pages: 2 above and 0.8 below end two
     // round trips after the cut, 1 and 1.8 a slot later, the lower part's second request waiting on its first).
     const half = rest / pageSeconds / 2;
-    const above = fits(position - Math.ceil(half) * pageSeconds) ? Math.ceil(half) : Math.round(half);
-    target = position - Math.max(1, above) * pageSeconds;
+    const larger = position - Math.ceil(half) * pageSeconds;
+    target = fits(larger) ? larger : position - Math.round(half) * pageSeconds;
   }
   let best: Cut | null = null;
   let bestMiss = Infinity;
