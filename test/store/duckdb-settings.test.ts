@@ -2,7 +2,8 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
-import { ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-open.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { ROW_GROUP_ROWS, STORAGE_VERSION } from '../../src/store/drivers/duckdb/duckdb-open.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { table } from '../../src/schema/schema.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -84,5 +85,51 @@ describe('DuckDB target settings', () => {
     };
     expect(await opened(0.01)).toEqual({ reopened: true, rows: 40_000 });
     expect(await opened()).toEqual({ reopened: false, rows: 40_000 });
+  });
+
+  it("creates a file in STORAGE_VERSION's format; a file that exists keeps the format it was made in", async () => {
+    // The format a file's header names, read by a DuckDB of its own that opens the file plainly.
+    const formatOf = async (file: string): Promise<string> => {
+      const instance = await DuckDBInstance.create(':memory:');
+      const connection = await instance.connect();
+      try {
+        await connection.run(`ATTACH '${file}' AS f (READ_ONLY)`);
+        const reader = await connection.runAndReadAll(
+          "SELECT tags['storage_version'] AS format FROM duckdb_databases() WHERE database_name = 'f'",
+        );
+        return String(reader.getRowObjectsJson()[0]?.format);
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    };
+    const written = async (file: string): Promise<void> => {
+      const driver = await DuckdbDriver.open(file, () => new Date('2026-11-29T00:00:00.000Z'));
+      try {
+        await driver.migrate(MIGRATIONS);
+        await driver.transaction((tx) =>
+          tx.write(table('session_text_fields'), [{ service_id: 'S1', key: 'k', value: 'v' }], 'fail'),
+        );
+        await driver.read((tx) => tx.run('CHECKPOINT'));
+      } finally {
+        await driver.close();
+      }
+    };
+    const created = join(tempDir(), 'created.duckdb');
+    await written(created);
+    expect(STORAGE_VERSION).toBe('v1.4.0');
+    expect(await formatOf(created)).toMatch(/^v1\.4\.0/);
+
+    // A file DuckDB made with its own default format, as every target before STORAGE_VERSION was.
+    const older = join(tempDir(), 'older.duckdb');
+    const instance = await DuckDBInstance.create(older);
+    const connection = await instance.connect();
+    await connection.run('CREATE TABLE made_before (id INTEGER)');
+    connection.closeSync();
+    instance.closeSync();
+    const before = await formatOf(older);
+    expect(before).not.toMatch(/^v1\.4\.0/);
+    await written(older);
+    expect(await formatOf(older)).toBe(before);
   });
 });
