@@ -73,7 +73,7 @@ export interface IdHashSource {
  * lock on it holds for the life of the instance.
  */
 export class HeldIds {
-  readonly #bits: Uint32Array;
+  readonly #bits: Uint32Array<ArrayBuffer>;
   readonly #size: number;
   readonly #capacity: number;
   #count = 0;
@@ -97,6 +97,8 @@ export class HeldIds {
 
   /** Whether all of the id's bits are set (before `set` sets them): double hashing of the hash's halves. */
   #probe(h1: number, low: number, set: boolean): boolean {
+    // Released: every id "may" be held, which is never wrong.
+    if (this.#bits.length === 0) return true;
     const h2 = low | 1;
     let all = true;
     for (let i = 0; i < PROBES; i++) {
@@ -118,6 +120,17 @@ export class HeldIds {
   /** Distinct ids added, as far as the filter tells. */
   get count(): number {
     return this.#count;
+  }
+
+  /**
+   * Hands the bits' memory back now, not at a garbage collection: the filter
+   * answers nothing after. A full filter dropped while its successor, 1.5
+   * times as large, was built stayed resident beside it until V8 collected
+   * it (a 10M-session backfill peaked during the build at 8.9M ids). A
+   * released filter says "maybe" of every id.
+   */
+  release(): void {
+    this.#bits.buffer.transfer(0);
   }
 }
 
@@ -154,6 +167,7 @@ export class FileHeldIds {
   async mayHold(kind: HeldKind, ids: readonly string[]): Promise<string[]> {
     if (this.#held === null || this.#held.full) {
       // Let go of the full filter before its successor, GROWTH times as large, is built: 38 MB at 8.4M ids, not 63.
+      this.#held?.release();
       this.#held = null;
       this.#forgetSettled();
       this.#held = await build(this.#source);
@@ -210,6 +224,7 @@ export class FileHeldIds {
 
   /** The file may have changed outside this process (it was attached again): known again at the next question. */
   forget(): void {
+    this.#held?.release();
     this.#held = null;
     this.#forgetSettled();
   }
