@@ -74,7 +74,7 @@ it('runs through a chain of links as npm makes them, by its shebang', async () =
   // Nothing set by the bin: the cap is the deployment's (Dockerfile, systemd unit).
   expect(run.seen.arenaMax).toBeNull();
   // V8 reads the young generation's size only at start: the shebang line passes it.
-  expect(run.seen.execArgv).toEqual(['--max-semi-space-size=16']);
+  expect(run.seen.execArgv).toEqual(['--max-semi-space-size=8']);
 });
 
 it("passes the environment's MALLOC_ARENA_MAX, the arguments and the exit code through", async () => {

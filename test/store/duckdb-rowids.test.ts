@@ -4,6 +4,7 @@ import { MIGRATIONS } from '../../migrations/index.js';
 import { table } from '../../src/schema/schema.js';
 import type { ColumnDef } from '../../src/schema/table-def.js';
 import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
+import { ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-open.js';
 import { rowidCondition } from '../../src/store/drivers/duckdb/duckdb-rowid-ranges.js';
 import { DuckdbRowids } from '../../src/store/drivers/duckdb/duckdb-rowids.js';
 import { selectWhereIn, updateWhereIn, type Row, type SqlExecutor } from '../../src/store/drivers/sql-driver.js';
@@ -186,8 +187,10 @@ describe('DuckDB reads the columns of stored sessions by their rowids', () => {
 
   it('names a range per place, split at the widest gaps wider than a row group, 32 at most', () => {
     expect(rowidCondition(['5', '3', '4'])).toBe('(rowid BETWEEN 3 AND 5) AND rowid = ANY([5, 3, 4])');
-    expect(rowidCondition(['1', '16385', '40000'])).toBe(
-      '(rowid BETWEEN 1 AND 16385 OR rowid BETWEEN 40000 AND 40000) AND rowid = ANY([1, 16385, 40000])',
+    // A gap of one row group's width stays inside a range; a wider one splits it.
+    const next = String(1 + ROW_GROUP_ROWS);
+    expect(rowidCondition(['1', next, '40000'])).toBe(
+      `(rowid BETWEEN 1 AND ${next} OR rowid BETWEEN 40000 AND 40000) AND rowid = ANY([1, ${next}, 40000])`,
     );
     // A transaction's own rows have rowids from 2 ** 55, past a JS number's integers.
     const local = (2n ** 55n + 7n).toString();

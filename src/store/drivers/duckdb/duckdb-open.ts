@@ -28,10 +28,14 @@ export function lockHolder(error: unknown): string | null {
  * the compressed blocks of each table it rewrites wait in the buffer pool
  * until it ends: with whole 122,880-row groups of sessions (each with its raw
  * item) that was more than the pool, spilled to the temp directory (a
- * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). Smaller
- * groups cost a little compression; the file was about the same size.
+ * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). In
+ * STORAGE_VERSION's format nothing is held per row group, and 8,192 rows
+ * halve each checkpoint's rewrite: a process writing on into a 10M-session
+ * file peaked at 322–325 MB against 348–349 with 16,384, and a 10M backfill
+ * (with V8's semi-space at 8 MB) at 408 MB against 435, 10% faster
+ * (docs/benchmarks.md, "DuckDB's file format").
  */
-export const ROW_GROUP_ROWS = 16_384;
+export const ROW_GROUP_ROWS = 8_192;
 
 /**
  * The storage format of a file ivsync creates: DuckDB 1.4's, which DuckDB 1.4
