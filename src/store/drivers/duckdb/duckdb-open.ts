@@ -29,8 +29,8 @@ export function lockHolder(error: unknown): string | null {
  * until it ends: with whole 122,880-row groups of sessions (each with its raw
  * item) that was more than the pool, spilled to the temp directory (a
  * 250k-session ingest peaked at 454 MB RSS; 370 MB with 16,384). In
- * STORAGE_VERSION's format nothing is held per row group, and 8,192 rows
- * halve each checkpoint's rewrite: a process writing on into a 10M-session
+ * STORAGE_VERSION's format checkpoints no longer hold memory per row group
+ * of the history, and 8,192 rows halve each checkpoint's rewrite: a process writing on into a 10M-session
  * file peaked at 322–325 MB against 348–349 with 16,384, and a 10M backfill
  * (with V8's semi-space at 8 MB) at 408 MB against 435, 10% faster
  * (docs/benchmarks.md, "DuckDB's file format").
@@ -45,7 +45,7 @@ export const ROW_GROUP_ROWS = 8_192;
  * went on writing to a file of 10M sessions (about 3,100 row groups) sat
  * some 80 MB above one writing to a file of 1M, and peaked at 467 MB
  * against 343 MB with 1.4's format, in 62 s against 44 for the same 300,000
- * sessions (docs/benchmarks.md, "DuckDB: the file's format"). 1.3's format
+ * sessions (docs/benchmarks.md, "DuckDB's file format"). 1.3's format
  * peaked at 434 MB. A file that exists keeps the format it was made in.
  */
 export const STORAGE_VERSION = 'v1.4.0';
