@@ -1,40 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../migrations/index.js';
-import { table } from '../../src/schema/schema.js';
-import type { ColumnDef } from '../../src/schema/table-def.js';
 import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
 import { ROW_GROUP_ROWS } from '../../src/store/drivers/duckdb/duckdb-open.js';
 import { rowidCondition } from '../../src/store/drivers/duckdb/duckdb-rowid-ranges.js';
 import { DuckdbRowids } from '../../src/store/drivers/duckdb/duckdb-rowids.js';
 import { selectWhereIn, updateWhereIn, type Row, type SqlExecutor } from '../../src/store/drivers/sql-driver.js';
+import { AUTHENTICATIONS, row, stored } from '../helpers/duckdb-rows.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const tempDir = useTempDir();
-const AUTHENTICATIONS = table('authentications');
-
-/** A value of `column`'s type that tells row `i` apart. */
-function valueOf(column: ColumnDef, i: number): unknown {
-  if (column.name === 'service_id') return `au-${i}`;
-  if (column.name === 'raw') return JSON.stringify({ service_id: `au-${i}`, pad: 'x'.repeat(200) });
-  switch (column.type) {
-    case 'integer':
-    case 'real':
-      return i;
-    case 'boolean':
-      return i % 2 === 0;
-    case 'timestamp':
-      return new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace('Z', '000Z');
-    case 'json':
-      return '{}';
-    default:
-      return `${column.name}-${i}`;
-  }
-}
-
-function row(i: number): Row {
-  return Object.fromEntries(AUTHENTICATIONS.columns.map((c) => [c.name, valueOf(c, i)]));
-}
 
 describe('DuckDB reads and updates stored sessions by id', () => {
   it('reads the rows of the ids asked for that it holds, and no others', async () => {
@@ -204,17 +178,6 @@ describe('DuckDB reads the columns of stored sessions by their rowids', () => {
 });
 
 /** A migrated target holding `count` authentications, au-0 on. */
-async function stored(driver: DuckdbDriver, count: number): Promise<void> {
-  await driver.migrate(MIGRATIONS);
-  await driver.transaction((tx) =>
-    tx.write(
-      AUTHENTICATIONS,
-      Array.from({ length: count }, (_, i) => row(i)),
-      'fail',
-    ),
-  );
-}
-
 function pick(r: Row, columns: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(columns.map((c) => [c, r[c]]));
 }

@@ -19,6 +19,7 @@ import { DuckdbRowids } from './duckdb-rowids.js';
 import { duckdbKeyless, keylessWriteStatements } from './duckdb-keyless.js';
 import { openDatabase, type OpenWait } from './duckdb-open.js';
 import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
+import { ScanPool } from './duckdb-scan-pool.js';
 import { duckdbMemorySettings, poolMegabytes, type DuckdbMemoryOptions } from './duckdb-settings.js';
 import type { ColumnDef, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
@@ -126,6 +127,8 @@ export class DuckdbDriver implements SqlDriver {
   // transaction spans several awaits, so two must never interleave. A failed task fails its caller only.
   readonly #lock = new PQueue({ concurrency: 1 });
   readonly #clock: () => Date;
+  /** The smaller pool of a transaction that reads the tables for ids the filter may hold; whole for its COMMIT. */
+  readonly #scanPool: ScanPool;
   #closed = false;
 
   /** The database file; null in memory. */
@@ -135,7 +138,10 @@ export class DuckdbDriver implements SqlDriver {
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
   /** The ids the file holds rows for, per kind of table (see HeldIds). */
-  readonly #held = new FileHeldIds(duckdbIdHashes(() => this.#connection));
+  readonly #held = new FileHeldIds(
+    duckdbIdHashes(() => this.#connection),
+    () => this.#scanPool.narrow(this.#connection),
+  );
 
   private constructor(
     instance: DuckDBInstance,
@@ -151,6 +157,7 @@ export class DuckdbDriver implements SqlDriver {
     this.#path = path;
     this.#connection = connection;
     this.#clock = clock;
+    this.#scanPool = new ScanPool(parseInt(config['memory_limit']!, 10));
   }
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
@@ -325,6 +332,7 @@ export class DuckdbDriver implements SqlDriver {
     });
     try {
       const result = await work(this.#executor);
+      await this.#scanPool.widen(this.#connection);
       await this.#connection.run('COMMIT');
       return result;
     } catch (error) {
@@ -332,6 +340,7 @@ export class DuckdbDriver implements SqlDriver {
       // written) has ended the transaction already, and DuckDB refuses the
       // ROLLBACK with "no transaction is active", which would hide why.
       await this.#connection.run('ROLLBACK').catch(() => undefined);
+      await this.#scanPool.widen(this.#connection).catch(() => undefined);
       this.#noteInvalidated(error);
       throw error;
     } finally {

@@ -147,6 +147,7 @@ export class HeldIds {
  */
 export class FileHeldIds {
   readonly #source: IdHashSource;
+  readonly #beforeRead: () => Promise<void>;
   #held: HeldIds | null = null;
   /** Ids the transaction under way wrote, per kind of table. */
   readonly #pending: Record<HeldKind, Set<string>> = { sessions: new Set(), children: new Set(), versions: new Set() };
@@ -155,8 +156,10 @@ export class FileHeldIds {
   /** Hashes of the ids asked about or written since the filter last took in the settled ids. */
   readonly #known = new Map<string, [number, number]>();
 
-  constructor(source: IdHashSource) {
+  /** @param beforeRead called before mayHold answers with an id the filter may hold: the caller reads the table next */
+  constructor(source: IdHashSource, beforeRead: () => Promise<void> = () => Promise.resolve()) {
     this.#source = source;
+    this.#beforeRead = beforeRead;
   }
 
   /**
@@ -182,6 +185,7 @@ export class FileHeldIds {
     const asked = ids.filter((id) => !pending.has(id));
     const hashes = await this.#hashes(asked);
     const maybe = new Set(asked.filter((_, i) => held.mayHold(...hashes[i]!)));
+    if (maybe.size > 0) await this.#beforeRead();
     return ids.filter((id) => pending.has(id) || maybe.has(id));
   }
 
