@@ -140,7 +140,7 @@ export class DuckdbDriver implements SqlDriver {
   /** The ids the file holds rows for, per kind of table (see HeldIds). */
   readonly #held = new FileHeldIds(
     duckdbIdHashes(() => this.#connection),
-    () => this.#scanPool.narrow(this.#connection),
+    (maybe, asked) => this.#scanPool.narrow(this.#connection, maybe, asked),
   );
 
   private constructor(

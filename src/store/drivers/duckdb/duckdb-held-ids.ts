@@ -147,7 +147,7 @@ export class HeldIds {
  */
 export class FileHeldIds {
   readonly #source: IdHashSource;
-  readonly #beforeRead: () => Promise<void>;
+  readonly #beforeRead: (maybe: number, asked: number) => Promise<void>;
   #held: HeldIds | null = null;
   /** Ids the transaction under way wrote, per kind of table. */
   readonly #pending: Record<HeldKind, Set<string>> = { sessions: new Set(), children: new Set(), versions: new Set() };
@@ -156,8 +156,14 @@ export class FileHeldIds {
   /** Hashes of the ids asked about or written since the filter last took in the settled ids. */
   readonly #known = new Map<string, [number, number]>();
 
-  /** @param beforeRead called before mayHold answers with an id the filter may hold: the caller reads the table next */
-  constructor(source: IdHashSource, beforeRead: () => Promise<void> = () => Promise.resolve()) {
+  /**
+   * @param beforeRead called before mayHold answers with ids the filter may hold (`maybe` of the `asked` it was
+   * asked about): the caller reads the table for them next
+   */
+  constructor(
+    source: IdHashSource,
+    beforeRead: (maybe: number, asked: number) => Promise<void> = () => Promise.resolve(),
+  ) {
     this.#source = source;
     this.#beforeRead = beforeRead;
   }
@@ -185,7 +191,7 @@ export class FileHeldIds {
     const asked = ids.filter((id) => !pending.has(id));
     const hashes = await this.#hashes(asked);
     const maybe = new Set(asked.filter((_, i) => held.mayHold(...hashes[i]!)));
-    if (maybe.size > 0) await this.#beforeRead();
+    if (maybe.size > 0) await this.#beforeRead(maybe.size, asked.length);
     return ids.filter((id) => pending.has(id) || maybe.has(id));
   }
 
