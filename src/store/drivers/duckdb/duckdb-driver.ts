@@ -140,24 +140,24 @@ export class DuckdbDriver implements SqlDriver {
   /** The ids the file holds rows for, per kind of table (see HeldIds). */
   readonly #held = new FileHeldIds(
     duckdbIdHashes(() => this.#connection),
-    (maybe, asked) => this.#scanPool.narrow(this.#connection, maybe, asked),
+    (maybe, asked) => this.#scanPool.narrow(maybe, asked),
   );
 
   private constructor(
     instance: DuckDBInstance,
     connection: DuckDBConnection,
     clock: () => Date,
-    path: string | null,
+    path: string,
     config: Record<string, string>,
-    tableBlocksBytes: number,
+    pool: { mb: number; tableBlocksBytes: number },
   ) {
     this.#instance = instance;
     this.#config = config;
-    this.#tableBlocksBytes = tableBlocksBytes;
-    this.#path = path;
+    this.#tableBlocksBytes = pool.tableBlocksBytes;
+    this.#path = path === ':memory:' ? null : path;
     this.#connection = connection;
     this.#clock = clock;
-    this.#scanPool = new ScanPool(parseInt(config['memory_limit']!, 10));
+    this.#scanPool = new ScanPool(pool.mb, () => this.#connection);
   }
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
@@ -165,9 +165,9 @@ export class DuckdbDriver implements SqlDriver {
     const thresholdMb = Math.max(1, Math.round(options.checkpointThresholdMb ?? 8));
     const config = { ...duckdbMemorySettings(options), checkpoint_threshold: `${thresholdMb}MB` };
     const { instance, connection } = await openDatabase(path, config, options.wait);
-    const tableBlocks =
-      options.tableBlocksMb === undefined ? tableBlocksBound(poolMegabytes(options)) : options.tableBlocksMb * 2 ** 20;
-    return new DuckdbDriver(instance, connection, clock, path === ':memory:' ? null : path, config, tableBlocks);
+    const mb = poolMegabytes(options);
+    const bytes = options.tableBlocksMb === undefined ? tableBlocksBound(mb) : options.tableBlocksMb * 2 ** 20;
+    return new DuckdbDriver(instance, connection, clock, path, config, { mb, tableBlocksBytes: bytes });
   }
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
@@ -332,7 +332,7 @@ export class DuckdbDriver implements SqlDriver {
     });
     try {
       const result = await work(this.#executor);
-      await this.#scanPool.widen(this.#connection);
+      await this.#scanPool.widen();
       await this.#connection.run('COMMIT');
       return result;
     } catch (error) {
@@ -340,7 +340,7 @@ export class DuckdbDriver implements SqlDriver {
       // written) has ended the transaction already, and DuckDB refuses the
       // ROLLBACK with "no transaction is active", which would hide why.
       await this.#connection.run('ROLLBACK').catch(() => undefined);
-      await this.#scanPool.widen(this.#connection).catch(() => undefined);
+      await this.#scanPool.widen().catch(() => undefined);
       this.#noteInvalidated(error);
       throw error;
     } finally {

@@ -30,15 +30,17 @@ export function scanPoolMegabytes(poolMb: number): number {
 /** The share of the ids asked about under which the filter's "maybe"s are a read that finds next to nothing. */
 const FEW_MAYBE = 0.1;
 
-/** Narrows a connection's pool for a read of the stored ids, and widens it again. */
+/** Narrows the pool of the connection a driver holds at the time for a read of the stored ids, and widens it again. */
 export class ScanPool {
   readonly #poolMb: number;
   readonly #scanMb: number;
+  readonly #connection: () => DuckDBConnection;
   #narrowed = false;
 
-  constructor(poolMb: number) {
+  constructor(poolMb: number, connection: () => DuckDBConnection) {
     this.#poolMb = poolMb;
     this.#scanMb = scanPoolMegabytes(poolMb);
+    this.#connection = connection;
   }
 
   /**
@@ -46,16 +48,18 @@ export class ScanPool {
    * them. A pool DuckDB cannot shrink that far (what it holds cannot be evicted) stays as it is: the read is only
    * slower to give memory back.
    */
-  async narrow(connection: DuckDBConnection, maybe: number, asked: number): Promise<void> {
+  async narrow(maybe: number, asked: number): Promise<void> {
     if (this.#narrowed || this.#scanMb >= this.#poolMb || maybe >= asked * FEW_MAYBE) return;
     this.#narrowed = true;
-    await connection.run(`SET memory_limit = '${this.#scanMb}MB'`).catch(() => undefined);
+    await this.#connection()
+      .run(`SET memory_limit = '${this.#scanMb}MB'`)
+      .catch(() => undefined);
   }
 
   /** The whole pool again. Fails while the transaction is aborted; it is then asked again after the ROLLBACK. */
-  async widen(connection: DuckDBConnection): Promise<void> {
+  async widen(): Promise<void> {
     if (!this.#narrowed) return;
-    await connection.run(`SET memory_limit = '${this.#poolMb}MB'`);
+    await this.#connection().run(`SET memory_limit = '${this.#poolMb}MB'`);
     this.#narrowed = false;
   }
 }
