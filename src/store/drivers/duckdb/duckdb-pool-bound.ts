@@ -9,9 +9,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
  * failed a checkpoint at 3.34M sessions ("failed to pin block"). Opened anew,
  * the instance holds 2–3 MB of them, and the next 250,000 sessions take the
  * same 20–25 MB again (`node dist/bench/duckdb-growth.js`, docs/benchmarks.md).
- * Opening a file of 0.2–1.5 GB took 50–220 ms.
+ * Opening a file of 0.2–1.5 GB took 50–220 ms. The process's memory outside
+ * the pool grows with the checkpoints between two opens too, and the open
+ * gives it back: an eighth of the pool rather than a quarter (three opens for
+ * one) took a process writing 300,000 sessions on into a 10M-session file
+ * from 331–340 MB at its peak to 302–307, in the same time
+ * (docs/benchmarks.md, "The table blocks' share: an eighth").
  */
-const TABLE_BLOCKS_POOL_SHARE = 0.25;
+const TABLE_BLOCKS_POOL_SHARE = 0.125;
 
 /** The bytes of table blocks an instance with a pool of `poolMb` may hold. */
 export function tableBlocksBound(poolMb: number): number {
