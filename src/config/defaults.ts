@@ -177,7 +177,7 @@ export const DEFAULTS = deepFreeze({
      * Most sessions a DuckDB target is let grow to: a backfill estimated past
      * it fails in its first pages with one line. 0, the default, sets none:
      * what DuckDB keeps of the tables is bounded by the driver (it opens the
-     * file anew past a quarter of the pool), and ten million sessions
+     * file anew past an eighth of the pool), and ten million sessions
      * completed. For a disk or a file size of the user's own choosing.
      * @default 0
      */

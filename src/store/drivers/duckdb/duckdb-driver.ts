@@ -100,7 +100,7 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
   wait?: OpenWait;
   /**
    * Table blocks the instance may hold before the file is opened anew (see duckdb-pool-bound.ts).
-   * @default a quarter of the pool
+   * @default an eighth of the pool
    */
   tableBlocksMb?: number;
 }
