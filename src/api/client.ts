@@ -250,10 +250,13 @@ class HttpServiceClient implements ServiceClient {
 }
 
 /** What a Call takes of the caller's options. */
-function callOptions(options: CallOptions): Pick<Call, 'priority' | 'tally'> {
-  return options.tally === undefined
-    ? { priority: options.priority ?? 0 }
-    : { priority: options.priority ?? 0, tally: options.tally };
+function callOptions(options: CallOptions): Pick<Call, 'priority' | 'tally' | 'onSend'> {
+  const { tally, onSend } = options;
+  return {
+    priority: options.priority ?? 0,
+    ...(tally === undefined ? {} : { tally }),
+    ...(onSend === undefined ? {} : { onSend }),
+  };
 }
 
 function isRecordWithArray(value: unknown, key: string): boolean {

@@ -65,14 +65,19 @@ export interface RequestTally {
   within?: RequestTally;
 }
 
+/** A request's place among those waiting for a token: higher goes first. A function is read as each attempt queues. */
+export type Priority = number | (() => number);
+
 export interface CallOptions {
   /**
    * Among requests waiting for a token, higher goes first.
    * @default 0
    */
-  priority?: number;
+  priority?: Priority;
   /** Also counts this call's attempts (each took a token), besides the client's own stats. @default none */
   tally?: RequestTally;
+  /** Called as each attempt takes its token and leaves: what the service's round trip is timed from. @default none */
+  onSend?: () => void;
 }
 
 /** Webhook filter (api-spec "POST /v1/webhooks"). */

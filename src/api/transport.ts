@@ -21,7 +21,7 @@ import { retryAfterMs } from './retry-after.js';
 import { isRetryable, retryDecision } from './retry-policy.js';
 import type { FailureKind, RetryPolicyOptions } from './retry-policy.js';
 import { fillRoute } from './route-path.js';
-import type { ClientStats, RequestEvent, RequestTally } from './service-client.js';
+import type { ClientStats, Priority, RequestEvent, RequestTally } from './service-client.js';
 import { serviceMessage } from './service-message.js';
 
 export interface TransportOptions {
@@ -53,9 +53,11 @@ export interface Call {
   /** JSON body; sent with `Content-Type: application/json`. */
   body?: unknown;
   /** @default 0 */
-  priority?: number;
+  priority?: Priority;
   /** Counts the call's attempts besides the transport's own stats. */
   tally?: RequestTally;
+  /** Called as each attempt takes its token and leaves. */
+  onSend?: () => void;
   /** @default true */
   idempotent?: boolean;
   /** Statuses that are answers rather than failures (403 or 404 on by-id routes). */
@@ -198,7 +200,7 @@ export class Transport {
     const { limiter, now } = this.#options;
     const path = fillRoute(call.route, call.params);
     const state: AttemptState = { attempt: 0, startedAt: now(), last: undefined };
-    const priority = call.priority ?? 0;
+    const priority = () => (typeof call.priority === 'function' ? call.priority() : (call.priority ?? 0));
     const requestOptions: OptionsOfJSONResponseBodyWrapped = {
       method: call.method,
       responseType: 'json',
@@ -206,9 +208,10 @@ export class Transport {
       hooks: {
         beforeRequest: [
           async (_options, context) => {
-            await limiter.schedule(async () => undefined, { priority, signal });
+            await limiter.schedule(async () => undefined, { priority: priority(), signal });
             // Tripped while this one got its token: nothing goes out.
             signal.throwIfAborted();
+            call.onSend?.();
             state.attempt = context.retryCount + 1;
             state.startedAt = now();
             this.#stats.requests += 1;

@@ -357,6 +357,34 @@ describe('pages', () => {
     ]);
   });
 
+  it('reads a priority function as each page queues, and calls onSend as each leaves', async () => {
+    const limiter = new RateLimiter({ rate: 1000 });
+    const { server, client } = await setup(byCursor, { limiter });
+    const rank = { low: 1, high: 2 };
+    const sent = { low: 0, high: 0 };
+    const pages = (name: 'low' | 'high', start: number) =>
+      client
+        .pages(
+          'authentications',
+          { range: { start, end: null } },
+          { priority: () => rank[name], onSend: () => void sent[name]++ },
+        )
+        [Symbol.asyncIterator]();
+    const low = pages('low', 1);
+    const high = pages('high', 2);
+    // Held by a pause, both wait for a token: the higher rank, read as each queued, goes first.
+    limiter.pauseFor(50);
+    const firsts = [low.next(), high.next()];
+    await Promise.all(firsts);
+    expect(server.seen.map((r) => (r.body as { range: { start: number } }).range.start)).toEqual([2, 1]);
+    // The ranks change between pages: the next pair goes the other way round.
+    rank.low = 3;
+    limiter.pauseFor(50);
+    await Promise.all([low.next(), high.next()]);
+    expect(server.seen.slice(2).map((r) => (r.body as { range: { start: number } }).range.start)).toEqual([1, 2]);
+    expect(sent).toEqual({ low: 2, high: 2 });
+  });
+
   it('resumes from a checkpoint cursor', async () => {
     const { client } = await setup(byCursor);
     const ids: string[] = [];

@@ -16,6 +16,7 @@ import { RoundTrip } from './round-trip.js';
 import { planSpans, spanOver, type Span } from './span.js';
 import { splitParts } from './split-parts.js';
 import { outlasts } from './straggler.js';
+import { streamCall } from './stream-priority.js';
 import { canSplit, cutCandidates, openStream, passOf, seenBy, unfetched, type Stream } from './stream.js';
 import { keyOf } from './window-key.js';
 import { requestRange, splitRemainder } from './windows.js';
@@ -65,7 +66,7 @@ export class Crawler {
   readonly #ctx: CrawlerContext;
   readonly #account: CrawlAccount;
   /** How the crawl's requests are sent: at its priority in the account's bucket, counted in its tally. */
-  readonly #call: CallOptions;
+  readonly #call: CallOptions & { priority: number };
   readonly #room: RoomWatch;
   readonly #streams = new Set<Stream>();
   /** Items per epoch second seen: what the rest of each stream is expected to cost. */
@@ -96,7 +97,7 @@ export class Crawler {
     this.#account = account;
     this.#call = { priority, tally };
     this.#room = new RoomWatch(account.bucket, ctx.clock);
-    this.#roundTrip = new RoundTrip(account.bucket, ctx.clock);
+    this.#roundTrip = new RoundTrip(ctx.clock);
   }
 
   /** Runs the passes (newest first) and resolves when all are done, failed, or interrupted. */
@@ -184,15 +185,17 @@ export class Crawler {
     // A new stream's first window is begun by its first page's commit (below), not by a transaction before
     // its first request: at 40 accounts, those waited behind the commit groups that held the target's locks.
     if (stream.started > 0) this.#outcome.passes++;
-    const iterator = client.pages(
-      stream.resource,
-      { range: requestRange(stream.from, stream.to), cursor: stream.cursor, limit: PAGE_SIZE },
+    let sentAt = NaN; // when the stream's request last left (its token taken): the round trip is timed from it
+    const call = streamCall(
       this.#call,
+      () => this.#restPages(stream),
+      () => (sentAt = this.#ctx.clock()),
     );
+    const range = requestRange(stream.from, stream.to);
+    const iterator = client.pages(stream.resource, { range, cursor: stream.cursor, limit: PAGE_SIZE }, call);
     const budget = this.#ctx.streams;
-    let sent = this.#roundTrip.asking();
     for await (const page of iterator) {
-      this.#roundTrip.answered(sent);
+      this.#roundTrip.answered(sentAt);
       // Held from its response to its commit: while the process holds its most, no stream asks for more.
       const release = budget?.hold();
       try {
@@ -265,7 +268,6 @@ export class Crawler {
       } finally {
         release?.();
       }
-      sent = this.#roundTrip.asking();
     }
   }
 

@@ -1,37 +1,26 @@
-import type { BucketRoom } from './room-watch.js';
-
-/** When a page was asked for, and how long its token was expected to take. */
-export interface Asked {
-  at: number;
-  waitMs: number;
-}
-
 /** Page round trips kept: the estimate looks back over these. */
 const KEPT = 16;
 
 /**
- * The service's round trip as the crawl sees it: milliseconds from asking
- * for a page to having it, less the wait the bucket expected for its token.
- * The estimate is the least of the last pages: a page that waited longer
- * than expected (a busy event loop, requests of a higher priority) says
- * nothing about the service's latency.
+ * The service's round trip as the crawl sees it: milliseconds from a page's
+ * request leaving (its token taken) to having the page. The estimate is the
+ * least of the last pages: one slowed by a busy event loop says nothing about
+ * the service's latency. Timed from the token, not from asking less the wait
+ * the bucket expected: with the streams served by their rests (stream-priority.ts)
+ * a request may overtake the queue, and that estimate fell to near nothing.
  */
 export class RoundTrip {
-  readonly #bucket: Pick<BucketRoom, 'waitMs'> | undefined;
   readonly #clock: () => number;
   #last: number[] = [];
 
-  constructor(bucket: Pick<BucketRoom, 'waitMs'> | undefined, clock: () => number) {
-    this.#bucket = bucket;
+  constructor(clock: () => number) {
     this.#clock = clock;
   }
 
-  asking(): Asked {
-    return { at: this.#clock(), waitMs: this.#bucket?.waitMs ?? 0 };
-  }
-
-  answered(asked: Asked): void {
-    this.#last.push(Math.max(0, this.#clock() - asked.at - asked.waitMs));
+  /** The page whose request left at `sentAt` (the clock's ms) is back. */
+  answered(sentAt: number): void {
+    if (!Number.isFinite(sentAt)) return;
+    this.#last.push(Math.max(0, this.#clock() - sentAt));
     if (this.#last.length > KEPT) this.#last.shift();
   }
 
