@@ -7,7 +7,7 @@ import type { CrawlStore, PageCommit } from '../../store/sink.js';
 import { message, stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
-import { ItemDensity } from './item-density.js';
+import { ItemDensity, pageDensity } from './item-density.js';
 import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
 import { watchForRoom } from './ramp.js';
@@ -223,16 +223,16 @@ export class Crawler {
         }
         const results = await this.#ctx.commits.commitAll(parts);
         release?.();
-
         const step = stream.position - assigned.position;
         stream.position = assigned.position;
         stream.current = assigned.doneBefore;
         stream.cursor = page.nextCursor;
         stream.pages++;
+        const seen = pageDensity(!stream.answered, epochs, page.items.length, step, assigned.position);
         stream.answered = true;
-        stream.items += page.items.length;
-        stream.covered += step;
-        this.#density.add(stream.resource, page.items.length, step);
+        stream.items += seen.items;
+        stream.covered += seen.seconds;
+        this.#density.add(stream.resource, seen.items, seen.seconds);
         this.#outcome.pages++;
         this.#outcome.items += page.items.length;
         const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);

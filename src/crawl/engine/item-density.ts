@@ -36,3 +36,25 @@ export class ItemDensity {
     return this.of(stream.resource);
   }
 }
+
+/**
+ * What a page of `items` covering `seconds` down to `bottom` (where it left the
+ * stream) tells of the density. A stream's first page (`first`) is timed from
+ * its newest session (`epochs`: the page's sessions' created epochs), the
+ * stretch above it taken as one more gap of the page's mean: a backfill to
+ * now begins above the history's newest session, and that stretch, counted
+ * whole, made a uniform year look a third as dense from its first page.
+ */
+export function pageDensity(
+  first: boolean,
+  epochs: ReadonlyArray<number | null>,
+  items: number,
+  seconds: number,
+  bottom: number,
+): { items: number; seconds: number } {
+  let newest = -Infinity;
+  for (const epoch of epochs) if (epoch !== null && epoch > newest) newest = epoch;
+  const spanned = newest - bottom;
+  if (!first || items < 2 || !(spanned > 0) || spanned >= seconds) return { items, seconds };
+  return { items, seconds: Math.min(seconds, (spanned * items) / (items - 1)) };
+}
