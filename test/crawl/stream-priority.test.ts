@@ -11,8 +11,10 @@ describe('streamPriority', () => {
     }
   });
 
-  it('leaves a stream whose rest is not known yet (or nothing) at the crawl’s priority', () => {
-    expect(streamPriority(3, null)).toBe(3);
+  it('serves a stream whose rest is not known yet first, one with nothing left last, still within the class', () => {
+    const unknown = streamPriority(3, null);
+    expect(unknown).toBeGreaterThan(streamPriority(3, 1_000_000));
+    expect(unknown).toBeLessThan(4);
     expect(streamPriority(3, 0)).toBe(3);
     expect(streamPriority(0, Number.NaN)).toBe(0);
   });

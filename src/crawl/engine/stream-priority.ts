@@ -18,7 +18,10 @@ import type { CallOptions } from '../../api/service-client.js';
  * pages (docs/benchmarks.md, "Crawl rate").
  */
 export function streamPriority(crawlPriority: number, restPages: number | null): number {
-  if (restPages === null || !(restPages > 0)) return crawlPriority;
+  // Nothing known of its rest yet (its resource has not filled a page): served as if the largest, so that a sparse
+  // resource beside a dense one is not left waiting to the end, and learns its density.
+  if (restPages === null) return crawlPriority + RAISE;
+  if (!(restPages > 0)) return crawlPriority;
   return crawlPriority + RAISE * (restPages / (restPages + 1));
 }
 
