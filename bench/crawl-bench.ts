@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { PAGE_LIMIT } from '../src/api/route-book.js';
+import { mulberry32 } from '../src/simulator/prng.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { DEFAULT_TO_EPOCH } from '../src/simulator/simulator-options.js';
 import { launch } from './cli-launch.js';
@@ -45,6 +46,8 @@ export interface CrawlRunOptions {
    * `--from`. @default days + 1
    */
   backfillDays?: number;
+  /** Sessions added (four in five authentications) within three days, 200 days before the history's end. @default 0 */
+  burst?: number;
 }
 
 /** Runs one backfill of the simulator's whole history in a child process and measures it. */
@@ -66,6 +69,11 @@ export async function crawlRun(
     otherOwnerSessions: 0,
     from: DEFAULT_TO_EPOCH - days * 86_400,
   });
+  const random = mulberry32(42);
+  for (let i = 0; i < (options.burst ?? 0); i++) {
+    const epoch = DEFAULT_TO_EPOCH - 200 * 86_400 + random() * 3 * 86_400;
+    sim.world.addSession({ epoch, resource: random() < 0.8 ? 'authentications' : 'fingerprints' });
+  }
   const dir = mkdtempSync(join(tmpdir(), 'ivsync-bench-'));
   try {
     const db = join(dir, 'bench.sqlite');

@@ -61,6 +61,8 @@ if (want('crawl')) {
   rows.push(await crawlRun('sparse 60d @150ms', 1_500, 150, 10, { days: 60 }));
   // A backfill from long before the account's first session: three years asked, the last month holding them all.
   rows.push(await crawlRun('30d of 3y @1000ms', 10_000, 1000, 10, { days: 30, backfillDays: 1_100 }));
+  // A burst: 8,000 of the 10,000 sessions in three days of the year (an import, a sale), in one weekly window.
+  rows.push(await crawlRun('burst 3d @1000ms', 2_000, 1000, 10, { burst: 8_000 }));
   console.log(
     '\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the ' +
       'first to the last request;',

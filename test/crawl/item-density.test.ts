@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageDensity } from '../../src/crawl/engine/item-density.js';
+import { afterPage, pageDensity } from '../../src/crawl/engine/item-density.js';
 
 describe('pageDensity', () => {
   it('times a stream’s first page from its newest session, the stretch above it one more gap', () => {
@@ -16,5 +16,20 @@ describe('pageDensity', () => {
     expect(pageDensity(true, [null, null], 2, 250, 0)).toEqual({ items: 2, seconds: 250 });
     // Sessions spread over the whole stretch: never more seconds than the page covered.
     expect(pageDensity(true, [250, 0], 2, 250, 0)).toEqual({ items: 2, seconds: 250 });
+  });
+});
+
+describe('afterPage', () => {
+  it('prices a rest at the density of the last few pages, not of all a stream ever saw', () => {
+    // Forty pages of a sparse year (25 items a day), then ten pages of a burst (25 items an hour).
+    let seen = { items: 0, covered: 0 };
+    for (let i = 0; i < 40; i++) seen = afterPage(seen, { items: 25, seconds: 86_400 });
+    expect(seen.items / seen.covered).toBeCloseTo(25 / 86_400, 10);
+    for (let i = 0; i < 10; i++) seen = afterPage(seen, { items: 25, seconds: 3_600 });
+    // Averaged over all 50 pages the burst would look 19 times sparser than it is; priced by the last pages, under 3.
+    const burst = 25 / 3_600;
+    expect(burst / (seen.items / seen.covered)).toBeLessThan(3);
+    const all = (50 * 25) / (40 * 86_400 + 10 * 3_600);
+    expect(burst / all).toBeGreaterThan(15);
   });
 });

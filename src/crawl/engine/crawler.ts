@@ -7,7 +7,7 @@ import type { CrawlStore, PageCommit } from '../../store/sink.js';
 import { message, stopsTheRun } from './error-scope.js';
 import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
-import { ItemDensity, pageDensity } from './item-density.js';
+import { afterPage, ItemDensity, pageDensity } from './item-density.js';
 import { assignPage, pageCommits } from './page-assignment.js';
 import type { PassTask } from './planner.js';
 import { watchForRoom } from './ramp.js';
@@ -230,8 +230,7 @@ export class Crawler {
         stream.pages++;
         const seen = pageDensity(!stream.answered, epochs, page.items.length, step, assigned.position);
         stream.answered = true;
-        stream.items += seen.items;
-        stream.covered += seen.seconds;
+        Object.assign(stream, afterPage(stream, seen));
         this.#density.add(stream.resource, seen.items, seen.seconds);
         this.#outcome.pages++;
         this.#outcome.items += page.items.length;

@@ -17,7 +17,10 @@ export interface Stream {
   /** Every epoch at or above this has been seen. */
   position: number;
   cursor: WindowState['cursor'];
-  /** Pages, items and epoch seconds seen: this stream's, and those of the stream it came from. */
+  /**
+   * Pages seen, and the items and epoch seconds of the last few (item-density.ts, `afterPage`): this stream's, and
+   * those of the stream it came from.
+   */
   pages: number;
   items: number;
   covered: number;
