@@ -128,7 +128,7 @@ export async function crawlRun(
     const busyRps = span > 0 ? (requests - 1) / span : 0;
     return {
       label,
-      sessions,
+      sessions: sessions + (options.burst ?? 0),
       latencyMs,
       rate,
       seconds,
