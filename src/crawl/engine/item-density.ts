@@ -52,10 +52,11 @@ export function pageDensity(
   seconds: number,
   bottom: number,
 ): { items: number; seconds: number } {
+  if (!first || items < 2) return { items, seconds };
   let newest = -Infinity;
   for (const epoch of epochs) if (epoch !== null && epoch > newest) newest = epoch;
   const spanned = newest - bottom;
-  if (!first || items < 2 || !(spanned > 0) || spanned >= seconds) return { items, seconds };
+  if (!(spanned > 0) || spanned >= seconds) return { items, seconds };
   return { items, seconds: Math.min(seconds, (spanned * items) / (items - 1)) };
 }
 
