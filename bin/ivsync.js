@@ -14,4 +14,18 @@
 // glibc's arena cap (MALLOC_ARENA_MAX=2) cannot be set from here: glibc reads
 // it once, when the process starts. The Dockerfile and the systemd unit set it
 // (docs/operations.md, "Memory").
-import '../dist/cli/main.js';
+//
+// The CLI is built for Node.js 22.14 or later (package.json's `engines`; its
+// SQLite driver needs Node-API 10). On an older Node it would die at its first
+// line with a stack trace (Node 20 has no compile cache to enable), so this file,
+// which any Node can run, checks first and says so in one line. The CLI is
+// imported after the check: a static import would run before it.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 14)) {
+  process.stderr.write(
+    `ivsync needs Node.js 22.14 or later; this is Node.js ${process.versions.node} (${process.execPath}): ` +
+      'put a newer node first on PATH (README, "Node.js")\n',
+  );
+  process.exit(1);
+}
+await import('../dist/cli/main.js');

@@ -1,4 +1,5 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -82,6 +83,40 @@ it("passes the environment's MALLOC_ARENA_MAX, the arguments and the exit code t
   expect(run.seen.arenaMax).toBe('2');
   // An unknown command is a usage error: exit 2, passed through.
   expect(run.code).toBe(2);
+});
+
+/** A Node older than the CLI's 22.14 on this machine (Debian's is 20), or undefined. */
+function olderNode(): { path: string; version: string } | undefined {
+  for (const path of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(path)) continue;
+    const version = execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    if (major < 22 || (major === 22 && minor < 14)) return { path, version };
+  }
+  return undefined;
+}
+
+const older = olderNode();
+
+it.skipIf(older === undefined)('on a Node older than 22.14, refuses in one line and touches nothing', async () => {
+  const node = older!;
+  const dir = tempDir();
+  const target = join(dir, 'data', 'x.sqlite');
+  const child = spawnChild(node.path, [BIN, 'backfill', '--days', '1'], {
+    PATH: process.env.PATH,
+    IVS_DB: `sqlite:${target}`,
+    IVS_BASE_URL: 'http://127.0.0.1:9',
+    IVS_API_TOKEN: 'test-token',
+  });
+  const exited = await child.exited;
+  expect(exited.code).toBe(1);
+  expect(exited.stdout).toBe('');
+  // One line, naming the Node it found, not a stack trace from the CLI's first line.
+  expect(exited.stderr.trimEnd().split('\n')).toEqual([
+    `ivsync needs Node.js 22.14 or later; this is Node.js ${node.version} (${node.path}): put a newer node first ` +
+      'on PATH (README, "Node.js")',
+  ]);
+  expect(existsSync(join(dir, 'data'))).toBe(false);
 });
 
 it('the Dockerfile and the systemd unit set the glibc arena cap, which only the process environment can', () => {
