@@ -63,6 +63,8 @@ if (want('crawl')) {
   rows.push(await crawlRun('30d of 3y @1000ms', 10_000, 1000, 10, { days: 30, backfillDays: 1_100 }));
   // A burst: 8,000 of the 10,000 sessions in three days of the year (an import, a sale), in one weekly window.
   rows.push(await crawlRun('burst 3d @1000ms', 2_000, 1000, 10, { burst: 8_000 }));
+  // A slow service: 3 s a page needs some 30 streams in flight to keep 10 requests/s.
+  rows.push(await crawlRun('rate @3000ms', 10_000, 3000, 10));
   console.log(
     '\nBackfill at the 10 rps limit (simulator latency fixed per run). req/s and ratio: over the span from the ' +
       'first to the last request;',

@@ -66,7 +66,9 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
   'crawl.concurrency': {
     text:
       'Most request streams at once per account. Streams are added only while the bucket has room: the ' +
-      'bucket,\nnot this, holds the request rate.',
+      'bucket,\nnot this, holds the request rate, up to a round trip of about 6 s at 10 requests/s (rate x round\n' +
+      'trip streams are needed). When this bound holds the rate below the limit, the run says so once (a\n' +
+      'warning naming the setting).',
   },
   'crawl.processConcurrency': {
     text:

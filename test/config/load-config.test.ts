@@ -13,7 +13,7 @@ describe('loadConfig', () => {
     expect(c.db).toBe('sqlite:./data/ivsync.sqlite');
     expect(c.accounts).toHaveLength(1);
     expect(c.accounts[0]).toMatchObject({ name: 'default', apiVersion: '1.4', rate: 10, tokenEnv: 'IVS_API_TOKEN' });
-    expect(c.crawl).toMatchObject({ windowSeconds: 604800, overlapSeconds: 86400, concurrency: 24 });
+    expect(c.crawl).toMatchObject({ windowSeconds: 604800, overlapSeconds: 86400, concurrency: 64 });
     expect(Object.isFrozen(c)).toBe(true);
   });
 

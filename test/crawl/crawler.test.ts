@@ -111,4 +111,35 @@ describe('work sizing', () => {
     const items = sim.world.truth('test-token', 'authentications').length;
     expect(searchPagesServed(sim)).toBeLessThanOrEqual(Math.ceil(items / 25) + 2 * open.length + 1);
   });
+
+  describe('when the streams, not the limit, hold the rate', () => {
+    // 20 requests/s at 300 ms a page take six streams in flight.
+    const cappedRecords = (stderr: string) =>
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => record.type === 'streams-capped');
+
+    it('says so once, naming the setting, and still stores every item', async () => {
+      const sim = await simulator({ sessions: 500, rate: 20, burst: 20, latencyMs: 300 });
+      const { db, env } = setup(sim, 20, { concurrency: 2 });
+      const result = await runIvsync(backfillArgs, env);
+      expect(result.code).toBe(0);
+      expectTargetEqualsTruth(db, sim);
+      const records = cappedRecords(result.stderr);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ level: 'warn', account: 'default', cap: 'crawl.concurrency', streams: 2 });
+      expect(records[0]!.roundTripMs).toBeGreaterThanOrEqual(300);
+    });
+
+    it('says nothing with the default bound, which leaves room for the streams the bucket needs', async () => {
+      const sim = await simulator({ sessions: 500, rate: 20, burst: 20, latencyMs: 300 });
+      const { db, env } = setup(sim, 20, { concurrency: undefined });
+      const result = await runIvsync(backfillArgs, env);
+      expect(result.code).toBe(0);
+      expectTargetEqualsTruth(db, sim);
+      expect(cappedRecords(result.stderr)).toEqual([]);
+    });
+  });
 });

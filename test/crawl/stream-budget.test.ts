@@ -48,6 +48,22 @@ describe('StreamBudget', () => {
     budget.remove('b');
     expect(budget.mayAdd('a')).toBe(true);
   });
+
+  it('tells the cap apart from the pages held: only the cap is a setting to raise', () => {
+    const budget = new StreamBudget(4, 1);
+    budget.add('a');
+    budget.add('b');
+    budget.hold();
+    // One page held: no stream is added, but not for the cap.
+    expect(budget.mayAdd('a')).toBe(false);
+    expect(budget.atCap('a')).toBe(false);
+    budget.release();
+    budget.add('a');
+    // a has its half of four.
+    expect(budget.mayAdd('a')).toBe(false);
+    expect(budget.atCap('a')).toBe(true);
+    expect(budget.atCap('b')).toBe(false);
+  });
 });
 
 describe('StreamBudget: pages held between response and commit', () => {

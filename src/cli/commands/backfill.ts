@@ -5,6 +5,7 @@ import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { planExtent, Progress } from '../progress.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
+import { streamsCappedLine } from '../streams-capped.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -69,6 +70,7 @@ export const backfillCommand: CliCommand<BackfillArgs> = {
             `backfill: ${extent.todo} of ${extent.windows} windows to page (${resumed} resumed)`,
           );
       }
+      if (event.type === 'streams-capped') logger.warn(event, streamsCappedLine(event));
       progress.onEvent(event);
     };
     let report;

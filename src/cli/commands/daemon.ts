@@ -30,6 +30,7 @@ import { onDemandRun } from '../on-demand-run.js';
 import { pageReader } from '../page-reader.js';
 import { logReport, logVerify } from '../daemon-run-log.js';
 import { loggerFor, selectAccounts } from '../runtime.js';
+import { streamsCappedLine } from '../streams-capped.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, type LeaseArgs } from './lease-options.js';
 
@@ -209,7 +210,10 @@ export const daemonCommand: CliCommand<DaemonArgs> = {
       clock: io.clock,
       signal: io.signal,
       onRequest: metrics.onRequest,
-      onEvent: metrics.onCrawlEvent,
+      onEvent: (event) => {
+        if (event.type === 'streams-capped') logger.warn(event, streamsCappedLine(event));
+        metrics.onCrawlEvent(event);
+      },
     });
     const { sink, leases: keeper, accounts: bound, deps } = app;
     let server: RunningDaemonServer | undefined;

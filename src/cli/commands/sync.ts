@@ -6,6 +6,7 @@ import { targetSurelyAbsent } from '../../store/target/target-exists.js';
 import { USES } from './option-sets.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
+import { streamsCappedLine } from '../streams-capped.js';
 import { withResources } from './crawl-options.js';
 import { leaseTtl, withLeaseOptions, type LeaseArgs } from './lease-options.js';
 
@@ -58,6 +59,7 @@ export const syncCommand: CliCommand<SyncArgs> = {
       if (event.type === 'pass-done' || event.type === 'page' || event.type === 'refresh')
         logger.debug(event, event.type);
       else if (event.type === 'window-failed') logger.warn(event, event.type);
+      else if (event.type === 'streams-capped') logger.warn(event, streamsCappedLine(event));
       else logger.info(event, event.type);
     };
     const report = await withRunDeps(

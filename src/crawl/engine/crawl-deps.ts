@@ -112,7 +112,16 @@ export type CrawlEvent =
       due: number;
       deferred: number;
     }
-  | { type: 'backfill-plan'; plans: readonly BackfillPlanSummary[] };
+  | { type: 'backfill-plan'; plans: readonly BackfillPlanSummary[] }
+  /**
+   * Every stream the config allows the account (`crawl.concurrency`) or its share of the process's
+   * (`crawl.processConcurrency`) was waiting on the service while the bucket had tokens to spare: the streams, not
+   * the limit, held the request rate. Once per crawl.
+   */
+  | { type: 'streams-capped'; account: string; streams: number; cap: StreamCap; roundTripMs: number };
+
+/** The setting whose bound held a crawl's streams. */
+export type StreamCap = 'crawl.concurrency' | 'crawl.processConcurrency';
 
 /** What a backfill will page, per account and resource, before it starts. */
 export interface BackfillPlanSummary {

@@ -9,6 +9,7 @@ import type { CrawlAccount, CrawlDeps } from './crawl-deps.js';
 import { planCut } from './cut-plan.js';
 import { afterPage, ItemDensity, pageDensity } from './item-density.js';
 import { assignPage, pageCommits } from './page-assignment.js';
+import { pageEvents, summed } from './page-events.js';
 import type { PassTask } from './planner.js';
 import { watchForRoom } from './ramp.js';
 import { RoomWatch } from './room-watch.js';
@@ -16,6 +17,7 @@ import { RoundTrip } from './round-trip.js';
 import { planSpans, spanOver, type Span } from './span.js';
 import { splitParts } from './split-parts.js';
 import { outlasts } from './straggler.js';
+import { StreamCaps } from './stream-caps.js';
 import { streamCall } from './stream-priority.js';
 import { canSplit, cutCandidates, openStream, passOf, seenBy, unfetched, type Stream } from './stream.js';
 import { keyOf } from './window-key.js';
@@ -72,6 +74,7 @@ export class Crawler {
   /** Items per epoch second seen: what the rest of each stream is expected to cost. */
   readonly #density = new ItemDensity();
   readonly #roundTrip: RoundTrip;
+  readonly #caps: StreamCaps;
   #pool: Span[] = [];
   readonly #mayCut: boolean;
   #fatal: unknown = undefined;
@@ -98,6 +101,14 @@ export class Crawler {
     this.#call = { priority, tally };
     this.#room = new RoomWatch(account.bucket, ctx.clock);
     this.#roundTrip = new RoundTrip(ctx.clock);
+    this.#caps = new StreamCaps({
+      account: account.name,
+      concurrency: ctx.crawl.concurrency,
+      budget: ctx.streams,
+      room: this.#room,
+      roundTrip: this.#roundTrip,
+      onEvent: ctx.onEvent,
+    });
   }
 
   /** Runs the passes (newest first) and resolves when all are done, failed, or interrupted. */
@@ -234,32 +245,11 @@ export class Crawler {
         this.#density.add(stream.resource, seen.items, seen.seconds);
         this.#outcome.pages++;
         this.#outcome.items += page.items.length;
-        const sum = (field: 'written' | 'rejected' | 'stale') => results.reduce((n, r) => n + r[field], 0);
-        this.#outcome.written += sum('written');
-        const pagesLeft = this.#pagesLeft();
-        this.#ctx.onEvent?.({
-          type: 'page',
-          account,
-          resource: stream.resource,
-          items: page.items.length,
-          rejected: sum('rejected'),
-          written: sum('written'),
-          stale: sum('stale'),
-          covered: step,
-          pagesLeft,
-        });
-        for (const [i, part] of parts.entries()) {
-          if (!part.done) continue;
-          const { window } = stream.windows[asked + i]!;
-          this.#ctx.onEvent?.({
-            type: 'pass-done',
-            account,
-            resource: stream.resource,
-            windowStart: window.windowStart,
-            windowEnd: window.windowEnd,
-            missing: results[i]!.missing,
-          });
-        }
+        this.#outcome.written += summed(results, 'written');
+        const windows = stream.windows.slice(asked, asked + parts.length).map((w) => w.window);
+        const committed = { account, resource: stream.resource, items: page.items.length, covered: step, results };
+        for (const event of pageEvents({ ...committed, pagesLeft: this.#pagesLeft(), windows, parts }))
+          this.#ctx.onEvent?.(event);
         if (complete || this.#stopped()) return;
         if (this.#room.hasRoom() && (await this.#grow(stream)) === 'stopped') return;
         if (this.#outlasts(stream) && (await this.#grow(stream, true)) === 'stopped') return;
@@ -312,7 +302,12 @@ export class Crawler {
    * the ramp saw a slot with nothing waiting, which is the room.
    */
   async #grow(boundary?: Stream, only = false, atSlot = false): Promise<'stopped' | 'grew' | 'none'> {
-    if (this.#stopped() || this.#streams.size >= this.#ctx.crawl.concurrency || this.#streams.size === 0) return 'none';
+    if (this.#stopped() || this.#streams.size === 0) return 'none';
+    const cap = this.#caps.on(this.#streams.size);
+    if (cap !== null) {
+      if (!boundary && !atSlot) this.#caps.held(cap, this.#streams.size);
+      return 'none';
+    }
     // The process's streams are shared by its accounts (stream-budget.ts); a stream of another ends, this one grows.
     if (this.#ctx.streams?.mayAdd(this.#account.name) === false) return 'none';
     if (!boundary && !atSlot && !this.#room.hasRoom()) return 'none';

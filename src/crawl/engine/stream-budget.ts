@@ -51,6 +51,13 @@ export class StreamBudget {
     return mayAddStream({ limit: this.#limit, total: this.#total, own, accounts });
   }
 
+  /** Whether the cap itself (not the pages held) keeps `account` from adding a stream. */
+  atCap(account: string): boolean {
+    const own = this.#streams.get(account) ?? 0;
+    const accounts = this.#streams.size + (own === 0 ? 1 : 0);
+    return !mayAddStream({ limit: this.#limit, total: this.#total, own, accounts });
+  }
+
   /** A stream of `account` started. */
   add(account: string): void {
     this.#streams.set(account, (this.#streams.get(account) ?? 0) + 1);
