@@ -42,6 +42,16 @@ describe('outlasts', () => {
     { name: 'the end at 150 ms: the same rest takes 0.3 s', rest: 1.1, rtt: 150, left: 13, cut: false },
     { name: 'one page is never cut', rest: 1, rtt: 1000, left: 1, cut: false },
   ])('$name', ({ rest, rtt, left, cut }) => {
-    expect(outlasts(rest, rtt, left, 100)).toBe(cut);
+    expect(outlasts({ restPages: rest, roundTripMs: rtt, pagesLeft: left, spacingMs: 100 })).toBe(cut);
+  });
+
+  it('cuts no more once the crawl has twice the streams the bucket serves at the round trip', () => {
+    const rests = { restPages: 140, roundTripMs: 1000, pagesLeft: 400, spacingMs: 100 };
+    // At 1 s and 10 requests/s the bucket serves 10 streams: 19 may still grow, 20 may not.
+    expect(outlasts(rests, 19)).toBe(true);
+    expect(outlasts(rests, 20)).toBe(false);
+    // At 3 s, 60.
+    expect(outlasts({ ...rests, roundTripMs: 3000 }, 59)).toBe(true);
+    expect(outlasts({ ...rests, roundTripMs: 3000 }, 60)).toBe(false);
   });
 });

@@ -275,7 +275,8 @@ export class Crawler {
     if (!bucket || roundTripMs === null) return false;
     const left = this.#pagesLeft();
     const rest = this.#restPages(stream);
-    return rest !== null && left !== null && outlasts(rest, roundTripMs, left, bucket.spacingMs);
+    if (rest === null || left === null) return false;
+    return outlasts({ restPages: rest, roundTripMs, pagesLeft: left, spacingMs: bucket.spacingMs }, this.#streams.size);
   }
 
   /**
