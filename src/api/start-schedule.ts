@@ -47,10 +47,12 @@ export class StartSchedule {
   }
 
   /**
-   * Records a start at `at`. `availableSince` is when the task that starts
-   * could first have gone but for the bucket (when it came, or when a pause
-   * ended). If that is after its slot, the slot went unused and a new grid
-   * begins there: neither an idle spell nor a pause is made up with a burst.
+   * Records a start at `at`. `availableSince` is since when some task could
+   * have gone but for the bucket (since when tasks have waited without a
+   * break, or when a pause ended), not only the one that starts: a task of a
+   * higher priority may take a slot others waited for. If that is after its
+   * slot, the slot went unused and a new grid begins there: neither an idle
+   * spell nor a pause is made up with a burst.
    */
   take(at: number, availableSince: number): void {
     this.#nextSlot = Math.max(this.#nextSlot, availableSince) + this.#spacingMs;

@@ -68,6 +68,34 @@ describe('RateLimiter', () => {
     expect(limiter.inFlight).toBe(0);
   });
 
+  it('keeps its grid when a task of a higher priority takes a slot late that another waited for', async () => {
+    let now = 1_000;
+    const limiter = new RateLimiter({ rate: 10, now: () => now });
+    const started: string[] = [];
+    const task = (name: string) => () => Promise.resolve(void started.push(`${name}@${now}`));
+    const done = [limiter.schedule(task('a')), limiter.schedule(task('b'))];
+    expect(started).toEqual(['a@1000']);
+    // The slot at 1100 passes while the event loop is busy; at 1103 a task of a higher priority comes and takes
+    // it at once. b has waited for it since 1000: the slot was used, and the next is at 1200, not 1203.
+    now = 1_103;
+    done.push(limiter.schedule(task('c'), { priority: 1 }));
+    expect(started).toEqual(['a@1000', 'c@1103']);
+    expect(limiter.waitMs).toBe(97 + limiter.spacingMs);
+    now = 1_200;
+    await Promise.all(done);
+    expect(started).toEqual(['a@1000', 'c@1103', 'b@1200']);
+  });
+
+  it('begins a new grid when a slot went unused: nothing waited for it', async () => {
+    let now = 1_000;
+    const limiter = new RateLimiter({ rate: 10, now: () => now });
+    await limiter.schedule(() => Promise.resolve());
+    now = 1_103;
+    await limiter.schedule(() => Promise.resolve());
+    // Nothing waited at 1100: the grid moves to 1103, so that no burst makes up the slot.
+    expect(limiter.waitMs).toBe(100);
+  });
+
   it('counts the time a token was free and nothing waited for it, and not a pause', async () => {
     let now = 1_000;
     const limiter = new RateLimiter({ rate: 10, now: () => now });
