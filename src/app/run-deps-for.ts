@@ -44,7 +44,7 @@ export function runDeps(
     clock: io.clock,
     signal: io.signal,
     leases: parts.leases,
-    commits: new CommitQueue(parts.sink, { openStreams: () => streams.total }),
+    commits: new CommitQueue(parts.sink, { openStreams: () => streams.asking }),
     claims: new WindowClaims(),
     streams,
     onEvent: parts.onEvent,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
-import { Ramp } from '../../src/crawl/engine/ramp.js';
+import { Ramp, RAMP_STEP_MS } from '../../src/crawl/engine/ramp.js';
 
 /*
  * The ramp against the real bucket on a fake clock: each grow starts a
@@ -44,6 +44,15 @@ describe('Ramp', () => {
     expect(c.starts).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
     expect(c.streams()).toBe(8);
     expect(c.bucket.idleMs).toBe(0);
+  });
+
+  it('grows no faster than a stream per RAMP_STEP_MS when the slots are shorter (the limit lifted)', async () => {
+    const c = crawl(100_000);
+    c.request();
+    c.ramp.start();
+    await vi.advanceTimersByTimeAsync(55);
+    // At the first slot (the bucket's next token is free at once), then one each step: not one per microsecond.
+    expect(c.streams()).toBe(1 + Math.floor(55 / RAMP_STEP_MS));
   });
 
   it('ends at the first answer: from then the room watch decides', async () => {

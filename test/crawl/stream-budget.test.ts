@@ -72,9 +72,10 @@ describe('StreamBudget: pages held between response and commit', () => {
     budget.add('a');
     budget.add('a');
     budget.add('b');
-    budget.hold();
+    // Pages a second at a round trip of a second: the streams asking are not what holds them here.
+    budget.hold(1_000);
     expect(budget.room()).toBeUndefined();
-    budget.hold();
+    budget.hold(1_000);
     // Two held: a third stream waits, and none is added (an account without a stream still starts one).
     expect(budget.mayAdd('a')).toBe(false);
     expect(budget.mayAdd('c')).toBe(true);
@@ -85,7 +86,7 @@ describe('StreamBudget: pages held between response and commit', () => {
     await first;
     expect(order).toEqual(['first']);
     // The woken stream's page arrives and takes the place; the next commit lets the second send.
-    budget.hold();
+    budget.hold(1_000);
     budget.release();
     await second;
     expect(order).toEqual(['first', 'second']);
@@ -97,7 +98,7 @@ describe('StreamBudget: pages held between response and commit', () => {
     budget.add('a');
     budget.add('a');
     budget.add('a');
-    budget.hold();
+    budget.hold(1_000);
     let woken = 0;
     const waits = [budget.room()!, budget.room()!].map((p) => p.then(() => woken++));
     budget.release();
@@ -107,6 +108,58 @@ describe('StreamBudget: pages held between response and commit', () => {
     budget.remove('a');
     await waits[1];
     expect(woken).toBe(2);
+  });
+
+  it('bounds the streams asking at once by the round trips of the pages arriving, beyond the pages held', () => {
+    let now = 0;
+    const budget = new StreamBudget(1024, 4, () => now);
+    // Before any page is back the round trip is unknown: only the cap holds.
+    expect(budget.inFlightBound()).toBe(1024);
+    for (let i = 0; i < 5; i++) budget.add('a');
+    // Ten pages a second at a least round trip of a second: ten in flight, and four times that allowed.
+    for (let i = 0; i < 10; i++) budget.hold(1_000)();
+    now += 20;
+    expect(budget.inFlightBound()).toBe(4 + 40);
+    expect(budget.mayAdd('a')).toBe(true);
+    // Two accounts: each page counts its own round trip.
+    now += 2_000;
+    for (let i = 0; i < 10; i++) budget.hold(1_000)();
+    for (let i = 0; i < 100; i++) budget.hold(10)();
+    now += 20;
+    expect(budget.inFlightBound()).toBe(4 + 40 + 4);
+    // The service answers in a few milliseconds, as when the writer sets the pace: near the pages held.
+    now += 2_000;
+    for (let i = 0; i < 100; i++) budget.hold(2)();
+    now += 20;
+    expect(budget.inFlightBound()).toBe(4 + 1);
+    for (let i = 0; i < 3; i++) budget.add('a');
+    // Eight streams asking, five allowed: no stream is added, and one with its page in hand waits its turn.
+    expect(budget.mayAdd('a')).toBe(false);
+    expect(budget.atCap('a')).toBe(false);
+    expect(budget.room()).toBeInstanceOf(Promise);
+    expect(budget.asking).toBe(7);
+    // No page arrives for a second: the bound falls back to the pages held.
+    now += 2_000;
+    expect(budget.inFlightBound()).toBe(4);
+  });
+
+  it('lets a stream ask only in turn: none overtakes one that waits', async () => {
+    const budget = new StreamBudget(8, 1);
+    for (const account of ['a', 'b', 'c']) budget.add(account);
+    budget.hold(1_000);
+    const order: string[] = [];
+    const a = budget.room()!.then(() => order.push('a'));
+    const c = budget.room()!.then(() => order.push('c'));
+    budget.release();
+    await a;
+    // A page may be held again, but c waits for it: b, asking now, waits behind c.
+    const b = budget.room();
+    expect(b).toBeInstanceOf(Promise);
+    budget.hold(1_000)();
+    await c;
+    budget.hold(1_000)();
+    await b;
+    expect(order).toEqual(['a', 'c']);
   });
 
   it("a page's release, called twice (after its commit and again on the way out), releases it once", () => {

@@ -35,8 +35,9 @@ export interface CommitQueueOptions {
   /** A monotonic clock in ms. @default performance.now */
   now?: () => number;
   /**
-   * The request streams open in the process now (StreamBudget.total): a group whose pages are every stream's
-   * starts at once, as no page can join it. @default not known: the gap alone decides
+   * The request streams of the process that may bring a page now (StreamBudget.asking: open, and not
+   * waiting for room): a group whose pages are every such stream's starts at once, as no page can join it.
+   * @default not known: the gap alone decides
    */
   openStreams?: () => number;
 }

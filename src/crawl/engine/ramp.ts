@@ -15,6 +15,14 @@ import type { BucketRoom } from './room-watch.js';
  * The first answer ends the ramp: from then on the round trip is known and
  * the room watch and the cut decide.
  */
+/**
+ * The ramp's shortest step (ms). With the limit lifted, a slot lasts
+ * microseconds, and forty accounts grew 822 streams before their first pages
+ * came back, most of whose pages then waited on the writer. Below 100
+ * requests a second the slot is longer and this changes nothing.
+ */
+export const RAMP_STEP_MS = 10;
+
 export class Ramp {
   readonly #bucket: Pick<BucketRoom, 'waitMs' | 'spacingMs'>;
   readonly #answered: () => boolean;
@@ -54,7 +62,7 @@ export class Ramp {
     if (waitMs > 0) return this.#arm(waitMs);
     if (!(await this.#grow())) return;
     // The new stream's request takes this slot: the next is a spacing on.
-    this.#arm(this.#bucket.spacingMs);
+    this.#arm(Math.max(RAMP_STEP_MS, this.#bucket.spacingMs));
   }
 }
 

@@ -12,6 +12,7 @@ const KEPT = 16;
 export class RoundTrip {
   readonly #clock: () => number;
   #last: number[] = [];
+  #least = Number.POSITIVE_INFINITY;
 
   constructor(clock: () => number) {
     this.#clock = clock;
@@ -20,8 +21,19 @@ export class RoundTrip {
   /** The page whose request left at `sentAt` (the clock's ms) is back. */
   answered(sentAt: number): void {
     if (!Number.isFinite(sentAt)) return;
-    this.#last.push(Math.max(0, this.#clock() - sentAt));
+    const ms = Math.max(0, this.#clock() - sentAt);
+    this.#last.push(ms);
+    this.#least = Math.min(this.#least, ms);
     if (this.#last.length > KEPT) this.#last.shift();
+  }
+
+  /**
+   * The least round trip of the crawl so far (ms), or null before the first
+   * page: the service's own latency, before any queue in this process (pages
+   * waiting for a busy event loop) was added to it.
+   */
+  get leastMs(): number | null {
+    return Number.isFinite(this.#least) ? this.#least : null;
   }
 
   /** Milliseconds, or null before the first page. */

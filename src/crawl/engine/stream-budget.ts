@@ -21,32 +21,67 @@ export function mayAddStream(s: { limit: number; total: number; own: number; acc
 export const HELD_PAGES = 64;
 
 /**
+ * The requests in flight the process allows beyond `heldLimit`, as a multiple
+ * of what the pages arriving need (Little's law: each page that arrived in
+ * the last second stands for its crawl's least round trip of a request in
+ * flight). A stream asks for its next page only while the streams not
+ * waiting here, each with a request in flight or a page in hand, are within
+ * `heldLimit` plus this multiple. Where the service sets the pace the bound
+ * stays ahead of the streams and grows with them, each round trip, up to
+ * what the buckets allow; where the writer sets it the service answers fast,
+ * and the bound stays near `heldLimit`. The least round trip, not the
+ * latest: a page that waited for a busy event loop would count its wait, and
+ * the bound would grow with the queue it allows. Without the bound, the pages
+ * held were bounded only by the streams: forty accounts with the limit
+ * lifted and a cap of 1024 grew 822 streams and held 705 pages at once.
+ */
+export const IN_FLIGHT_HEADROOM = 4;
+
+/** How far back the pages arriving, and their round trips, are counted (ms). */
+const ARRIVALS_MS = 1_000;
+/** How long inFlightBound is taken as it was last worked out (ms): it is asked for every page and every poll. */
+const BOUND_REFRESH_MS = 20;
+
+/**
  * The request streams of every crawl in the process, per account, and the
  * pages they hold. A stream waiting on the service holds next to nothing, so
  * the streams may be many (`crawl.processConcurrency`, what high latency
  * times many accounts needs; `crawl.concurrency` still caps each account);
  * a page is held from its response to its commit, and while `heldLimit` are
- * held no stream sends its next request and none is added. So the memory is
+ * held no stream sends its next request and none is added. The streams
+ * asking at once are bounded too (IN_FLIGHT_HEADROOM), so the memory is
  * bounded when the writer is what sets the pace, and latency is not when it
  * is the service.
  */
 export class StreamBudget {
   readonly #limit: number;
   readonly #heldLimit: number;
+  readonly #clock: () => number;
   readonly #streams = new Map<string, number>();
   #total = 0;
   #held = 0;
+  /** The pages that arrived in the last ARRIVALS_MS: when, and their crawl's least round trip (ms). */
+  #arrivals: Array<{ at: number; roundTripMs: number }> = [];
   #waiting: Array<() => void> = [];
+  /** inFlightBound as last worked out, and when. */
+  #bound = 0;
+  /** Whether a page has arrived yet. */
+  #answered = false;
+  #boundAt = Number.NEGATIVE_INFINITY;
 
-  constructor(limit: number, heldLimit = HELD_PAGES) {
+  constructor(limit: number, heldLimit = HELD_PAGES, clock: () => number = () => performance.now()) {
     this.#limit = limit;
     this.#heldLimit = Math.max(1, Math.min(limit, heldLimit));
+    this.#clock = clock;
   }
 
-  /** Whether `account` may add a stream now (mayAddStream, and fewer than `heldLimit` pages held). */
+  /**
+   * Whether `account` may add a stream now: mayAddStream, fewer than
+   * `heldLimit` pages held, and the streams asking under inFlightBound.
+   */
   mayAdd(account: string): boolean {
     const own = this.#streams.get(account) ?? 0;
-    if (own > 0 && this.#held >= this.#heldLimit) return false;
+    if (own > 0 && (this.#held >= this.#heldLimit || this.#asking() >= this.inFlightBound())) return false;
     const accounts = this.#streams.size + (own === 0 ? 1 : 0);
     return mayAddStream({ limit: this.#limit, total: this.#total, own, accounts });
   }
@@ -73,9 +108,16 @@ export class StreamBudget {
     this.#wake();
   }
 
-  /** A page arrived: held until the returned release is called (once or more: it releases once). */
-  hold(): () => void {
+  /**
+   * A page arrived, its crawl's least round trip `roundTripMs` (RoundTrip.leastMs; null: not known):
+   * held until the returned release is called (once or more: it releases once).
+   */
+  hold(roundTripMs: number | null = null): () => void {
     this.#held++;
+    const now = this.#clock();
+    this.#arrivals.push({ at: now, roundTripMs: roundTripMs ?? 0 });
+    if (!this.#answered) this.#boundAt = Number.NEGATIVE_INFINITY;
+    this.#answered = true;
     let held = true;
     return () => {
       if (held) this.release();
@@ -90,25 +132,71 @@ export class StreamBudget {
   }
 
   /**
-   * Lets as many waiting streams send as pages may still be held. One that
-   * then holds nothing (it ended, or its request failed) ends its stream,
-   * which wakes the next, so none waits on a release that will not come.
+   * Most streams that may ask at once (a request in flight or a page in
+   * hand): `heldLimit`, plus IN_FLIGHT_HEADROOM times the round trips of the
+   * pages that arrived in the last second, summed, over a second. Before the
+   * first page, the cap: the round trip is not known yet, and the ramp
+   * (ramp.ts) grows each crawl by its bucket's slots until then.
    */
-  #wake(): void {
-    for (let room = this.#heldLimit - this.#held; room > 0 && this.#waiting.length > 0; room--) {
-      this.#waiting.shift()!();
-    }
+  inFlightBound(): number {
+    const now = this.#clock();
+    if (now - this.#boundAt < BOUND_REFRESH_MS) return this.#bound;
+    const since = now - ARRIVALS_MS;
+    let drop = 0;
+    while (drop < this.#arrivals.length && this.#arrivals[drop]!.at < since) drop++;
+    if (drop > 0) this.#arrivals.splice(0, drop);
+    // Little's law over the accounts: each page that arrived stands for its round trip's worth of a request in flight.
+    let inFlightMs = 0;
+    for (const arrival of this.#arrivals) inFlightMs += arrival.roundTripMs;
+    this.#bound = this.#answered
+      ? this.#heldLimit + Math.ceil((IN_FLIGHT_HEADROOM * inFlightMs) / ARRIVALS_MS)
+      : this.#limit;
+    this.#boundAt = now;
+    return this.#bound;
   }
 
-  /** Resolves when a stream may send its next request: at once while fewer than `heldLimit` pages are held. */
+  /** Streams asking now: those not waiting here for room. */
+  #asking(): number {
+    return this.#total - this.#waiting.length;
+  }
+
+  /**
+   * Lets as many waiting streams send as pages may still be held and streams
+   * may ask. One that then holds nothing (it ended, or its request failed)
+   * ends its stream, which wakes the next, so none waits on a release that
+   * will not come.
+   */
+  #wake(): void {
+    if (this.#waiting.length === 0) return;
+    const asking = this.#asking();
+    const room = Math.min(this.#heldLimit - this.#held, this.inFlightBound() - asking);
+    for (let i = 0; i < room && this.#waiting.length > 0; i++) this.#waiting.shift()!();
+  }
+
+  /**
+   * Resolves when a stream may send its next request: at once while no
+   * stream waits, fewer than `heldLimit` pages are held and the streams
+   * asking, this one among them, are within inFlightBound. Otherwise in turn:
+   * a stream never overtakes one that waits, so no account's streams wait
+   * while another's go round.
+   */
   room(): Promise<void> | undefined {
-    if (this.#held < this.#heldLimit) return undefined;
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    if (this.#waiting.length === 0 && this.#held < this.#heldLimit && this.#asking() <= this.inFlightBound()) {
+      return undefined;
+    }
+    const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#wake();
+    return turn;
   }
 
   /** Streams open now, over all accounts. */
   get total(): number {
     return this.#total;
+  }
+
+  /** Streams asking now (a request in flight or a page in hand), over all accounts: those not waiting for room. */
+  get asking(): number {
+    return this.#asking();
   }
 
   /** Pages held now, over all accounts. */
