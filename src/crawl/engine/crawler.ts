@@ -208,7 +208,7 @@ export class Crawler {
     for await (const page of iterator) {
       this.#roundTrip.answered(sentAt);
       // Held from its response to its commit: while the process holds its most, no stream asks for more.
-      const release = budget?.hold(this.#roundTrip.leastMs);
+      const release = budget?.hold((this.#roundTrip.leastMs ?? 0) + (this.#account.bucket?.spacingMs ?? 0));
       try {
         const now = this.#now();
         const batch = normalize(
