@@ -1,6 +1,14 @@
 import type { BucketRoom } from './room-watch.js';
 
 /**
+ * The ramp's shortest step (ms). With the limit lifted, a slot lasts
+ * microseconds, and forty accounts grew 822 streams before their first pages
+ * came back, most of whose pages then waited on the writer. Below 100
+ * requests a second the slot is longer and this changes nothing.
+ */
+export const RAMP_STEP_MS = 10;
+
+/**
  * The crawl's first round trip: until a page comes back, each slot of the
  * bucket that finds no request waiting gets a new stream, at the slot.
  *
@@ -15,14 +23,6 @@ import type { BucketRoom } from './room-watch.js';
  * The first answer ends the ramp: from then on the round trip is known and
  * the room watch and the cut decide.
  */
-/**
- * The ramp's shortest step (ms). With the limit lifted, a slot lasts
- * microseconds, and forty accounts grew 822 streams before their first pages
- * came back, most of whose pages then waited on the writer. Below 100
- * requests a second the slot is longer and this changes nothing.
- */
-export const RAMP_STEP_MS = 10;
-
 export class Ramp {
   readonly #bucket: Pick<BucketRoom, 'waitMs' | 'spacingMs'>;
   readonly #answered: () => boolean;
