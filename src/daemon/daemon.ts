@@ -36,7 +36,7 @@ export interface TickRecord {
 export interface DaemonOptions {
   /** Account names, in configuration order. */
   accounts: readonly string[];
-  sink: Pick<Sink, 'acquireLease' | 'releaseLease' | 'leases' | 'status' | 'rest'>;
+  sink: Pick<Sink, 'acquireLease' | 'releaseLease' | 'leases' | 'status'>;
   /** This process's leases; its holder is this daemon's identity. */
   leases: LeaseKeeper;
   schedule: { expression: string; timezone: string };
@@ -263,8 +263,6 @@ export class Daemon {
       } catch (error) {
         logger.warn({ err: (error as Error).message }, 'could not read the target status for the metrics');
       }
-      // The target lets go of what the tick left in memory (a DuckDB file is opened anew); a failure costs nothing.
-      await this.#o.sink.rest?.().catch(() => undefined);
     } finally {
       this.#ledger.tickEnded();
     }

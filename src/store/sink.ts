@@ -50,9 +50,6 @@ export interface Sink
   /** Applies pending migrations; idempotent. Every opener calls it. */
   migrate(): Promise<void>;
 
-  /** Between two of the daemon's ticks: lets go of what the last one left in memory (SqlDriver.rest). */
-  rest?(): Promise<void>;
-
   close(): Promise<void>;
 }
 

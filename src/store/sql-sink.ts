@@ -99,10 +99,6 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     recordCheck: (c) => verify.recordCheck(c),
     lastVerifyStart: (a) => verify.lastVerifyStart(a),
     query: (sql, params = []) => driver.read((tx) => tx.all(sql, params)),
-    // Not retried: the daemon goes on whatever it gives.
-    rest: async () => {
-      await rawDriver.rest?.();
-    },
     close: async () => {
       try {
         await driver.close();

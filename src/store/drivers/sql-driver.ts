@@ -182,11 +182,5 @@ export interface SqlDriver {
   migrate(migrations: readonly Migration[]): Promise<string[]>;
   /** Whether the target holds ivsync's migration bookkeeping (knex_migrations), read without creating anything. */
   isMigrated(): Promise<boolean>;
-  /**
-   * Between two runs of a long-lived process (the daemon's ticks): lets go of
-   * what the last run left in memory, where the driver holds more than its
-   * connections need. Optional; nothing is lost by it.
-   */
-  rest?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,11 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { DuckDBInstance, DuckDBConnection } from '@duckdb/node-api';
+import {
+  type DuckDBInstance,
+  DuckDBListValue,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import PQueue from 'p-queue';
+import { columnValue } from '../column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
+import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
 import { withAppender } from './duckdb-appender.js';
-import { appendValue, bindable } from './duckdb-append-value.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
 import { duckdbIdHashes } from './duckdb-id-hashes.js';
 import { DuckdbRowids } from './duckdb-rowids.js';
@@ -14,11 +21,53 @@ import { openDatabase, type OpenWait } from './duckdb-open.js';
 import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
 import { ScanPool } from './duckdb-scan-pool.js';
 import { duckdbMemorySettings, poolMegabytes, type DuckdbMemoryOptions } from './duckdb-settings.js';
-import type { TableDef } from '../../../schema/schema.js';
+import type { ColumnDef, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import type { KeyColumn, OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
 import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
 import { onConflictClause } from '../upsert-clause.js';
+
+function bindable(value: unknown): DuckDBValue {
+  if (value === undefined || value === null) return null;
+  if (value instanceof DuckDBListValue) return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value;
+  return JSON.stringify(value);
+}
+
+/** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
+function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string, raw: unknown): void {
+  const value = columnValue(column, raw);
+  if (value === null) return appender.appendNull();
+  switch (column.type) {
+    case 'text':
+    case 'json':
+      if (typeof value !== 'string') throw wrongType(table, column, value);
+      return appender.appendVarchar(value);
+    case 'real':
+      if (typeof value !== 'number') throw wrongType(table, column, value);
+      return appender.appendDouble(value);
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(table, column, value);
+      return appender.appendBigInt(BigInt(value));
+    case 'boolean':
+      if (typeof value !== 'boolean') throw wrongType(table, column, value);
+      return appender.appendBoolean(value);
+    case 'timestamp': {
+      // As ISO text in UTC with its `Z` (a time without zone is UTC to ivsync,
+      // local time to DuckDB), which DuckDB reads exactly into the TIMESTAMPTZ
+      // column: the node API appends a TIMESTAMPTZ value through a generic
+      // Value, several times slower.
+      const iso = typeof value === 'string' ? normalizeIso(value) : null;
+      if (iso === null) throw wrongType(table, column, value);
+      return appender.appendVarchar(iso);
+    }
+  }
+}
+
+function wrongType(table: string, column: ColumnDef, value: unknown): TypeError {
+  return new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
+}
 
 export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
   /**
@@ -148,22 +197,6 @@ export class DuckdbDriver implements SqlDriver {
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#lock.add(() => this.#inTransaction(work));
-  }
-
-  /**
-   * Folds the WAL into the file and opens the file anew: what DuckDB kept of
-   * the last run (its buffers, what its allocator held after checkpoints)
-   * goes back to the system before the next. At ten million sessions the
-   * daemon's second idle tick peaked at 412 MB, on top of what the first
-   * left, against 384 MB for one idle sync. In the lock, between two
-   * transactions, as the bound on table blocks does it.
-   */
-  rest(): Promise<void> {
-    return this.#lock.add(async () => {
-      if (this.#closed || this.#path === null) return;
-      await this.#connection.run('CHECKPOINT').catch((error: unknown) => this.#noteInvalidated(error));
-      await this.#reopen(this.#path).catch(() => undefined);
-    });
   }
 
   close(): Promise<void> {
