@@ -43,8 +43,6 @@ const preciseNow = (): number => performance.timeOrigin + performance.now();
 interface Waiting {
   readonly run: () => void;
   readonly priority: number;
-  /** When it began waiting. */
-  readonly since: number;
   readonly detach: () => void;
 }
 
@@ -70,7 +68,7 @@ export class RateLimiter {
   #timer: NodeJS.Timeout | undefined;
   /** Unused capacity up to the last schedule (see `idleMs`). */
   #idleMs = 0;
-  /** Since when some task has waited without a break (NaN while none waits). */
+  /** Since when some task has waited without a break (NaN while none waits): set as the first joins an empty queue. */
   #waitingSince = NaN;
 
   /** Milliseconds between two starts: 1000 / rate. */
@@ -112,7 +110,6 @@ export class RateLimiter {
       };
       const task: Waiting = {
         priority: options.priority ?? 0,
-        since: now,
         detach: () => signal?.removeEventListener('abort', onAbort),
         run: () => {
           this.#inFlight += 1;
@@ -170,8 +167,8 @@ export class RateLimiter {
       // after it, and others waited all along. Taken as unused, each such start moved the grid by the few
       // milliseconds the task came late: at 1 s latency, with a crawl's streams served by their rests, about 0.2 s
       // over a 40 s backfill.
-      const waitedSince = Number.isNaN(this.#waitingSince) ? head.since : this.#waitingSince;
-      this.#waitingSince = this.#waiting.length > 0 ? waitedSince : NaN;
+      const waitedSince = this.#waitingSince;
+      if (this.#waiting.length === 0) this.#waitingSince = NaN;
       // Read again at the last moment: a start recorded earlier than it happened would let the next window's start come
       // too soon.
       this.#schedule.take(this.#now(), Math.max(waitedSince, this.#pausedUntil));
