@@ -39,6 +39,16 @@ function rowsOf(table: string, sessions: number): number {
   return rows[table] ?? 0;
 }
 
+/**
+ * Row `n`'s key among `count`, scattered: a crawl stores sessions in the order of their time, and the service's ids
+ * bear no relation to it, so the rows holding a range of ids lie all over the table (a fill in key order let every
+ * range read skip most row groups, as no crawled target does). 1,000,003 is a prime: n → n × p mod count is one to
+ * one over 0 … count − 1 whenever count is not a multiple of it.
+ */
+function scattered(n: string, count: number): string {
+  return `((${n}) * 1000003) % ${count}`;
+}
+
 /** The value of `column` in row `i` (a BIGINT) of `table`, as DuckDB SQL. */
 function valueOf(table: TableDef, column: ColumnDef, sessions: number): string {
   const authentications = rowsOf('authentications', sessions);
@@ -46,15 +56,17 @@ function valueOf(table: TableDef, column: ColumnDef, sessions: number): string {
   const id = (prefix: string, n: string) => `'${prefix}-' || lpad(printf('%x', ${n}), 10, '0')`;
   switch (column.name) {
     case 'service_id':
-      return table.name === 'fingerprints' ? id('fp', 'i') : id('au', `i % ${authentications}`);
+      return table.name === 'fingerprints'
+        ? id('fp', scattered('i', fingerprints))
+        : id('au', scattered('i', authentications));
     case 'parent_service_id':
-      return id('fp', `(i * 7) % ${fingerprints}`);
+      return id('fp', scattered('i * 7', fingerprints));
     case 'account':
       return `'acct-' || (i % 3)`;
     case 'resource':
       return `'authentications'`;
     case 'customer_item_id':
-      return `'item-' || (i % ${Math.max(1, Math.round(authentications / 2))})`;
+      return `'item-' || ${scattered('i', Math.max(1, Math.round(authentications / 2)))}`;
     case 'result_final':
       return 'i % 10 <> 0';
     case 'missing_since':
