@@ -226,16 +226,11 @@ ORDER BY h.service_id, h.resource, h.valid_from`,
   },
 ];
 
-/** The analyst views, created in every target after the tables. */
-export const VIEWS: readonly DialectViewDef[] = [
-  {
-    name: 'v_latest_authentications',
-    description:
-      "One authentication per account and customer_item_id, chosen as the service's lookup does: the first " +
-      'final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.',
-    // Ranked by key alone, then the rows fetched: a window over every column (raw JSON included) held
-    // the whole table in the window's state, which would not fit DuckDB's pool at a million sessions.
-    sql: `SELECT ${authenticationColumns} FROM authentications WHERE service_id IN (SELECT service_id FROM (
+/**
+ * The service_ids v_latest_authentications keeps, one per account and customer_item_id. The export runs it apart
+ * from the view (view-pieces.ts `picks`): it reads only narrow columns.
+ */
+export const LATEST_AUTHENTICATION_KEYS = `SELECT service_id FROM (
   SELECT a.service_id, ROW_NUMBER() OVER (
     PARTITION BY a.account, a.customer_item_id
     ORDER BY CASE WHEN a.result_final THEN 0 ELSE 1 END,
@@ -245,7 +240,18 @@ export const VIEWS: readonly DialectViewDef[] = [
   ) AS lookup_rank
   FROM authentications a
   WHERE a.customer_item_id IS NOT NULL AND a.missing_since IS NULL
-) ranked WHERE lookup_rank = 1)`,
+) ranked WHERE lookup_rank = 1`;
+
+/** The analyst views, created in every target after the tables. */
+export const VIEWS: readonly DialectViewDef[] = [
+  {
+    name: 'v_latest_authentications',
+    description:
+      "One authentication per account and customer_item_id, chosen as the service's lookup does: the first " +
+      'final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.',
+    // Ranked by key alone, then the rows fetched: a window over every column (raw JSON included) held
+    // the whole table in the window's state, which would not fit DuckDB's pool at a million sessions.
+    sql: `SELECT ${authenticationColumns} FROM authentications WHERE service_id IN (${LATEST_AUTHENTICATION_KEYS})`,
   },
   {
     name: 'v_fingerprint_pairs',

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { exportTarget } from '../../src/store/export/export.js';
@@ -314,7 +314,8 @@ describe('views that grow with the history, run a range of sessions at a time', 
             pieces: expect.any(Number) as unknown,
           });
         }
-        // Only the export's files are left: the pieces are removed.
+        // Only the export's files are left: the pieces and the relations' clustered copies are removed.
+        expect(readdirSync(dirname(path))).toEqual(['cut.duckdb']);
         expect(readdirSync(cut).sort()).toEqual(
           [...TABLES.map((t) => `${t.name}.parquet`), ...VIEWS.map((v) => `${v.name}.parquet`)].sort(),
         );

@@ -128,7 +128,7 @@ async function exportDuckdb(
       for (const view of VIEWS) {
         connection = await db.forView();
         await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
-        const { rows, pieces } = await countView(connection, view, pieceRows);
+        const { rows, pieces } = await countView(connection, view, pieceRows, dirname(path));
         relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
       }
       // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
@@ -186,7 +186,10 @@ async function exportParquet(
       for (const view of VIEWS) {
         const connection = await db.forView();
         const file = join(dir, `${view.name}.parquet`);
-        const pieces = await copyView(connection, view, file, pieceRows);
+        const pieces = await copyView(connection, view, file, pieceRows, {
+          scratch: dir,
+          tableFile: (table) => join(dir, `${table}.parquet`),
+        });
         // A later view may read this one (v_session_timeline reads session_history).
         await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
         relations.push(

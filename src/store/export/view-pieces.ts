@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { viewSql, type DialectViewDef } from '../views.js';
+import { LATEST_AUTHENTICATION_KEYS, viewSql, type DialectViewDef } from '../views.js';
+import { ClusteredCopies, Cut, Scratch } from './clustered-copies.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
 
 /**
@@ -14,7 +13,8 @@ import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
  * a customer item; at 7M authentications its window and the ids it keeps
  * outgrew the view pool (192 MB) in one statement, and the 10M export failed.
  * Ranges, not hashes: v_session_timeline is ordered by service_id first, so
- * its pieces in order are the view in order.
+ * its pieces in order are the view in order. The pieces read clustered
+ * copies of the relations (clustered-copies.ts), not the relations.
  */
 export interface ViewPieces {
   /** The column of every relation in `relations` that the ranges cut. */
@@ -23,10 +23,31 @@ export interface ViewPieces {
   relations: readonly string[];
   /** The view's rows are ordered by `column` first: its pieces are joined in their order (its rows are narrow). */
   ordered?: boolean;
+  /** The view's rows are rows of one table picked by key. */
+  picks?: Picks;
+}
+
+/**
+ * A view whose rows are the rows of `table` whose `key` (unique) is among
+ * those `keys` selects. Its rows are wide (`raw`), so they are not sorted:
+ * the pieces pick the keys from a clustered copy of the narrow columns
+ * `keys` reads, with each row's position, and the view is then run over the
+ * picked rows a range of positions at a time, in the table's own order. The
+ * keys select one row per group (a customer item), so the view over the
+ * picked rows keeps them all.
+ */
+export interface Picks {
+  table: string;
+  key: string;
+  keys: string;
 }
 
 export const VIEW_PIECES: Readonly<Record<string, ViewPieces>> = {
-  v_latest_authentications: { column: 'customer_item_id', relations: ['authentications'] },
+  v_latest_authentications: {
+    column: 'customer_item_id',
+    relations: ['authentications'],
+    picks: { table: 'authentications', key: 'service_id', keys: LATEST_AUTHENTICATION_KEYS },
+  },
   session_history: { column: 'service_id', relations: ['session_versions', 'authentications', 'fingerprints'] },
   v_result_turnaround: { column: 'service_id', relations: ['session_history', 'authentications', 'fingerprints'] },
   v_session_timeline: { column: 'service_id', relations: ['session_history'], ordered: true },
@@ -37,8 +58,8 @@ export const VIEW_PIECES: Readonly<Record<string, ViewPieces>> = {
  * 10M sessions (7M authentications) a piece of a million authentications ran
  * out of memory at once; pieces of 250,000 held, but the instance's RSS grew
  * with a piece's size (v_session_timeline: 406 MB at 1M, 402 at 250,000, 250
- * at 100,000). The whole export of views there took 225 s with 100,000
- * against 201 s with 250,000: every piece scans the relations again.
+ * at 100,000). A piece reads its range of clustered copies
+ * (clustered-copies.ts), so more pieces cost little more.
  */
 export const PIECE_ROWS = 100_000;
 
@@ -48,22 +69,24 @@ const PIECE_SCHEMA = 'ivsync_piece';
 /** Rows sampled to place the boundaries of the ranges. */
 const SAMPLE_ROWS = 10_000;
 
+/** The row's position in a picked table's Parquet file, in its clustered copy. */
+const POSITION = 'ivsync_row';
+
 /**
- * Runs `work` with the names `view` reads bound to the rows of one of its
- * ranges (pieceRanges): a schema of restricted views, searched first.
+ * Runs `work` with each name in `sources` bound to the rows of its source
+ * (what can follow FROM) within `range`: a schema of restricted views,
+ * searched first.
  */
 async function inPiece(
   connection: DuckDBConnection,
-  view: string,
+  sources: ReadonlyMap<string, string>,
   range: string,
-  work: () => Promise<void>,
+  work: () => Promise<unknown>,
 ): Promise<void> {
-  const spec = VIEW_PIECES[view];
-  if (spec === undefined) throw new Error(`${view} is not cut into pieces`);
   await connection.run(`CREATE SCHEMA ${PIECE_SCHEMA}`);
   try {
-    for (const relation of spec.relations) {
-      await connection.run(`CREATE VIEW ${PIECE_SCHEMA}.${relation} AS SELECT * FROM main.${relation} WHERE ${range}`);
+    for (const [relation, source] of sources) {
+      await connection.run(`CREATE VIEW ${PIECE_SCHEMA}.${relation} AS SELECT * FROM ${source} AS r WHERE ${range}`);
     }
     // USE sets the search path too: it is put back as it was, and the piece's is spelled in the current database.
     const reader = await connection.runAndReadAll(
@@ -82,19 +105,17 @@ async function inPiece(
 }
 
 /**
- * WHERE conditions that split the rows `view` reads by ranges of its column
- * (VIEW_PIECES) into pieces of about `pieceRows` rows, in the column's order;
- * nulls go with the first. None when the view is not cut or its rows fit one
- * piece. The boundaries are quantiles of a sample, so a piece may be larger
- * or smaller than asked, but not by the history's size.
+ * The ranges of its column (VIEW_PIECES) that split the rows a view reads
+ * into pieces of about `pieceRows` rows, in the column's order; nulls go
+ * with the first. None when its rows fit one piece. The boundaries are
+ * quantiles of a sample, so a piece may be larger or smaller than asked, but
+ * not by the history's size.
  */
-async function pieceRanges(connection: DuckDBConnection, view: string, pieceRows: number): Promise<string[]> {
-  const spec = VIEW_PIECES[view];
-  if (spec === undefined) return [];
+async function cutOf(connection: DuckDBConnection, spec: ViewPieces, pieceRows: number): Promise<Cut | undefined> {
   const { column, relations } = spec;
   const union = relations.map((r) => `SELECT ${column} AS k FROM main.${r}`).join(' UNION ALL ');
   const pieces = Math.ceil((await countRows(connection, `(${union}) u`)) / pieceRows);
-  if (pieces <= 1) return [];
+  if (pieces <= 1) return undefined;
   const sampled = await connection.runAndReadAll(
     `SELECT k FROM (SELECT k FROM (${union}) u WHERE k IS NOT NULL USING SAMPLE reservoir(${SAMPLE_ROWS} ROWS)) ` +
       'ORDER BY k',
@@ -105,76 +126,182 @@ async function pieceRanges(connection: DuckDBConnection, view: string, pieceRows
     const bound = sample[Math.floor((i * sample.length) / pieces)];
     if (bound !== undefined && bound !== bounds[bounds.length - 1]) bounds.push(bound);
   }
-  if (bounds.length === 0) return [];
-  return [
-    `(${column} IS NULL OR ${column} < ${quote(bounds[0]!)})`,
-    ...bounds.slice(1).map((bound, i) => `${column} >= ${quote(bounds[i]!)} AND ${column} < ${quote(bound)}`),
-    `${column} >= ${quote(bounds[bounds.length - 1]!)}`,
-  ];
+  return bounds.length === 0 ? undefined : new Cut(column, bounds);
+}
+
+/** Runs `work` in each piece of `cut`, its relations read through `copies`. */
+async function eachPiece(
+  connection: DuckDBConnection,
+  cut: Cut,
+  copies: ClusteredCopies,
+  work: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    for (let piece = 0; piece < cut.pieces; piece++) {
+      await inPiece(connection, await copies.sourcesOf(piece), cut.range(piece, piece + 1), work);
+    }
+  } finally {
+    await copies.removeCopies();
+  }
+}
+
+/** Where a view's pieces write, and where a table's Parquet file is (for a view with `picks`). */
+export interface PieceFiles {
+  /** The directory of the scratch files: the export's own. */
+  scratch: string;
+  /** The Parquet file of a table of the export, whose rows a view with `picks` reads by position. */
+  tableFile?: (table: string) => string;
 }
 
 /**
  * A view materialized into one Parquet file: in one statement, or, for a
- * view cut into pieces (VIEW_PIECES), a file per piece, then those files
- * in order into one (a copy that holds a row group at a time).
+ * view cut into pieces (VIEW_PIECES), a file per piece over clustered copies
+ * of its relations, then those files into one (a copy that holds a row group
+ * at a time).
  */
 export async function copyView(
   connection: DuckDBConnection,
   view: DialectViewDef,
   file: string,
   pieceRows: number,
+  files: PieceFiles,
 ): Promise<number> {
   const sql = viewSql(view, 'duckdb');
-  const ranges = await pieceRanges(connection, view.name, pieceRows);
-  if (ranges.length === 0) {
+  const spec = VIEW_PIECES[view.name];
+  const cut = spec === undefined ? undefined : await cutOf(connection, spec, pieceRows);
+  if (spec === undefined || cut === undefined) {
     await connection.run(`COPY (${sql}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
     return 1;
   }
-  const parts = ranges.map((_, i) =>
-    join(dirname(file), `.ivsync-${view.name}-${randomBytes(4).toString('hex')}-${i}`),
-  );
+  const scratch = new Scratch(files.scratch, view.name);
   try {
-    for (const [i, range] of ranges.entries()) {
-      await inPiece(connection, view.name, range, () =>
-        connection.run(`COPY (${sql}) TO ${quote(parts[i]!)} ${PARQUET_OPTIONS}`).then(() => undefined),
-      );
+    const parts: string[] = [];
+    const copyPart = () => {
+      const part = scratch.file('piece');
+      parts.push(part);
+      return connection.run(`COPY (${sql}) TO ${quote(part)} ${PARQUET_OPTIONS}`);
+    };
+    if (spec.picks === undefined) {
+      // A view cut by the same column was joined in its pieces' order (joinParts): its file is clustered already.
+      const inOrder = new Set(spec.relations.filter((r) => cutInOrder(r, spec.column)));
+      const copies = new ClusteredCopies(connection, cut, spec.relations, sql, scratch, { inOrder });
+      await eachPiece(connection, cut, copies, copyPart);
+    } else {
+      const tableFile = files.tableFile?.(spec.picks.table);
+      if (tableFile === undefined) throw new Error(`${view.name} picks rows of a table with no Parquet file`);
+      await copyPicked(connection, { ...spec, picks: spec.picks }, { cut, pieceRows, scratch, tableFile }, copyPart);
     }
-    const list = parts.map(quote).join(', ');
-    if (VIEW_PIECES[view.name]!.ordered !== true) {
-      await connection.run(`COPY (SELECT * FROM read_parquet([${list}])) TO ${quote(file)} ${PARQUET_OPTIONS}`);
-      return ranges.length;
-    }
-    // Rows in the order of the pieces; DuckDB cuts row groups by bytes only when it may reorder.
-    await connection.run('SET preserve_insertion_order = true');
-    try {
-      await connection.run(
-        `COPY (SELECT * FROM read_parquet([${list}])) TO ${quote(file)} (FORMAT parquet, ROW_GROUP_SIZE 32768)`,
-      );
-    } finally {
-      await connection.run('SET preserve_insertion_order = false');
-    }
-    return ranges.length;
+    await joinParts(connection, parts, file, spec.picks === undefined);
+    return cut.pieces;
   } finally {
-    for (const part of parts) await rm(part, { force: true });
+    await scratch.removeAll();
+  }
+}
+
+/** How a view with `picks` is cut. */
+interface PickedCut {
+  cut: Cut;
+  pieceRows: number;
+  scratch: Scratch;
+  tableFile: string;
+}
+
+/**
+ * A view with `picks`: its keys picked piece by piece, their rows' positions
+ * written to a file, then `copyPart` run with the table bound to the picked
+ * rows of each range of `pieceRows` positions. The positions go to Parquet,
+ * not to a temporary table: at 10M sessions a temporary table of the 3.5M
+ * positions raised the export's RSS from 172 to 318 MB as it filled.
+ */
+async function copyPicked(
+  connection: DuckDBConnection,
+  spec: ViewPieces & { picks: Picks },
+  { cut, pieceRows, scratch, tableFile }: PickedCut,
+  copyPart: () => Promise<unknown>,
+): Promise<void> {
+  const { picks } = spec;
+  const positioned = { relation: picks.table, file: tableFile, as: POSITION };
+  const copies = new ClusteredCopies(connection, cut, spec.relations, pickSql(picks, picks.key), scratch, {
+    positioned,
+  });
+  const pickedFiles: string[] = [];
+  await eachPiece(connection, cut, copies, () => {
+    const file = scratch.file('picked');
+    pickedFiles.push(file);
+    return connection.run(`COPY (${pickSql(picks, POSITION)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+  });
+  const picked = scratch.file('picked');
+  await connection.run(
+    `COPY (SELECT * FROM read_parquet([${pickedFiles.map(quote).join(', ')}])) TO ${quote(picked)} ${PARQUET_OPTIONS}`,
+  );
+  for (const file of pickedFiles) await rm(file, { force: true });
+  const table = `read_parquet(${quote(tableFile)}, file_row_number = true)`;
+  const rows = await countRows(connection, table);
+  for (let from = 0; from < rows; from += pieceRows) {
+    const within = (column: string) => `${column} >= ${from} AND ${column} < ${from + pieceRows}`;
+    const rowsPicked =
+      `(SELECT * EXCLUDE (file_row_number) FROM ${table} WHERE ${within('file_row_number')} AND file_row_number IN ` +
+      `(SELECT ${POSITION} FROM read_parquet(${quote(picked)}) WHERE ${within(POSITION)}))`;
+    await inPiece(connection, new Map([[picks.table, rowsPicked]]), 'true', copyPart);
+  }
+}
+
+/** `select` of the rows of `picks.table` that its keys pick. */
+function pickSql(picks: Picks, select: string): string {
+  return `SELECT ${select} FROM ${picks.table} WHERE ${picks.key} IN (${picks.keys})`;
+}
+
+/** A view joined from its pieces in their order, cut by `column`: its Parquet file is in ranges of `column`. */
+function cutInOrder(view: string, column: string): boolean {
+  const spec = VIEW_PIECES[view];
+  return spec !== undefined && spec.column === column && spec.picks === undefined;
+}
+
+/**
+ * The pieces' files into one: in their order, unless the rows are wide (a view with `picks`). A view in its pieces'
+ * order lies in ranges of its column, so a later view cut by it reads it as it is (cutInOrder): it is ordered where
+ * the view is, and clustered where it is not.
+ */
+async function joinParts(connection: DuckDBConnection, parts: readonly string[], file: string, inOrder: boolean) {
+  const list = parts.map(quote).join(', ');
+  if (!inOrder) {
+    await connection.run(`COPY (SELECT * FROM read_parquet([${list}])) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+    return;
+  }
+  // Rows in the order of the pieces; DuckDB cuts row groups by bytes only when it may reorder.
+  await connection.run('SET preserve_insertion_order = true');
+  try {
+    await connection.run(
+      `COPY (SELECT * FROM read_parquet([${list}])) TO ${quote(file)} (FORMAT parquet, ROW_GROUP_SIZE 32768)`,
+    );
+  } finally {
+    await connection.run('SET preserve_insertion_order = false');
   }
 }
 
 /**
  * The rows of a view of the export's DuckDB file, counted piece by piece
- * where it is cut (VIEW_PIECES), and the pieces counted.
+ * where it is cut (VIEW_PIECES), and the pieces counted. A view with `picks`
+ * counts the keys it picks.
  */
 export async function countView(
   connection: DuckDBConnection,
   view: DialectViewDef,
   pieceRows: number,
+  scratchDir: string,
 ): Promise<{ rows: number; pieces: number }> {
-  const ranges = await pieceRanges(connection, view.name, pieceRows);
-  if (ranges.length === 0) return { rows: await countRows(connection, view.name), pieces: 1 };
-  let rows = 0;
-  for (const range of ranges) {
-    await inPiece(connection, view.name, range, async () => {
-      rows += await countRows(connection, `(${viewSql(view, 'duckdb')}) v`);
+  const spec = VIEW_PIECES[view.name];
+  const cut = spec === undefined ? undefined : await cutOf(connection, spec, pieceRows);
+  if (spec === undefined || cut === undefined) return { rows: await countRows(connection, view.name), pieces: 1 };
+  const sql = spec.picks === undefined ? viewSql(view, 'duckdb') : pickSql(spec.picks, spec.picks.key);
+  const scratch = new Scratch(scratchDir, view.name);
+  try {
+    let rows = 0;
+    await eachPiece(connection, cut, new ClusteredCopies(connection, cut, spec.relations, sql, scratch), async () => {
+      rows += await countRows(connection, `(${sql}) v`);
     });
+    return { rows, pieces: cut.pieces };
+  } finally {
+    await scratch.removeAll();
   }
-  return { rows, pieces: ranges.length };
 }
