@@ -21,7 +21,10 @@ export interface ViewPieces {
   column: string;
   /** What the view reads, each restricted to the piece's range. */
   relations: readonly string[];
-  /** The view's rows are ordered by `column` first: its pieces are joined in their order (its rows are narrow). */
+  /**
+   * The view's rows are ordered by `column` first. Its pieces, joined in their order as every view's but one with
+   * `picks` (joinParts), are then the view in order.
+   */
   ordered?: boolean;
   /** The view's rows are rows of one table picked by key. */
   picks?: Picks;
