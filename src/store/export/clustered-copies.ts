@@ -22,8 +22,13 @@ export class Scratch {
     return path;
   }
 
+  /** Removes `files` (made by `file`) before the rest. */
+  async remove(files: readonly string[]): Promise<void> {
+    for (const file of files) await rm(file, { force: true });
+  }
+
   async removeAll(): Promise<void> {
-    for (const file of this.#files) await rm(file, { force: true });
+    await this.remove(this.#files);
   }
 }
 
@@ -85,6 +90,8 @@ export class ClusteredCopies {
   readonly #options: ClusterOptions;
   readonly #span: number;
   readonly #sources = new Map<string, string>();
+  /** The columns each relation's copies keep, looked up with its first group's. */
+  readonly #columns = new Map<string, string[]>();
   #files: string[] = [];
   #group = -1;
 
@@ -118,7 +125,7 @@ export class ClusteredCopies {
 
   /** Removes the group's copies on disk. */
   async removeCopies(): Promise<void> {
-    for (const file of this.#files) await rm(file, { force: true });
+    await this.#scratch.remove(this.#files);
     this.#files = [];
     this.#group = -1;
   }
@@ -133,8 +140,7 @@ export class ClusteredCopies {
       }
       const at = positioned?.relation === relation ? positioned : undefined;
       const source = at === undefined ? `main.${relation}` : `read_parquet(${quote(at.file)}, file_row_number = true)`;
-      const columns = named(await columnsOf(this.#connection, source), this.#sql, this.#cut.column);
-      if (at !== undefined) columns.push(`file_row_number AS ${at.as}`);
+      const columns = await this.#columnsOf(relation, source, at?.as);
       const file = this.#scratch.file(relation);
       this.#files.push(file);
       await this.#connection.run(
@@ -142,6 +148,17 @@ export class ClusteredCopies {
       );
       this.#sources.set(relation, `read_parquet(${quote(file)})`);
     }
+  }
+
+  /** The columns the copies of `relation` keep (looked up once), its position as `position` where it is given. */
+  async #columnsOf(relation: string, source: string, position: string | undefined): Promise<readonly string[]> {
+    let columns = this.#columns.get(relation);
+    if (columns === undefined) {
+      columns = named(await columnsOf(this.#connection, source), this.#sql, this.#cut.column);
+      if (position !== undefined) columns.push(`file_row_number AS ${position}`);
+      this.#columns.set(relation, columns);
+    }
+    return columns;
   }
 }
 

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LATEST_AUTHENTICATION_KEYS, viewSql, type DialectViewDef } from '../views.js';
 import { ClusteredCopies, Cut, Scratch } from './clustered-copies.js';
@@ -192,7 +191,7 @@ export async function copyView(
     } else {
       const tableFile = files.tableFile?.(spec.picks.table);
       if (tableFile === undefined) throw new Error(`${view.name} picks rows of a table with no Parquet file`);
-      await copyPicked(connection, { ...spec, picks: spec.picks }, { cut, pieceRows, scratch, tableFile }, copyPart);
+      await copyPicked(connection, spec.relations, spec.picks, { cut, pieceRows, scratch, tableFile }, copyPart);
     }
     await joinParts(connection, parts, file, spec.picks === undefined);
     return cut.pieces;
@@ -218,13 +217,13 @@ interface PickedCut {
  */
 async function copyPicked(
   connection: DuckDBConnection,
-  spec: ViewPieces & { picks: Picks },
+  relations: readonly string[],
+  picks: Picks,
   { cut, pieceRows, scratch, tableFile }: PickedCut,
   copyPart: () => Promise<unknown>,
 ): Promise<void> {
-  const { picks } = spec;
   const positioned = { relation: picks.table, file: tableFile, as: POSITION };
-  const copies = new ClusteredCopies(connection, cut, spec.relations, pickSql(picks, picks.key), scratch, {
+  const copies = new ClusteredCopies(connection, cut, relations, pickSql(picks, picks.key), scratch, {
     positioned,
   });
   const pickedFiles: string[] = [];
@@ -237,7 +236,7 @@ async function copyPicked(
   await connection.run(
     `COPY (SELECT * FROM read_parquet([${pickedFiles.map(quote).join(', ')}])) TO ${quote(picked)} ${PARQUET_OPTIONS}`,
   );
-  for (const file of pickedFiles) await rm(file, { force: true });
+  await scratch.remove(pickedFiles);
   const table = `read_parquet(${quote(tableFile)}, file_row_number = true)`;
   const rows = await countRows(connection, table);
   for (let from = 0; from < rows; from += pieceRows) {
