@@ -1,32 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckdbDriver } from '../../src/store/drivers/duckdb/duckdb-driver.js';
-import { PostgresDriver } from '../../src/store/drivers/postgres/postgres-driver.js';
 import type { SqlDriver, SqlExecutor } from '../../src/store/drivers/sql-driver.js';
-import { SqliteDriver } from '../../src/store/drivers/sqlite/sqlite-driver.js';
-import { openSink } from '../../src/store/open-sink.js';
 import { orphanChildrenQuery } from '../../src/store/pages/orphan-children.js';
 import { unseenRangesQuery } from '../../src/store/windows/checkpoint-advance.js';
-import { parseTarget } from '../../src/store/target/parse-target.js';
 import { eachTarget } from '../targets/each-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
+import { rawDriver } from './raw-driver.js';
 
 announcePostgres('key lookup plans');
-
-/** The target's driver itself, after openSink migrated it: the lookups are the driver's own SQL. */
-async function rawDriver(url: string): Promise<SqlDriver> {
-  await (await openSink(url)).close();
-  const parsed = parseTarget(url);
-  switch (parsed.kind) {
-    case 'sqlite':
-      return SqliteDriver.open(parsed.path);
-    case 'duckdb':
-      return DuckdbDriver.open(parsed.path, () => new Date());
-    case 'postgres':
-      return PostgresDriver.open({ connectionString: parsed.connectionString, schema: parsed.schema });
-  }
-}
 
 eachTarget((_dialect, target) => {
   it('whereIn and the orphan query find exactly the listed ids that have child rows', async () => {

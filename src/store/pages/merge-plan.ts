@@ -14,6 +14,7 @@ import {
   type TrackedValues,
 } from '../history/history-version.js';
 import { isNewer, mergedCounter, type Observation } from './merge-rule.js';
+import { ITEM_CHILD_KINDS, sameChildRows, storedSession, type ItemChildKind } from './stored-children.js';
 
 /** What the store reads of a stored session before deciding: the merge rule's inputs plus preserved columns. */
 export interface StoredSession extends Observation {
@@ -210,9 +211,11 @@ export function planMerge(
       for (const column of session.preserve) if (column in previous) incoming[column] = previous[column];
     }
     const replaced = replacedChildren(session);
+    // The first change of a stored session in this batch: its stored child rows are still the target's own.
+    const kept = state?.row === null && !rewrite.has(id) ? keptChildren(session, state) : NOTHING_KEPT;
     const children: Partial<ChildRows> = state?.children ?? {};
-    if (replaced.session_text_fields) children.session_text_fields = session.textFields;
-    if (replaced.session_images) children.session_images = session.images;
+    if (replaced.session_text_fields && !kept.session_text_fields) children.session_text_fields = session.textFields;
+    if (replaced.session_images && !kept.session_images) children.session_images = session.images;
     if (replaced.session_warnings) children.session_warnings = session.warnings;
     const tracked = trackedOf(incoming);
     const versions = state?.versions ?? [];
@@ -255,6 +258,33 @@ function version(
   apiVersion: string,
 ): HistoryVersion {
   return { ...values, account, valid_from: validFrom, source, api_version: apiVersion };
+}
+
+const NOTHING_KEPT: Readonly<Record<ItemChildKind, boolean>> = { session_text_fields: false, session_images: false };
+
+/**
+ * The child kinds a changed session keeps as stored: those its stored item
+ * carries, and gives the very rows the new one does. A refresh sees a
+ * non-final session's result change far more often than its text fields or
+ * photos, and a DuckDB target, which has no index on service_id
+ * (duckdb-keyless.ts), reads every row of a child table to delete a
+ * session's: at a million sessions 0.25 s a commit. The rows of the kinds kept
+ * are those an item of the same text gave when it was stored.
+ */
+function keptChildren(session: NormalizedSession, state: Current): Readonly<Record<ItemChildKind, boolean>> {
+  const replaced = replacedChildren(session);
+  if (!ITEM_CHILD_KINDS.some((kind) => replaced[kind])) return NOTHING_KEPT;
+  const before = storedSession(session.resource, {
+    raw: state.raw,
+    apiVersion: state.apiVersion,
+    account: state.account,
+  });
+  if (before === null) return NOTHING_KEPT;
+  const carried = replacedChildren(before);
+  return {
+    session_text_fields: carried.session_text_fields && sameChildRows(before.textFields, session.textFields),
+    session_images: carried.session_images && sameChildRows(before.images, session.images),
+  };
 }
 
 /** The observation repeats what the batch or the target holds: same text, same interface, no higher counter. */
