@@ -268,8 +268,8 @@ const NOTHING_KEPT: Readonly<Record<ItemChildKind, boolean>> = { session_text_fi
  * non-final session's result change far more often than its text fields or
  * photos, and a DuckDB target, which has no index on service_id
  * (duckdb-keyless.ts), reads every row of a child table to delete a
- * session's: at a million sessions 0.25 s a commit. The rows of the kinds kept
- * are those an item of the same text gave when it was stored.
+ * session's: at a million sessions about 0.2 s a commit. The rows of the
+ * kinds kept are those an item of the same text gave when it was stored.
  */
 function keptChildren(session: NormalizedSession, state: Current): Readonly<Record<ItemChildKind, boolean>> {
   const replaced = replacedChildren(session);
