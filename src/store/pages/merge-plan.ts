@@ -212,7 +212,7 @@ export function planMerge(
     }
     const replaced = replacedChildren(session);
     // The first change of a stored session in this batch: its stored child rows are still the target's own.
-    const kept = state?.row === null && !rewrite.has(id) ? keptChildren(session, state) : NOTHING_KEPT;
+    const kept = state?.row === null && !rewrite.has(id) ? keptChildren(session, replaced, state) : NOTHING_KEPT;
     const children: Partial<ChildRows> = state?.children ?? {};
     if (replaced.session_text_fields && !kept.session_text_fields) children.session_text_fields = session.textFields;
     if (replaced.session_images && !kept.session_images) children.session_images = session.images;
@@ -271,8 +271,11 @@ const NOTHING_KEPT: Readonly<Record<ItemChildKind, boolean>> = { session_text_fi
  * session's: at a million sessions about 0.2 s a commit. The rows of the
  * kinds kept are those an item of the same text gave when it was stored.
  */
-function keptChildren(session: NormalizedSession, state: Current): Readonly<Record<ItemChildKind, boolean>> {
-  const replaced = replacedChildren(session);
+function keptChildren(
+  session: NormalizedSession,
+  replaced: Readonly<Record<ChildKind, boolean>>,
+  state: Current,
+): Readonly<Record<ItemChildKind, boolean>> {
   if (!ITEM_CHILD_KINDS.some((kind) => replaced[kind])) return NOTHING_KEPT;
   const before = storedSession(session.resource, {
     raw: state.raw,

@@ -1,5 +1,6 @@
 import { isRejectedRow, normalizeItem } from '../../normalize/normalize-item.js';
-import type { ApiVersion, ImageRow, NormalizedSession, Resource, TextFieldRow } from '../../normalize/rows.js';
+import type { ImageRow, NormalizedSession, Resource, TextFieldRow } from '../../normalize/rows.js';
+import { isApiVersion } from '../../config/constants.js';
 
 /** The child kinds an item's own text decides alone: warnings also come of the response and the time of seeing. */
 export const ITEM_CHILD_KINDS = ['session_text_fields', 'session_images'] as const;
@@ -13,8 +14,6 @@ export interface StoredItem {
   account: string;
 }
 
-const API_VERSIONS: readonly string[] = ['1.4', '2'] satisfies readonly ApiVersion[];
-
 /**
  * The session the stored item's text gives today, for its child rows: null
  * when the text no longer reads as an item of an interface ivsync knows (cut
@@ -22,7 +21,8 @@ const API_VERSIONS: readonly string[] = ['1.4', '2'] satisfies readonly ApiVersi
  * as it would have without it.
  */
 export function storedSession(resource: Resource, stored: StoredItem): NormalizedSession | null {
-  if (!API_VERSIONS.includes(stored.apiVersion)) return null;
+  const apiVersion = stored.apiVersion;
+  if (!isApiVersion(apiVersion)) return null;
   let item: unknown;
   try {
     item = JSON.parse(stored.raw);
@@ -31,7 +31,7 @@ export function storedSession(resource: Resource, stored: StoredItem): Normalize
   }
   // The time and source only date warnings, which are not compared.
   const ctx = { account: stored.account, source: 'search', observedAt: '1970-01-01T00:00:00.000000Z' } as const;
-  const session = normalizeItem(resource, stored.apiVersion as ApiVersion, item, ctx, stored.raw);
+  const session = normalizeItem(resource, apiVersion, item, ctx, stored.raw);
   return isRejectedRow(session) ? null : session;
 }
 
