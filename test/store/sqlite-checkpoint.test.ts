@@ -1,5 +1,6 @@
 import { MIGRATIONS } from '../../migrations/index.js';
 import { existsSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
@@ -29,7 +30,7 @@ const bulk = (n = 1200, first = 0) =>
   );
 
 // In WAL mode the database file itself only grows when a checkpoint copies
-// pages into it; SQLite's autocheckpoint waits for 4096 WAL pages.
+// pages into it; SQLite's autocheckpoint waits for 64 MiB of WAL.
 describe('SQLite checkpoints', () => {
   it('a bulk commit is folded into the database file by the background worker', async () => {
     const path = join(tempDir(), 'background.sqlite');
@@ -56,10 +57,10 @@ describe('SQLite checkpoints', () => {
     const sink = await open(path, 'inline');
     try {
       // The first commit folds the migrations' pages in with its own (past the bound beside an empty file).
-      await sink.mergeBatch(bulk(100));
+      await sink.mergeBatch(bulk());
       expect(statSync(`${path}-wal`).size).toBe(0);
       const before = statSync(path).size;
-      await sink.mergeBatch(bulk(100, 100));
+      await sink.mergeBatch(bulk(100, 1200));
       expect(statSync(`${path}-wal`).size).toBeLessThan(WAL_FLOOR_BYTES);
       expect(statSync(path).size).toBe(before);
       expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
@@ -85,6 +86,49 @@ describe('SQLite checkpoints', () => {
       }
     },
   );
+});
+
+/** The page size of the database file at `path`, read by a connection of its own. */
+function pageSize(path: string): unknown {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.pragma('page_size', { simple: true });
+  } finally {
+    db.close();
+  }
+}
+
+// A new target takes 4 KiB pages; one made with 16 KiB pages (every SQLite target made before) keeps them, and its
+// autocheckpoint stays at the same 64 MiB of WAL, a quarter as many pages.
+describe('SQLite page size', () => {
+  it('a new target is made with 4 KiB pages, and the autocheckpoint is 64 MiB of them', async () => {
+    const path = join(tempDir(), 'new.sqlite');
+    const sink = await open(path, 'background');
+    try {
+      await sink.mergeBatch(bulk());
+      expect(await sink.query('PRAGMA wal_autocheckpoint')).toEqual([{ wal_autocheckpoint: 16_384 }]);
+    } finally {
+      await sink.close();
+    }
+    expect(pageSize(path)).toBe(4096);
+  });
+
+  it('a target made with 16 KiB pages keeps them through migrations and bulk commits', async () => {
+    const path = join(tempDir(), 'old.sqlite');
+    const made = new Database(path);
+    made.pragma('page_size = 16384');
+    made.pragma('journal_mode = WAL');
+    made.close();
+    const sink = await open(path, 'background');
+    try {
+      await sink.mergeBatch(bulk(4000));
+      expect(await sink.query('PRAGMA wal_autocheckpoint')).toEqual([{ wal_autocheckpoint: 4096 }]);
+      expect(await sink.query('SELECT COUNT(*) AS n FROM session_text_fields')).toEqual([{ n: 4000 }]);
+    } finally {
+      await sink.close();
+    }
+    expect(pageSize(path)).toBe(16_384);
+  });
 });
 
 // The worker is unreferenced so that it never keeps a process alive on its own. A writer whose every other task

@@ -40,15 +40,16 @@ export interface SqliteDriverOptions {
    */
   cacheSizeKb?: number;
   /**
-   * WAL pages after which a commit folds the WAL back into the database file
-   * itself (SQLite's autocheckpoint). Small commits (webhook deliveries) each
-   * write whole 16 KiB pages to the WAL, and folding it in every 1,024 pages
-   * cost them a sixth of their throughput; 4096 pages (64 MiB) bound the WAL
-   * file. Bulk commits are folded in by `checkpoint`, sooner, and any commit
-   * that leaves the WAL past a quarter of the database file is folded in at once (`walPastBound`).
-   * @default 4096
+   * WAL bytes after which a commit folds the WAL back into the database file
+   * itself (SQLite's autocheckpoint, set in pages of the file's own size).
+   * Small commits (webhook deliveries) each write whole pages to the WAL, and
+   * folding it in every 16 MiB of 16 KiB pages cost them a sixth of their
+   * throughput; 64 MiB bound the WAL file. Bulk commits are folded in by
+   * `checkpoint`, sooner, and any commit that leaves the WAL past a quarter of
+   * the database file is folded in at once (`walPastBound`).
+   * @default 67108864 (64 MiB)
    */
-  walAutocheckpointPages?: number;
+  walAutocheckpointBytes?: number;
   /**
    * Who folds the WAL back into the database file after a bulk commit (one
    * that wrote at least BULK_ROWS rows): `background`, a worker thread (see
@@ -61,11 +62,16 @@ export interface SqliteDriverOptions {
 }
 
 /**
- * Page size of a new database file. A session row is wider than 1 KiB (its raw
- * item alone is most of that), so SQLite's default of 4 KiB holds two or three
- * per page; 16 KiB pages took a third off a backfill's write and commit time.
+ * Page size of a new database file: SQLite's own default, 4 KiB. Once a
+ * history outgrows the page cache, a backfill's cost is the index pages it
+ * touches: each session lands on a random leaf of every index on a random key
+ * (`service_id`, `customer_item_id`, the child tables' keys), and each page
+ * touched is read, written to the WAL and copied back into the file whole. A
+ * backfill of 1M sessions wrote 30 GB at 4 KiB against 73 GB at 16 KiB, and
+ * went at 8,278 items/s against 6,966 (docs/benchmarks.md). A target keeps
+ * the page size it was made with: in WAL mode SQLite cannot change it.
  */
-const PAGE_SIZE = 16_384;
+const PAGE_SIZE = 4_096;
 
 /**
  * Rows a write transaction must have written for its commit to be
@@ -82,9 +88,11 @@ const BULK_ROWS = 1000;
 const STATEMENT_CACHE_SIZE = 200;
 
 /** The connection settings, for the driver's own connection and for knex's while it migrates. */
-function configure(conn: Database.Database, cacheSizeKb: number, autocheckpoint: number): void {
+function configure(conn: Database.Database, cacheSizeKb: number, autocheckpointBytes: number): void {
   // Only a new, empty database takes it; an existing one keeps its own.
   conn.pragma(`page_size = ${PAGE_SIZE}`);
+  const pageSize = conn.pragma('page_size', { simple: true }) as number;
+  const autocheckpoint = Math.max(1, Math.round(autocheckpointBytes / pageSize));
   // WAL lets readers (an analyst's SQL tool) run while a sync writes.
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
@@ -160,10 +168,10 @@ export class SqliteDriver implements SqlDriver {
     if (unsupported !== null) throw new UnsupportedNodeError(unsupported);
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     const cacheSizeKb = options.cacheSizeKb ?? 8_192;
-    const autocheckpoint = Math.max(1, Math.round(options.walAutocheckpointPages ?? 4096));
+    const autocheckpointBytes = options.walAutocheckpointBytes ?? 64 * 1024 * 1024;
     return new SqliteDriver(path, {
       busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
-      configure: (conn) => configure(conn, cacheSizeKb, autocheckpoint),
+      configure: (conn) => configure(conn, cacheSizeKb, autocheckpointBytes),
       knexLog: options.knexLog,
       background: path !== ':memory:' && (options.checkpoint ?? 'background') === 'background',
     });
