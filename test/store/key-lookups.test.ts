@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlDriver, SqlExecutor } from '../../src/store/drivers/sql-driver.js';
+import { nonFinal } from '../../src/schema/session-table.js';
 import { orphanChildrenQuery } from '../../src/store/pages/orphan-children.js';
 import { unseenRangesQuery } from '../../src/store/windows/checkpoint-advance.js';
 import { eachTarget } from '../targets/each-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
 import { rawDriver } from './raw-driver.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 
 announcePostgres('key lookup plans');
 
@@ -34,6 +37,25 @@ eachTarget((_dialect, target) => {
         };
       });
       expect(found).toEqual({ direct: ['a'], orphans: ['a', 'c'] });
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('nonFinal selects the sessions whose result is false, not true, not unknown', async () => {
+    const driver = await rawDriver(target().url);
+    try {
+      await driver.transaction((tx) =>
+        tx.run(`INSERT INTO authentications (service_id, account, api_version, result_final, created_epoch,
+            first_seen_at, last_synced_at, source, raw) VALUES
+          ('open', 'a', '1.4', FALSE, 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'search', '{}'),
+          ('done', 'a', '1.4', TRUE, 2, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'search', '{}'),
+          ('unknown', 'a', '1.4', NULL, 3, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'search', '{}')`),
+      );
+      const found = await driver.read((tx) =>
+        tx.all(`SELECT s.service_id FROM authentications s WHERE ${nonFinal('s.result_final')}`),
+      );
+      expect(found.map((r) => String(r.service_id))).toEqual(['open']);
     } finally {
       await driver.close();
     }
@@ -183,5 +205,31 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
     const text = await plan((tx) => orphanChildrenQuery(tx, ids));
     expect(text).toMatch(/Index[^\n]*session_text_fields_pkey/);
     expect(text).not.toContain('Seq Scan on session_text_fields');
+  });
+});
+
+/**
+ * SQLite looks a boolean up in an index only by equality: with `NOT result_final` an idle sync's reads of the
+ * non-final sessions went through every row of the account, the whole history (docs/benchmarks.md).
+ */
+describe('sqlite non-final look-ups use the result_final index', () => {
+  const tempDir = useTempDir();
+
+  it.each([['authentications'], ['fingerprints']])('%s', async (table) => {
+    const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
+    try {
+      const plan = await driver.read((tx) =>
+        tx.all(
+          `EXPLAIN QUERY PLAN SELECT created_epoch FROM ${table}
+           WHERE account = ? AND ${nonFinal()} AND missing_since IS NULL`,
+          ['a'],
+        ),
+      );
+      expect(plan.map((row) => String(row.detail))).toEqual([
+        `SEARCH ${table} USING INDEX ${table}_result_final_idx (result_final=?)`,
+      ]);
+    } finally {
+      await driver.close();
+    }
   });
 });

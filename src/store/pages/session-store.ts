@@ -4,7 +4,7 @@ import type { HistorySource } from '../history/history-version.js';
 import { rowReader } from '../row-reader.js';
 import { commitKeepingAside } from './refused-items.js';
 import { countOutcomes, mergeSessions, probeBatch, writeRejected } from './session-merge.js';
-import { sessionTable } from '../../schema/session-table.js';
+import { nonFinal, sessionTable } from '../../schema/session-table.js';
 import type { CommitResult, SessionStore } from '../sink.js';
 import type { SqlDriver, SqlExecutor } from '../drivers/sql-driver.js';
 
@@ -37,14 +37,13 @@ export class SqlSessionStore implements SessionStore {
 
   async nonFinalCount(account: string, resource: Resource): Promise<number> {
     const def = sessionTable(resource);
-    const sql =
-      `SELECT COUNT(*) AS n FROM ${def.name} ` + 'WHERE account = ? AND NOT result_final AND missing_since IS NULL';
+    const sql = `SELECT COUNT(*) AS n FROM ${def.name} WHERE account = ? AND ${nonFinal()} AND missing_since IS NULL`;
     const rows = await this.#driver.read((tx) => tx.all(sql, [account]));
     return Number(rows[0]?.n ?? 0);
   }
 
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
-    return this.#epochs(resource, 'NOT result_final AND created_epoch IS NOT NULL', [account]);
+    return this.#epochs(resource, `${nonFinal()} AND created_epoch IS NOT NULL`, [account]);
   }
 
   async storedEpochs(account: string, resource: Resource, from: number, to: number): Promise<Float64Array> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Resource } from '../../normalize/rows.js';
 import { readValue, rowReader } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
-import { sessionTable } from '../../schema/session-table.js';
+import { nonFinal, sessionTable } from '../../schema/session-table.js';
 import type { RefreshCandidate, RefreshCheck, RefreshStore, RefreshTier } from '../sink.js';
 import type { SqlDriver } from '../drivers/sql-driver.js';
 
@@ -36,7 +36,7 @@ export class SqlRefreshStore implements RefreshStore {
       `SELECT s.service_id, s.created_epoch, s.last_synced_at, s.source, r.checked_at, ` +
       `r.interval_seconds, r.tier
                  FROM ${def.name} s LEFT JOIN session_refresh r ON r.resource = ? AND r.service_id = s.service_id
-                 WHERE s.account = ? AND NOT s.result_final AND s.missing_since IS NULL` +
+                 WHERE s.account = ? AND ${nonFinal('s.result_final')} AND s.missing_since IS NULL` +
       (within ? ' AND s.created_epoch >= ? AND s.created_epoch < ?' : '');
     const each = (row: Record<string, unknown>) => {
       const r = rowReader(def, row);
