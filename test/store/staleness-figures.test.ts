@@ -80,6 +80,26 @@ forEachTarget((dialect, ctx) => {
     );
   });
 
+  it('a check keeps refresh state only for the sessions it found neither final nor gone', async () => {
+    const sink = await ctx.open();
+    await sink.mergeBatch(
+      batch([
+        auth('open', { result_final: false }),
+        auth('done', { result_final: true }),
+        auth('gone', { result_final: false, missing_since: t(1) }),
+        auth('unknown', { result_final: null }),
+      ]),
+    );
+    const checks = ['open', 'done', 'gone', 'unknown', 'never-stored'].map((serviceId) => ({
+      serviceId,
+      tier: 'hot' as const,
+      intervalSeconds: 300,
+    }));
+    await sink.recordRefreshChecks('default', 'authentications', checks, t(2));
+    const rows = await sink.query('SELECT service_id FROM session_refresh ORDER BY service_id');
+    expect(rows.map((r) => String(r.service_id))).toEqual(['never-stored', 'open', 'unknown']);
+  });
+
   it("keeps each dated change once with its observed lag: v2 last_updated_at, else a delivery's arrival", async () => {
     const sink = await ctx.open();
     await sink.planWindows([{ ...authWindow, windowEnd: 100 }]);

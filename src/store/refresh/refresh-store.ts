@@ -104,14 +104,17 @@ export class SqlRefreshStore implements RefreshStore {
     const def = sessionTable(resource);
     await this.#driver.transaction(async (tx) => {
       await tx.write(REFRESH, rows, 'replace');
-      // A session the check found final or gone needs no state any more.
+      // A session the check found final or gone needs no state any more. Each listed session is looked up by its
+      // key: an IN over the sessions that are final or gone made SQLite list them all, the whole history (at 10M
+      // sessions 33 s of an idle sync's 59-88).
       const ids = tx.whereIn(
         'service_id',
         checks.map((c) => c.serviceId),
       );
       await tx.run(
         `DELETE FROM session_refresh WHERE resource = ? AND ${ids.sql}
-           AND service_id IN (SELECT service_id FROM ${def.name} WHERE result_final OR missing_since IS NOT NULL)`,
+           AND EXISTS (SELECT 1 FROM ${def.name} s WHERE s.service_id = session_refresh.service_id
+             AND (s.result_final OR s.missing_since IS NOT NULL))`,
         [resource, ...ids.params],
       );
     });
