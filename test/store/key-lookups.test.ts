@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlDriver, SqlExecutor } from '../../src/store/drivers/sql-driver.js';
 import { nonFinal } from '../../src/schema/session-table.js';
 import { orphanChildrenQuery } from '../../src/store/pages/orphan-children.js';
+import { CHECKED_EPOCH, checkAgeSql } from '../../src/store/runs/check-age-sql.js';
 import { unseenRangesQuery } from '../../src/store/windows/checkpoint-advance.js';
 import { eachTarget } from '../targets/each-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -228,6 +229,19 @@ describe('sqlite non-final look-ups use the result_final index', () => {
       expect(plan.map((row) => String(row.detail))).toEqual([
         `SEARCH ${table} USING INDEX ${table}_result_final_idx (result_final=?)`,
       ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it.each([['authentications'], ['fingerprints']] as const)('%s: the check ages status reads', async (table) => {
+    const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
+    try {
+      const sql = checkAgeSql(table, CHECKED_EPOCH.sqlite, nonFinal('s.result_final'));
+      const plan = await driver.read((tx) => tx.all(`EXPLAIN QUERY PLAN ${sql}`));
+      expect(plan.map((row) => String(row.detail))).toContain(
+        `SEARCH s USING INDEX ${table}_result_final_idx (result_final=?)`,
+      );
     } finally {
       await driver.close();
     }
