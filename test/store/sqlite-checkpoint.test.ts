@@ -98,8 +98,8 @@ function pageSize(path: string): unknown {
   }
 }
 
-// A new target takes 4 KiB pages; one made with 16 KiB pages (as the releases before this one made them) keeps them, and its
-// autocheckpoint stays at the same 64 MiB of WAL, a quarter as many pages.
+// A new target takes 4 KiB pages; one made with 16 KiB pages (as earlier releases made them) keeps them, and
+// its autocheckpoint stays at the same 64 MiB of WAL, a quarter as many pages.
 describe('SQLite page size', () => {
   it('a new target is made with 4 KiB pages, and the autocheckpoint is 64 MiB of them', async () => {
     const path = join(tempDir(), 'new.sqlite');
