@@ -53,6 +53,8 @@ export const exportCommand: CliCommand<ExportArgs> = {
       const { exportTarget } = await import('../../store/export/export.js');
       const report = await exportTarget(from.kind === 'duckdb' ? { duckdbFile: from.path } : sink, to, {
         force: args.force === true,
+        // The first SIGINT or SIGTERM stops it between chunks, and the destination is left as it was.
+        signal: io.signal,
         // The table printed at the end says the same: each relation as it is done is for --verbose.
         onProgress: (r) => logger.debug({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
       });

@@ -81,9 +81,13 @@ export async function withDuckdb(
   path: string,
   source: ExportSource | DuckdbFileSource,
   work: (db: ExportDb) => Promise<void>,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<void> {
   let instance: DuckDBInstance | null = null;
   let connection: DuckDBConnection | null = null;
+  // A stop interrupts the statement running (a view's COPY can take minutes); the next one does not start.
+  const interrupt = () => connection?.interrupt();
+  signal.addEventListener('abort', interrupt, { once: true });
   const close = () => {
     connection?.closeSync();
     instance?.closeSync();
@@ -100,7 +104,7 @@ export async function withDuckdb(
       // Where a file database would spill: beside it, never in the working directory.
       temp_directory: `${path}.tmp`,
     });
-    const opened = await instance.connect();
+    const opened = stopping(await instance.connect(), signal);
     connection = opened;
     await opened.run(`ATTACH ${quote(path)} AS ${EXPORT_CATALOG} (ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`);
     await opened.run(`USE ${EXPORT_CATALOG}`);
@@ -119,8 +123,27 @@ export async function withDuckdb(
     // Fold the WAL into the file, so it opens anywhere as one file.
     await last.run(`CHECKPOINT ${EXPORT_CATALOG}`);
   } finally {
+    signal.removeEventListener('abort', interrupt);
     close();
   }
+}
+
+/**
+ * The connection, each of whose calls first throws the signal's reason once it is aborted: every statement of
+ * the export, a view's pieces and their clean-up included, stops there, wherever it is run from.
+ */
+function stopping(connection: DuckDBConnection, signal: AbortSignal): DuckDBConnection {
+  const always = new Set<PropertyKey>(['interrupt', 'closeSync', 'disconnectSync']);
+  return new Proxy(connection, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function' || always.has(key)) return value;
+      return (...args: unknown[]): unknown => {
+        signal.throwIfAborted();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 /** The source file, read-only; another process holding it is TargetLockedError, as for any DuckDB target. */

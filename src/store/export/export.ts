@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import { UserError } from '../../errors.js';
+import { InterruptedError, UserError } from '../../errors.js';
 import { sqlType } from '../../schema/column-sql-type.js';
 import { withAppender } from '../drivers/duckdb/duckdb-appender.js';
 import { EXPORT_MARKER, EXPORT_MARKER_DDL, EXPORT_MARKER_NOTE } from './export-marker.js';
@@ -35,6 +35,11 @@ export interface ExportOptions {
   chunkRows?: number;
   /** Told after each table and view is written. */
   onProgress?: (event: ExportedRelation) => void;
+  /**
+   * Stops the export: between chunks, and in DuckDB's statement running then. It ends in an InterruptedError,
+   * and the destination is left as it was: no file of this export is put in place, the partial ones are removed.
+   */
+  signal?: AbortSignal;
   /**
    * Rows a view that grows with the history reads per piece (view-pieces.ts):
    * such a view is materialized, or counted, a range of sessions at a time.
@@ -69,7 +74,9 @@ export interface ExportReport {
  *   a failed export never leaves a half-written file.
  * - `parquet:DIR`: one `<name>.parquet` per table and per view (views
  *   materialized at export time); times are UTC timestamps in microseconds
- *   (isAdjustedToUTC).
+ *   (isAdjustedToUTC). Each is written under a partial name, and all are
+ *   renamed into place once every one is written: a failed export leaves
+ *   the files of an earlier one as they were.
  *
  * From SQLite and PostgreSQL, rows travel in chunks read in primary key order
  * and are appended with DuckDB's Appender, so memory stays flat for tables of
@@ -89,10 +96,24 @@ export async function exportTarget(
     ['viewPieceRows', pieceRows],
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
-  const run: ExportRun = { force: options.force === true, chunkRows, pieceRows, onProgress: options.onProgress };
-  return target.kind === 'duckdb'
-    ? exportDuckdb(source, target, target.path, run)
-    : exportParquet(source, target, target.dir, run);
+  const signal = options.signal ?? new AbortController().signal;
+  const run: ExportRun = {
+    force: options.force === true,
+    chunkRows,
+    pieceRows,
+    onProgress: options.onProgress,
+    signal,
+  };
+  try {
+    return target.kind === 'duckdb'
+      ? await exportDuckdb(source, target, target.path, run)
+      : await exportParquet(source, target, target.dir, run);
+  } catch (error) {
+    // DuckDB's interrupted statement, the signal's reason or a failure it caused: the stop is what happened.
+    if (!signal.aborted) throw error;
+    const where = target.kind === 'duckdb' ? target.path : target.dir;
+    throw new InterruptedError(`export stopped: ${where} was left as it was; run the same command again to export`);
+  }
 }
 
 /** An export's settings, as exportTarget resolved them. */
@@ -101,13 +122,14 @@ interface ExportRun {
   chunkRows: number;
   pieceRows: number;
   onProgress: ExportOptions['onProgress'];
+  signal: AbortSignal;
 }
 
 async function exportDuckdb(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   path: string,
-  { force, chunkRows, pieceRows, onProgress }: ExportRun,
+  { force, chunkRows, pieceRows, onProgress, signal }: ExportRun,
 ): Promise<ExportReport> {
   if (existsSync(path) && !force) {
     throw new UserError('EXPORT_EXISTS', `${path} exists already: pass --force to replace it`);
@@ -116,25 +138,31 @@ async function exportDuckdb(
   const building = `${path}.${randomBytes(4).toString('hex')}.partial`;
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(building, source, async (db) => {
-      let { connection } = db;
-      for (const def of TABLES) {
-        await connection.run(createTableSql(def));
-        const rows = isDuckdbFile(source)
-          ? await insertAttached(connection, def)
-          : await appendTable(source, connection, def, chunkRows);
-        relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
-      }
-      for (const view of VIEWS) {
-        connection = await db.forView();
-        await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
-        const { rows, pieces } = await countView(connection, view, pieceRows, dirname(path));
-        relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
-      }
-      // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
-      await connection.run(EXPORT_MARKER_DDL);
-      await connection.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
-    });
+    await withDuckdb(
+      building,
+      source,
+      async (db) => {
+        let { connection } = db;
+        for (const def of TABLES) {
+          await connection.run(createTableSql(def));
+          const rows = isDuckdbFile(source)
+            ? await insertAttached(connection, def)
+            : await appendTable(source, connection, def, chunkRows, signal);
+          relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
+        }
+        for (const view of VIEWS) {
+          connection = await db.forView();
+          await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
+          const { rows, pieces } = await countView(connection, view, pieceRows, dirname(path));
+          relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
+        }
+        // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
+        await connection.run(EXPORT_MARKER_DDL);
+        await connection.run(`INSERT INTO ${EXPORT_MARKER} VALUES (now(), ?)`, [EXPORT_MARKER_NOTE]);
+      },
+      signal,
+    );
+    signal.throwIfAborted();
     await removeDuckdbFile(path);
     await rename(building, path);
   } finally {
@@ -147,7 +175,7 @@ async function exportParquet(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   dir: string,
-  { force, chunkRows, pieceRows, onProgress }: ExportRun,
+  { force, chunkRows, pieceRows, onProgress, signal }: ExportRun,
 ): Promise<ExportReport> {
   const names = [...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)];
   const existing = names.map((name) => join(dir, `${name}.parquet`)).filter((file) => existsSync(file));
@@ -159,55 +187,64 @@ async function exportParquet(
     );
   }
   await mkdir(dir, { recursive: true });
+  const prefix = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}`);
   // The rows are staged in a DuckDB file rather than in memory, so a large table spills to disk.
-  const staging = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}.duckdb`);
+  const staging = `${prefix}.duckdb`;
+  // Each relation's file until all are written: `<name>.parquet` is then renamed into place.
+  const partial = (name: string) => `${prefix}.${name}.parquet.partial`;
   const relations: ExportedRelation[] = [];
   try {
-    await withDuckdb(staging, source, async (db) => {
-      const { connection } = db;
-      for (const def of TABLES) {
-        const file = join(dir, `${def.name}.parquet`);
-        if (isDuckdbFile(source)) {
-          // Straight from the attached file into Parquet: nothing is staged.
-          await connection.run(`COPY (${attachedSelect(def)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
-        } else {
-          await connection.run(createTableSql(def));
-          await appendTable(source, connection, def, chunkRows);
-          await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
-          // Written rows are on disk now; dropping the table keeps the staging file small.
-          await connection.run(`DROP TABLE ${def.name}`);
+    await withDuckdb(
+      staging,
+      source,
+      async (db) => {
+        const { connection } = db;
+        for (const def of TABLES) {
+          const file = partial(def.name);
+          if (isDuckdbFile(source)) {
+            // Straight from the attached file into Parquet: nothing is staged.
+            await connection.run(`COPY (${attachedSelect(def)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
+          } else {
+            await connection.run(createTableSql(def));
+            await appendTable(source, connection, def, chunkRows, signal);
+            await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
+            // Written rows are on disk now; dropping the table keeps the staging file small.
+            await connection.run(`DROP TABLE ${def.name}`);
+          }
+          // The views below read the tables as written.
+          await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
+          const rows = await countRows(connection, def.name);
+          relations.push(
+            report({ name: def.name, kind: 'table', rows, file: join(dir, `${def.name}.parquet`) }, onProgress),
+          );
         }
-        // The views below read the tables as written.
-        await connection.run(`CREATE VIEW ${def.name} AS SELECT * FROM read_parquet(${quote(file)})`);
-        relations.push(
-          report({ name: def.name, kind: 'table', rows: await countRows(connection, def.name), file }, onProgress),
-        );
-      }
-      for (const view of VIEWS) {
-        const connection = await db.forView();
-        const file = join(dir, `${view.name}.parquet`);
-        const pieces = await copyView(connection, view, file, pieceRows, {
-          scratch: dir,
-          tableFile: (table) => join(dir, `${table}.parquet`),
-        });
-        // A later view may read this one (v_session_timeline reads session_history).
-        await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
-        relations.push(
-          report(
-            {
-              name: view.name,
-              kind: 'view',
-              rows: await countRows(connection, `read_parquet(${quote(file)})`),
-              file,
-              ...piecesOf(pieces),
-            },
-            onProgress,
-          ),
-        );
-      }
-    });
+        for (const view of VIEWS) {
+          const connection = await db.forView();
+          const file = partial(view.name);
+          const pieces = await copyView(connection, view, file, pieceRows, { scratch: dir, tableFile: partial });
+          // A later view may read this one (v_session_timeline reads session_history).
+          await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
+          relations.push(
+            report(
+              {
+                name: view.name,
+                kind: 'view',
+                rows: await countRows(connection, `read_parquet(${quote(file)})`),
+                file: join(dir, `${view.name}.parquet`),
+                ...piecesOf(pieces),
+              },
+              onProgress,
+            ),
+          );
+        }
+      },
+      signal,
+    );
+    signal.throwIfAborted();
+    for (const name of names) await rename(partial(name), join(dir, `${name}.parquet`));
   } finally {
     await removeDuckdbFile(staging);
+    await Promise.all(names.map((name) => rm(partial(name), { force: true })));
   }
   return { target, relations };
 }
@@ -262,10 +299,11 @@ async function appendTable(
   connection: DuckDBConnection,
   def: TableDef,
   chunkRows: number,
+  signal: AbortSignal,
 ): Promise<number> {
   await connection.run('BEGIN TRANSACTION');
   try {
-    const rows = await appendChunks(source, connection, def, chunkRows);
+    const rows = await appendChunks(source, connection, def, chunkRows, signal);
     await connection.run('COMMIT');
     // The rows read for this table are garbage now: the next table, and the views, start without them.
     if (rows > chunkRows) releaseHeap();
@@ -281,11 +319,13 @@ async function appendChunks(
   connection: DuckDBConnection,
   def: TableDef,
   chunkRows: number,
+  signal: AbortSignal,
 ): Promise<number> {
   return withAppender(connection, def.name, undefined, async (appender) => {
     let rows = 0;
     let after: unknown[] | null = null;
     for (;;) {
+      signal.throwIfAborted();
       const page = keysetPage(def, after, chunkRows);
       const chunk = await source.query(page.sql, page.params);
       for (const row of chunk) {
