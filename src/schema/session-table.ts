@@ -12,12 +12,14 @@ export function sessionTable(resource: ResourceName): TableDef {
 /**
  * The condition of a session whose result is not final, on a session table's
  * `result_final` (`column`, qualified when the query joins). Written as an
- * equality rather than `NOT result_final`, which SQLite cannot look up in an
- * index: the session tables' `result_final` index then finds the non-final
- * tenth of a history instead of every row of the account being read. At 10M
- * sessions, counting an account's non-final authentications took 31.9 s from a
- * cold cache and 7.4 s from a warm one that way, 1.6 s this way
- * (docs/benchmarks.md). The same rows on every target: NULL is neither.
+ * equality rather than `NOT result_final`, which SQLite cannot match to an
+ * index: with `missing_since IS NULL` beside it, it is the condition of the
+ * session tables' partial index of their non-final sessions (session-tables.ts),
+ * which SQLite uses only for a query that spells it the same. At 10M sessions,
+ * counting an account's non-final authentications by reading every row of the
+ * account took 31.9 s from a cold cache and 7.4 s from a warm one; through an
+ * index of `result_final`, 1.6 s (docs/benchmarks.md). The same rows on every
+ * target: NULL is neither.
  */
 export function nonFinal(column = 'result_final'): string {
   return `${column} = FALSE`;

@@ -4,7 +4,7 @@
  */
 
 import { col } from './column.js';
-import type { ColumnDef, TableDef } from './table-def.js';
+import type { ColumnDef, IndexDef, TableDef } from './table-def.js';
 
 /** Columns every session table shares, in contract order around the resource-specific ones. */
 const sessionHead = (): ColumnDef[] => [
@@ -64,6 +64,31 @@ const sessionTail = (): ColumnDef[] => [
   }),
 ];
 
+/**
+ * The non-final sessions that are not missing, each with what the sync, the
+ * refresh policy and the check ages read of it: those queries read the index
+ * alone, its entries in order, where an index of `result_final` (before
+ * 20261201000000_non_final_index) led to a table page per session. At 10M
+ * sessions a million are not final, and those reads took most of a daemon
+ * tick. The condition is spelled as the queries spell it (session-table.ts,
+ * nonFinal), which SQLite requires of a partial index.
+ */
+const nonFinalIndex = (table: string): IndexDef => ({
+  name: `${table}_non_final_idx`,
+  columns: [
+    'account',
+    'created_epoch',
+    'service_id',
+    'last_synced_at',
+    'first_seen_at',
+    'source',
+    // What the condition reads: SQLite reads a partial index alone only when it holds those columns too.
+    'result_final',
+    'missing_since',
+  ],
+  where: 'result_final = FALSE AND missing_since IS NULL',
+});
+
 export const SESSION_TABLES: readonly TableDef[] = [
   {
     name: 'authentications',
@@ -74,7 +99,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
     indexes: [
       { columns: ['account', 'created_epoch'] },
       { columns: ['customer_item_id'] },
-      { columns: ['result_final'] },
+      nonFinalIndex('authentications'),
     ],
     columns: [
       ...sessionHead(),
@@ -146,7 +171,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
     indexes: [
       { columns: ['account', 'created_epoch'] },
       { columns: ['parent_service_id'] },
-      { columns: ['result_final'] },
+      nonFinalIndex('fingerprints'),
     ],
     columns: [
       ...sessionHead(),

@@ -29,6 +29,10 @@ export interface ColumnDef {
 export interface IndexDef {
   readonly columns: readonly string[];
   readonly unique?: boolean;
+  /** Its name, where the one made of the columns would be too long (PostgreSQL keeps 63 characters). */
+  readonly name?: string;
+  /** A partial index's condition, SQL that SQLite and PostgreSQL read alike (DuckDB has no such indexes). */
+  readonly where?: string;
 }
 
 export interface TableDef {

@@ -62,7 +62,11 @@ function renderTable(t: TableDef): string[] {
     `Primary key: ${t.primaryKey.map(code).join(', ')}${keyless}.`,
   ];
   if (t.indexes !== undefined && t.indexes.length > 0) {
-    const indexes = t.indexes.map((i) => `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}`);
+    const indexes = t.indexes.map(
+      (i) =>
+        `(${i.columns.map(code).join(', ')})${i.unique === true ? ' unique' : ''}` +
+        (i.where === undefined ? '' : ` where ${code(i.where)}`),
+    );
     lines.push(`Indexes: ${indexes.join('; ')}.`);
   }
   lines.push(

@@ -27,6 +27,7 @@ function addColumn(t: Knex.CreateTableBuilder, name: string, type: string, notNu
 
 /** The columns, key and indexes of a frozen table, as knex builds them (also for a rebuild under another name). */
 export function tableBuilder(
+  knex: Knex,
   def: StepTable,
   dialect: KnexDialect,
   types: StepTypes,
@@ -38,15 +39,16 @@ export function tableBuilder(
     }
     t.primary([...def.primaryKey]);
     for (const index of def.indexes ?? []) {
-      const name = indexName(def.name, index.columns);
-      if (index.unique) t.unique([...index.columns], { indexName: name });
-      else t.index([...index.columns], name);
+      const name = index.name ?? indexName(def.name, index.columns);
+      const predicate = index.where === undefined ? {} : { predicate: knex.whereRaw(index.where) };
+      if (index.unique) t.unique([...index.columns], { indexName: name, ...predicate });
+      else t.index([...index.columns], name, predicate);
     }
   };
 }
 
 async function createTable(knex: Knex, def: StepTable, dialect: KnexDialect, types: StepTypes): Promise<void> {
-  await knex.schema.createTable(def.name, tableBuilder(def, dialect, types));
+  await knex.schema.createTable(def.name, tableBuilder(knex, def, dialect, types));
 }
 
 /**
@@ -126,7 +128,7 @@ export async function applyStepsWithKnex(knex: Knex, steps: readonly MigrationSt
       case 'sqliteWithoutRowid':
         if (dialect !== 'sqlite') break;
         for (const def of step.tables) {
-          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), true);
+          await rebuildSqliteTable(knex, def, tableBuilder(knex, def, dialect, step.types), true);
         }
         break;
     }
@@ -165,7 +167,7 @@ export async function revertStepsWithKnex(knex: Knex, steps: readonly MigrationS
       case 'sqliteWithoutRowid':
         if (dialect !== 'sqlite') break;
         for (const def of step.tables) {
-          await rebuildSqliteTable(knex, def, tableBuilder(def, dialect, step.types), false);
+          await rebuildSqliteTable(knex, def, tableBuilder(knex, def, dialect, step.types), false);
         }
         break;
     }

@@ -78,6 +78,9 @@ export interface StepColumn {
 export interface StepIndex {
   readonly columns: readonly string[];
   readonly unique?: boolean;
+  /** As IndexDef's (table-def.ts): a name, and a partial index's condition. */
+  readonly name?: string;
+  readonly where?: string;
 }
 
 /** A table as a migration created it (schema.ts's TableDef has this shape too). */

@@ -34,8 +34,9 @@ const tier = "COALESCE(r.tier, 'unchecked')";
  *
  * `nonFinal` is the condition on `s.result_final`. v_sync_health keeps the
  * text its migration made (`NOT s.result_final`); `status` passes
- * session-table.ts's `nonFinal`, which SQLite finds in the result_final index
- * rather than by reading every session (at 10M sessions 15 of the command's 22 s).
+ * session-table.ts's `nonFinal`, which SQLite reads from the index of the
+ * non-final sessions rather than by reading every session (at 10M sessions
+ * 15 of the command's 22 s).
  */
 export function checkAgeSql(resource: Resource, epochOf: string, nonFinal = 'NOT s.result_final'): string {
   const checks = `SELECT s.account AS account, ${tier} AS tier,
