@@ -10,7 +10,7 @@ import type { MigrationStep, StepView } from '../src/store/migration/migration-s
  */
 export const name = '20261127000000_sync_health_one_pass';
 
-const syncHealth: StepView = {
+export const syncHealth: StepView = {
   name: 'v_sync_health',
   fragments: {
     now_epoch: {

@@ -14,6 +14,7 @@ import * as historyWithoutRowid from './20261126400000_history_without_rowid.js'
 import * as historyImplicitFirst from './20261126500000_history_implicit_first.js';
 import * as syncHealthOnePass from './20261127000000_sync_health_one_pass.js';
 import * as nonFinalIndex from './20261201000000_non_final_index.js';
+import * as syncHealthIndexed from './20261201100000_sync_health_indexed.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   historyImplicitFirst,
   syncHealthOnePass,
   nonFinalIndex,
+  syncHealthIndexed,
 ];

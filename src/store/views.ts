@@ -1,4 +1,5 @@
 import { CHECK_AGE_PERCENTILES, CHECKED_EPOCH, checkAgeSql } from './runs/check-age-sql.js';
+import { nonFinal } from '../schema/session-table.js';
 import type { Dialect } from '../schema/dialect.js';
 import type { StepView } from './migration/migration-step.js';
 import { table, type ViewDef } from '../schema/schema.js';
@@ -53,7 +54,7 @@ const lease = (kind: string, column: string): string =>
  */
 export const refreshStateFrom = (resource: string): string =>
   `FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
-   WHERE NOT s.result_final AND s.missing_since IS NULL`;
+   WHERE ${nonFinal('s.result_final')} AND s.missing_since IS NULL`;
 
 /**
  * Per account of `resource`: its non-final sessions per refresh tier and the

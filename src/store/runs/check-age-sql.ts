@@ -1,5 +1,6 @@
 import type { Resource } from '../../normalize/rows.js';
 import type { Dialect } from '../../schema/dialect.js';
+import { nonFinal } from '../../schema/session-table.js';
 
 /**
  * The epoch seconds of `c.checked`, a timestamp, in each dialect. SQLite keeps
@@ -32,17 +33,16 @@ const tier = "COALESCE(r.tier, 'unchecked')";
  * has none), so one text runs on every target; `epochOf` turns `c.checked`
  * into epoch seconds (CHECKED_EPOCH, or a view's fragment of it).
  *
- * `nonFinal` is the condition on `s.result_final`. v_sync_health keeps the
- * text its migration made (`NOT s.result_final`); `status` passes
- * session-table.ts's `nonFinal`, which SQLite reads from the index of the
- * non-final sessions rather than by reading every session (at 10M sessions
- * 15 of the command's 22 s).
+ * The sessions are chosen by session-table.ts's `nonFinal`, which SQLite reads
+ * from the index of the non-final sessions; `NOT s.result_final` read every
+ * session (at 10M sessions 15 of `status`'s 22 s). v_sync_health reads the
+ * same text since 20261201100000_sync_health_indexed.
  */
-export function checkAgeSql(resource: Resource, epochOf: string, nonFinal = 'NOT s.result_final'): string {
+export function checkAgeSql(resource: Resource, epochOf: string): string {
   const checks = `SELECT s.account AS account, ${tier} AS tier,
       COALESCE(r.checked_at, s.last_synced_at, s.first_seen_at) AS checked
     FROM ${resource} s LEFT JOIN session_refresh r ON r.resource = '${resource}' AND r.service_id = s.service_id
-    WHERE ${nonFinal} AND s.missing_since IS NULL`;
+    WHERE ${nonFinal('s.result_final')} AND s.missing_since IS NULL`;
   const ranked = `SELECT e.account, e.tier, e.checked_epoch,
       ROW_NUMBER() OVER (PARTITION BY e.account, e.tier ORDER BY e.checked_epoch DESC) AS age_rank,
       COUNT(*) OVER (PARTITION BY e.account, e.tier) AS tier_sessions

@@ -1,7 +1,7 @@
 import type { ApiVersion, Resource } from '../../normalize/rows.js';
 import { readRow, readValue } from '../row-reader.js';
 import { table, TABLES } from '../../schema/schema.js';
-import { nonFinal, RESOURCES, sessionTable } from '../../schema/session-table.js';
+import { RESOURCES, sessionTable } from '../../schema/session-table.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import { CHECKED_EPOCH, checkAgeSql } from './check-age-sql.js';
 import type { Dialect } from '../../schema/dialect.js';
@@ -38,7 +38,7 @@ const isoOf = (epoch: unknown): string | null => {
 async function refreshTiers(tx: SqlExecutor, dialect: Dialect): Promise<RefreshTierState[]> {
   const out: RefreshTierState[] = [];
   for (const resource of RESOURCES) {
-    const sql = checkAgeSql(resource, CHECKED_EPOCH[dialect], nonFinal('s.result_final'));
+    const sql = checkAgeSql(resource, CHECKED_EPOCH[dialect]);
     const rows = await tx.all(`${sql} ORDER BY account, tier`);
     for (const row of rows) {
       out.push({
