@@ -89,6 +89,13 @@ const nonFinalIndex = (table: string): IndexDef => ({
   where: 'result_final = FALSE AND missing_since IS NULL',
 });
 
+/** The sessions the service no longer returns, a few of a history: `status` counts them from here. */
+const missingIndex = (table: string): IndexDef => ({
+  name: `${table}_missing_idx`,
+  columns: ['account', 'missing_since'],
+  where: 'missing_since IS NOT NULL',
+});
+
 export const SESSION_TABLES: readonly TableDef[] = [
   {
     name: 'authentications',
@@ -100,6 +107,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
       { columns: ['account', 'created_epoch'] },
       { columns: ['customer_item_id'] },
       nonFinalIndex('authentications'),
+      missingIndex('authentications'),
     ],
     columns: [
       ...sessionHead(),
@@ -172,6 +180,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
       { columns: ['account', 'created_epoch'] },
       { columns: ['parent_service_id'] },
       nonFinalIndex('fingerprints'),
+      missingIndex('fingerprints'),
     ],
     columns: [
       ...sessionHead(),

@@ -236,6 +236,19 @@ describe('sqlite non-final look-ups read the index of the non-final sessions alo
     }
   });
 
+  it.each([['authentications'], ['fingerprints']])('%s: the missing sessions status counts', async (table) => {
+    const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
+    try {
+      const sql = `SELECT COUNT(*) AS n FROM ${table} WHERE missing_since IS NOT NULL`;
+      const plan = await driver.read((tx) => tx.all(`EXPLAIN QUERY PLAN ${sql}`));
+      expect(plan.map((row) => String(row.detail))).toEqual([
+        `SCAN ${table} USING COVERING INDEX ${table}_missing_idx`,
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('v_sync_health, as an analyst reads it', async () => {
     const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
     try {

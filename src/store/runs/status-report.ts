@@ -1,7 +1,7 @@
 import type { ApiVersion, Resource } from '../../normalize/rows.js';
 import { readRow, readValue } from '../row-reader.js';
 import { table, TABLES } from '../../schema/schema.js';
-import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import { nonFinal as nonFinalSql, RESOURCES, sessionTable } from '../../schema/session-table.js';
 import { toIsoMicros } from '../../normalize/time.js';
 import { CHECKED_EPOCH, checkAgeSql } from './check-age-sql.js';
 import type { Dialect } from '../../schema/dialect.js';
@@ -114,14 +114,15 @@ export class SqlStatusSource implements StatusSource {
       );
       const nonFinal = { authentications: 0, fingerprints: 0 };
       const missing = { authentications: 0, fingerprints: 0 };
+      // Two counts, each from its partial index (session-tables.ts): one pass over the table read every session.
+      const count = async (from: string, where: string) => {
+        const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`);
+        return Number(readValue(COUNT, row?.n) ?? 0);
+      };
       for (const resource of RESOURCES) {
-        const [row] = await tx.all(
-          `SELECT SUM(CASE WHEN NOT result_final AND missing_since IS NULL THEN 1 ELSE 0 END) AS non_final,
-                  SUM(CASE WHEN missing_since IS NOT NULL THEN 1 ELSE 0 END) AS missing
-           FROM ${sessionTable(resource).name}`,
-        );
-        nonFinal[resource] = Number(readValue(COUNT, row?.non_final) ?? 0);
-        missing[resource] = Number(readValue(COUNT, row?.missing) ?? 0);
+        const from = sessionTable(resource).name;
+        nonFinal[resource] = await count(from, `${nonFinalSql()} AND missing_since IS NULL`);
+        missing[resource] = await count(from, 'missing_since IS NOT NULL');
       }
       const refresh = await refreshTiers(tx, this.#driver.dialect);
       const lags = await changeLags(tx);
