@@ -7,8 +7,9 @@ import type { MigrationStep } from '../src/store/migration/migration-step.js';
  * the refresh policy and the check ages read of them: those queries read the
  * index alone, in order, where the `result_final` index led them to a table
  * page per session. No query looked up final sessions by that index (they are
- * most of a history). And a partial index of the missing sessions, which
- * `status` counts: a few rows, where the count read every session. DuckDB has
+ * most of a history). And a partial index of the missing sessions, a few
+ * rows: `status` counts them there, where the count read every session, and
+ * the sessions a range holds are its created times less these. DuckDB has
  * no secondary indexes (its zone maps serve these scans): nothing happens
  * there. Frozen as of this step.
  */
@@ -35,7 +36,7 @@ const replaceIndex = (table: string): MigrationStep[] => [
   {
     kind: 'sql',
     up: sqliteAndPostgres(
-      `CREATE INDEX IF NOT EXISTS ${table}_missing_idx ON ${table} (account, missing_since) ` +
+      `CREATE INDEX IF NOT EXISTS ${table}_missing_idx ON ${table} (account, created_epoch, missing_since) ` +
         'WHERE missing_since IS NOT NULL',
     ),
     down: sqliteAndPostgres(`DROP INDEX IF EXISTS ${table}_missing_idx`),

@@ -89,10 +89,15 @@ const nonFinalIndex = (table: string): IndexDef => ({
   where: 'result_final = FALSE AND missing_since IS NULL',
 });
 
-/** The sessions the service no longer returns, a few of a history: `status` counts them from here. */
+/**
+ * The sessions the service no longer returns, a few of a history: `status`
+ * counts them here, and the stored sessions of a range are the account's
+ * created times less these (session-store.ts, storedEpochs), each read from an
+ * index alone.
+ */
 const missingIndex = (table: string): IndexDef => ({
   name: `${table}_missing_idx`,
-  columns: ['account', 'missing_since'],
+  columns: ['account', 'created_epoch', 'missing_since'],
   where: 'missing_since IS NOT NULL',
 });
 

@@ -249,6 +249,28 @@ describe('sqlite non-final look-ups read the index of the non-final sessions alo
     }
   });
 
+  it.each([['authentications'], ['fingerprints']])('%s: the stored sessions of a range', async (table) => {
+    const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
+    try {
+      const plan = async (where: string) =>
+        (
+          await driver.read((tx) =>
+            tx.all(`EXPLAIN QUERY PLAN SELECT created_epoch FROM ${table} WHERE account = ? AND ${where}`, ['a', 1, 2]),
+          )
+        ).map((row) => String(row.detail));
+      const range = 'created_epoch >= ? AND created_epoch < ?';
+      expect(await plan(range)).toEqual([
+        `SEARCH ${table} USING COVERING INDEX ${table}_account_created_epoch_idx (account=? AND created_epoch>? ` +
+          'AND created_epoch<?)',
+      ]);
+      expect(await plan(`missing_since IS NOT NULL AND ${range}`)).toEqual([
+        `SEARCH ${table} USING COVERING INDEX ${table}_missing_idx (account=? AND created_epoch>? AND created_epoch<?)`,
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('v_sync_health, as an analyst reads it', async () => {
     const driver = await rawDriver(`sqlite:${join(tempDir(), 'plan.sqlite')}`);
     try {

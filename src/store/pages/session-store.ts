@@ -43,24 +43,48 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async nonFinalEpochs(account: string, resource: Resource): Promise<Float64Array> {
-    return this.#epochs(resource, `${nonFinal()} AND created_epoch IS NOT NULL`, [account]);
+    const where = `${nonFinal()} AND missing_since IS NULL AND created_epoch IS NOT NULL`;
+    return this.#driver.read((tx) => epochsOf(tx, resource, where, [account]));
   }
 
+  /**
+   * Every stored session's created time in the range, less the missing ones': two reads of an index alone each
+   * (the account's created times, and the partial index of the missing sessions), where `missing_since IS NULL`
+   * read a table page for each session of the range.
+   */
   async storedEpochs(account: string, resource: Resource, from: number, to: number): Promise<Float64Array> {
-    return this.#epochs(resource, 'created_epoch >= ? AND created_epoch < ?', [account, from, to]);
+    const range = 'created_epoch >= ? AND created_epoch < ?';
+    return this.#driver.read(async (tx) => {
+      const every = await epochsOf(tx, resource, range, [account, from, to]);
+      const missing = await epochsOf(tx, resource, `missing_since IS NOT NULL AND ${range}`, [account, from, to]);
+      return withoutEach(every, missing);
+    });
   }
+}
 
-  /** Created times (ascending) of an account's sessions that are not missing and match `where`. */
-  async #epochs(resource: Resource, where: string, params: unknown[]): Promise<Float64Array> {
-    const def = sessionTable(resource);
-    const epochs: number[] = [];
-    const sql = `SELECT created_epoch FROM ${def.name} WHERE account = ? AND missing_since IS NULL AND ${where}`;
-    // A number a session, not a row object: at a million sessions a hundred thousand are not final.
-    await this.#driver.read((tx) =>
-      tx.each(sql, params, (rows) => rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch')))),
-    );
-    return Float64Array.from(epochs).sort();
+/** Created times (ascending) of an account's sessions that match `where`. */
+async function epochsOf(tx: SqlExecutor, resource: Resource, where: string, params: unknown[]): Promise<Float64Array> {
+  const def = sessionTable(resource);
+  const epochs: number[] = [];
+  // A number a session, not a row object: at a million sessions a hundred thousand are not final.
+  await tx.each(`SELECT created_epoch FROM ${def.name} WHERE account = ? AND ${where}`, params, (rows) =>
+    rows.forEach((row) => epochs.push(rowReader(def, row).number('created_epoch'))),
+  );
+  return Float64Array.from(epochs).sort();
+}
+
+/** `every` less one of its values for each of `some` (both ascending, `some` a part of `every`), ascending. */
+export function withoutEach(every: Float64Array, some: Float64Array): Float64Array {
+  if (some.length === 0) return every;
+  const kept = new Float64Array(every.length);
+  let n = 0;
+  let j = 0;
+  for (const value of every) {
+    while (j < some.length && some[j]! < value) j++;
+    if (j < some.length && some[j] === value) j++;
+    else kept[n++] = value;
   }
+  return kept.slice(0, n);
 }
 
 /**
