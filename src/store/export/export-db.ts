@@ -81,7 +81,7 @@ export async function withDuckdb(
   path: string,
   source: ExportSource | DuckdbFileSource,
   work: (db: ExportDb) => Promise<void>,
-  signal: AbortSignal = new AbortController().signal,
+  signal: AbortSignal,
 ): Promise<void> {
   let instance: DuckDBInstance | null = null;
   let connection: DuckDBConnection | null = null;

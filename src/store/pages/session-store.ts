@@ -73,7 +73,7 @@ async function epochsOf(tx: SqlExecutor, resource: Resource, where: string, para
   return Float64Array.from(epochs).sort();
 }
 
-/** `every` less one of its values for each of `some` (both ascending, `some` a part of `every`), ascending. */
+/** `every` less one of its values for each of `some` (both ascending; a value `every` lacks is skipped), ascending. */
 export function withoutEach(every: Float64Array, some: Float64Array): Float64Array {
   if (some.length === 0) return every;
   const kept = new Float64Array(every.length);

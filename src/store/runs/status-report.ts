@@ -99,11 +99,12 @@ export class SqlStatusSource implements StatusSource {
 
   async status(): Promise<StatusReport> {
     return this.#driver.read(async (tx) => {
+      const count = async (from: string, where?: string) => {
+        const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${from}${where === undefined ? '' : ` WHERE ${where}`}`);
+        return Number(readValue(COUNT, row?.n) ?? 0);
+      };
       const tables: Record<string, number> = {};
-      for (const def of TABLES) {
-        const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${def.name}`);
-        tables[def.name] = Number(readValue(COUNT, row?.n) ?? 0);
-      }
+      for (const def of TABLES) tables[def.name] = await count(def.name);
       const windows = await tx.all(
         `SELECT account, resource, api_version, status, COUNT(*) AS n, SUM(items) AS items FROM sync_windows
          GROUP BY account, resource, api_version, status ORDER BY account, resource, api_version, status`,
@@ -115,10 +116,6 @@ export class SqlStatusSource implements StatusSource {
       const nonFinal = { authentications: 0, fingerprints: 0 };
       const missing = { authentications: 0, fingerprints: 0 };
       // Two counts, each from its partial index (session-tables.ts): one pass over the table read every session.
-      const count = async (from: string, where: string) => {
-        const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`);
-        return Number(readValue(COUNT, row?.n) ?? 0);
-      };
       for (const resource of RESOURCES) {
         const from = sessionTable(resource).name;
         nonFinal[resource] = await count(from, `${nonFinalSql()} AND missing_since IS NULL`);
