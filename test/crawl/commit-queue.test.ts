@@ -95,7 +95,8 @@ describe('CommitQueue', () => {
   });
 
   it(
-    'the commits of one fetched page share one transaction: ' + 'never cut by the group limit, and fail together',
+    'the commits of one fetched page share one transaction: the group limit counts fetched pages, never cuts ' +
+      'one, and its commits fail together',
     async () => {
       const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
       const transactions: number[] = [];
@@ -122,9 +123,9 @@ describe('CommitQueue', () => {
       expect((await three).map((r) => r.written)).toEqual([1, 1, 1]);
       await expect(broken).rejects.toThrow(/no window/);
       expect(await single).toMatchObject({ written: 1 });
-      // 1, then the unit of 3 alone (over the limit of 2, but whole), then the broken unit (its good half rolled back),
-      // then the single page.
-      expect(transactions).toEqual([1, 3, 2, 1]);
+      // 1; then two fetched pages, the limit, with their 5 commits (failed by the broken one); then each of them
+      // alone: the page of 3, the broken page (its good half rolled back); then the single page.
+      expect(transactions).toEqual([1, 5, 3, 2, 1]);
       const ids = await target.query('SELECT service_id FROM authentications ORDER BY service_id');
       expect(ids.map((r) => r.service_id)).toEqual(['s1', 's2', 's3', 'w', 'z']);
     },
@@ -136,11 +137,13 @@ describe('CommitQueue', () => {
     async () => {
       const target = await openWithWindows([{ account: 'a1', resource: 'authentications' }]);
       let now = 0;
-      const arriveApart = async (queue: CommitQueue, ids: readonly string[], apartMs: number) => {
+      // Each id a fetched page, with items of `windows` windows (a commit each).
+      const arriveApart = async (queue: CommitQueue, ids: readonly string[], apartMs: number, windows = 1) => {
         const settled: Array<Promise<unknown>> = [];
         for (const id of ids) {
           now += apartMs;
-          settled.push(queue.commit(page('a1', 'authentications', [id])));
+          const commits = Array.from({ length: windows }, (_, w) => page('a1', 'authentications', [`${id}-${w}`]));
+          settled.push(queue.commitAll(commits));
           // A response of its own: the next page arrives in a later turn of the event loop.
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -161,8 +164,12 @@ describe('CommitQueue', () => {
       const noGap: number[] = [];
       await arriveApart(new CommitQueue(counting(noGap), { ...options, gapMs: 0 }), ['n0', 'n1', 'n2'], 1);
       expect(noGap).toEqual([1, 1, 1]);
+      // The pace is fetched pages': pages of two windows each, too far apart to wait, commit alone.
+      const spanning: number[] = [];
+      await arriveApart(new CommitQueue(counting(spanning), options), ['w0', 'w1', 'w2'], 1_000_000, 2);
+      expect(spanning).toEqual([2, 2, 2]);
       const ids = await target.query('SELECT count(*) AS n FROM authentications');
-      expect(Number(ids[0]!.n)).toBe(11);
+      expect(Number(ids[0]!.n)).toBe(17);
     },
   );
 });

@@ -13,20 +13,19 @@ describe('groupWaitMs', () => {
     ['at a token limit (a page every 100 ms)', { arrivalMs: 100 }, 0],
     ['just under four pages a gap', { arrivalMs: 26 }, 0],
     ['four pages a gap', { arrivalMs: 25 }, 60],
-    ["every open stream's page waits: none can join", { waitingUnits: 3, openStreams: 3 }, 0],
-    ['a stream still fetching may join', { waitingUnits: 2, openStreams: 3 }, 60],
+    ["every open stream's page waits: none can join", { waitingPages: 3, openStreams: 3 }, 0],
+    ['a stream still fetching may join', { waitingPages: 2, openStreams: 3 }, 60],
   ])('%s', (_name, change, expected) => {
     expect(groupWaitMs({ ...base, ...change })).toBe(expected);
   });
 });
 
 describe('nextArrivalMs', () => {
-  it.each<[number | null, number, number, number]>([
-    [null, 40, 1, 40],
-    [null, 40, 4, 10],
-    [10, 60, 1, 20],
-    [10, 0, 2, 8],
-  ])('mean %s, %s ms later, %s pages: %s', (mean, since, pages, expected) => {
-    expect(nextArrivalMs(mean, since, pages)).toBeCloseTo(expected);
+  it.each<[number | null, number, number]>([
+    [null, 40, 40],
+    [10, 60, 20],
+    [10, 0, 8],
+  ])('mean %s, the next page %s ms later: %s', (mean, since, expected) => {
+    expect(nextArrivalMs(mean, since)).toBeCloseTo(expected);
   });
 });

@@ -1,14 +1,22 @@
 import type { CommitResult, PageCommit, PageStore } from '../../store/sink.js';
 import { groupWaitMs, nextArrivalMs } from './group-wait.js';
 
-/** The commits of one fetched page: they go into one transaction together. */
+/** The commits of one fetched page, one per window it holds items of: they go into one transaction together. */
 interface Waiting {
   pages: readonly PageCommit[];
   resolve: (results: CommitResult[]) => void;
   reject: (error: unknown) => void;
 }
 
-/** Most pages one transaction takes by default: 1,600 v1.4 items at 25 a page. */
+/**
+ * Most fetched pages one transaction takes by default: 1,600 v1.4 items at 25
+ * a page, and as many as the process holds (HELD_PAGES, stream-budget.ts). A
+ * page is one `commitAll` however many windows it spans: counted by its
+ * windows' commits, a sparse history's groups (a page over two to four
+ * windows) held 16 to 32 pages, and forty accounts' backfill into SQLite
+ * took 136-168 transactions for 4,000 pages and made 600,000 write calls;
+ * counted by page, 110-144 and 490,000 (docs/benchmarks.md).
+ */
 export const MAX_PAGES_PER_COMMIT = 64;
 
 /**
@@ -25,7 +33,10 @@ export const MAX_PAGES_PER_COMMIT = 64;
 export const COMMIT_GAP_MS = 100;
 
 export interface CommitQueueOptions {
-  /** Most pages in one transaction (a unit of several pages is never split). @default MAX_PAGES_PER_COMMIT */
+  /**
+   * Most fetched pages (`commitAll` calls) in one transaction; a page's commits are never split.
+   * @default MAX_PAGES_PER_COMMIT
+   */
   maxPages?: number;
   /**
    * Least ms between the starts of two transactions while pages arrive fast; a page waits at most this long.
@@ -57,9 +68,8 @@ export class CommitQueue {
   readonly #gapMs: number;
   readonly #now: () => number;
   readonly #openStreams: (() => number) | undefined;
+  /** The fetched pages waiting, in arrival order. */
   #waiting: Waiting[] = [];
-  /** Pages in #waiting. */
-  #pages = 0;
   #draining = false;
   #timer: NodeJS.Timeout | null = null;
   /** When the last transaction started. */
@@ -89,11 +99,9 @@ export class CommitQueue {
     if (pages.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
       const now = this.#now();
-      if (this.#lastArrival !== null)
-        this.#arrivalMs = nextArrivalMs(this.#arrivalMs, now - this.#lastArrival, pages.length);
+      if (this.#lastArrival !== null) this.#arrivalMs = nextArrivalMs(this.#arrivalMs, now - this.#lastArrival);
       this.#lastArrival = now;
       this.#waiting.push({ pages, resolve, reject });
-      this.#pages += pages.length;
       this.#schedule();
     });
   }
@@ -105,10 +113,9 @@ export class CommitQueue {
       now: this.#now(),
       lastStart: this.#lastStart,
       gapMs: this.#gapMs,
-      waitingPages: this.#pages,
+      waitingPages: this.#waiting.length,
       maxPages: this.#maxPages,
       arrivalMs: this.#arrivalMs,
-      waitingUnits: this.#waiting.length,
       ...(this.#openStreams ? { openStreams: this.#openStreams() } : {}),
     });
     if (wait <= 0) {
@@ -150,16 +157,9 @@ export class CommitQueue {
     }
   }
 
-  /** Whole units up to `maxPages` pages (at least one unit, however large). */
+  /** The first `maxPages` fetched pages waiting. */
   #take(): Waiting[] {
-    let pages = 0;
-    let n = 0;
-    while (n < this.#waiting.length && (n === 0 || pages + this.#waiting[n]!.pages.length <= this.#maxPages)) {
-      pages += this.#waiting[n]!.pages.length;
-      n++;
-    }
-    this.#pages -= pages;
-    return this.#waiting.splice(0, n);
+    return this.#waiting.splice(0, this.#maxPages);
   }
 
   async #one(w: Waiting): Promise<void> {

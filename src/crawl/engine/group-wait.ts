@@ -18,16 +18,15 @@ export interface GroupState {
   lastStart: number;
   /** Least ms between the starts of two transactions when pages come fast. */
   gapMs: number;
-  /** Pages waiting, and the most one transaction takes. */
+  /** Fetched pages waiting (a page of several windows is one), and the most one transaction takes. */
   waitingPages: number;
   maxPages: number;
-  /** Mean ms between two pages' arrivals, null before two arrived. */
+  /** Mean ms between two fetched pages' arrivals, null before two arrived. */
   arrivalMs: number | null;
   /**
-   * The fetched pages waiting (a page of several windows is one), and the request streams open in the process:
-   * when every stream waits here, no page can arrive before the transaction starts. @default not known
+   * The request streams open in the process: when every stream's page waits here, no page can arrive before the
+   * transaction starts. @default not known
    */
-  waitingUnits?: number;
   openStreams?: number;
 }
 
@@ -39,13 +38,12 @@ export interface GroupState {
  */
 export function groupWaitMs(s: GroupState): number {
   if (s.waitingPages >= s.maxPages) return 0;
-  if (s.openStreams !== undefined && (s.waitingUnits ?? 0) >= s.openStreams) return 0;
+  if (s.openStreams !== undefined && s.waitingPages >= s.openStreams) return 0;
   if (s.arrivalMs === null || s.arrivalMs * PAGES_WORTH_WAITING > s.gapMs) return 0;
   return Math.max(0, s.lastStart + s.gapMs - s.now);
 }
 
-/** The mean time between arrivals after `pages` pages arrived `sinceLastMs` after the previous ones. */
-export function nextArrivalMs(mean: number | null, sinceLastMs: number, pages: number): number {
-  const each = sinceLastMs / Math.max(1, pages);
-  return mean === null ? each : mean + ARRIVAL_WEIGHT * (each - mean);
+/** The mean time between arrivals after a page arrived `sinceLastMs` after the previous one. */
+export function nextArrivalMs(mean: number | null, sinceLastMs: number): number {
+  return mean === null ? sinceLastMs : mean + ARRIVAL_WEIGHT * (sinceLastMs - mean);
 }
