@@ -211,7 +211,10 @@ if (sections.includes('accounts')) {
       `sessions each.`,
   );
   console.log(
-    'CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart).',
+    'CPU, peak RSS and profile: the CLI process alone (the simulator runs in the bench process: its CPU is apart);',
+  );
+  console.log(
+    'the profile from a second run of the same backfill into a fresh target; the figures from the run without it.',
   );
   console.log(
     'of own limit: per account, (its requests - 1) over the span from its first to its last request, over its rate.',
