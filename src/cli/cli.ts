@@ -4,7 +4,7 @@ import { DEFAULTS } from '../config/defaults.js';
 import { API_VERSIONS, DEFAULT_CONFIG_FILES } from '../config/constants.js';
 import { InputError } from '../errors.js';
 import { commandsFor } from './commands/index.js';
-import { EXIT, GLOBAL_OPTIONS, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
+import { EXIT, GLOBAL_OPTIONS, STOPPING, type CliCommand, type GlobalArgs, type GlobalOption } from './command.js';
 import { configFlags } from './config-flags.js';
 import { explainUsage, usageContext } from './did-you-mean.js';
 import { renderError, renderSignalNotice, reportError, USAGE, wantsJson } from './error-output.js';
@@ -65,6 +65,8 @@ function withHelp(
 interface Invocation {
   ids: { run?: string; daemon?: string };
   setExit: (code: number) => void;
+  /** What the first signal does to the command running (CliCommand.onStop); STOPPING before one runs. */
+  onStop: string;
 }
 
 function register(
@@ -72,22 +74,24 @@ function register(
   command: CliCommand<never>,
   io: CliIo,
   invocation: Invocation,
-  parent?: { path: string; uses: readonly GlobalOption[] },
+  parent?: { path: string; uses: readonly GlobalOption[]; onStop: string },
 ): Argv<GlobalArgs> {
   const c = command as CliCommand<Record<string, unknown>>;
   const name = (Array.isArray(c.command) ? c.command[0] : c.command) as string;
   const path = parent ? `${parent.path} ${name}` : name;
   const uses = c.uses ?? parent?.uses ?? GLOBAL_OPTIONS;
+  const onStop = c.onStop ?? parent?.onStop ?? STOPPING;
   return y.command({
     command: c.command as string | string[],
     describe: c.describe,
     builder: (sub: Argv<GlobalArgs>) => {
       let built = withHelp(c.builder ? c.builder(sub) : sub, c, path, uses);
-      for (const child of c.subcommands ?? []) built = register(built, child, io, invocation, { path, uses });
+      for (const child of c.subcommands ?? []) built = register(built, child, io, invocation, { path, uses, onStop });
       return c.subcommands ? built.demandCommand(1, `${String(c.command)}: name a sub-command`) : built;
     },
     handler: async (args: Record<string, unknown>) => {
       if (!c.run) return;
+      invocation.onStop = onStop;
       // The loader (zod, yaml) only for a command that runs.
       const { loadConfig } = await import('../config/load-config.js');
       let loaded: Config | undefined;
@@ -149,7 +153,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       'Exit codes: 0 success, 1 failure, 2 usage error, 3 interrupted (run the same command again to resume), ' +
         '4 verify found drift.',
     );
-  const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code) };
+  const invocation: Invocation = { ids: {}, setExit: (code) => (exitCode = code), onStop: STOPPING };
   for (const command of await commandsFor(argv)) parser = register(parser, command, io, invocation);
   skipEagerHelp(parser);
   // Off a terminal every line on stderr is JSON, the final error and the signal notice included.
@@ -157,7 +161,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     wantsJson(argv) || !io.stderr.isTTY ? { time: new Date(io.clock()).toISOString(), ...invocation.ids } : undefined;
   const onSignal = () => {
     const signal = io.signalName?.();
-    if (signal !== undefined) io.stderr.write(renderSignalNotice(signal, record()));
+    if (signal !== undefined) io.stderr.write(renderSignalNotice(signal, record(), invocation.onStop));
   };
   io.signal.addEventListener('abort', onSignal, { once: true });
   let output = '';

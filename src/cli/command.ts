@@ -59,7 +59,18 @@ export interface CliCommand<A = Record<string, unknown>> {
   usage?: string;
   /** One or two command lines with what they do, shown under "Examples" in its --help. */
   examples?: ReadonlyArray<readonly [command: string, does: string]>;
+  /**
+   * What the first SIGINT/SIGTERM makes the command do, as its one notice says (the second stops at once).
+   * @default the parent command's, else STOPPING
+   */
+  onStop?: string;
 }
+
+/** What the first signal does to a command that names nothing else: it ends what it is doing and exits. */
+export const STOPPING = 'stopping';
+
+/** What it does to a crawl: the pages fetched commit, and the run ends interrupted (exit 3), to be resumed. */
+export const FINISHING_PAGES = 'finishing the pages in flight';
 
 /**
  * Exit codes (design.md): 0 success, 1 failure, 2 usage; 3 an interrupted run that can be resumed; 4 `verify` found

@@ -77,12 +77,13 @@ export function renderError(report: ErrorReport, record: RecordContext | undefin
 const CLEAR_LINE = '\r\u001b[2K';
 
 /**
- * What the first SIGINT/SIGTERM does, said once: the second one stops at
- * once. On a terminal it takes the progress bar's line for itself (the bar
- * draws again on the next line), rather than being appended to the bar.
+ * What the first SIGINT/SIGTERM does (`doing`, the command's onStop), said
+ * once: the second one stops at once. On a terminal it takes the progress
+ * bar's line for itself (the bar draws again on the next line), rather than
+ * being appended to the bar.
  */
-export function renderSignalNotice(signal: string, record: RecordContext | undefined): string {
-  const message = `${signal}: finishing the pages in flight (again to stop at once)`;
+export function renderSignalNotice(signal: string, record: RecordContext | undefined, doing: string): string {
+  const message = `${signal}: ${doing} (again to stop at once)`;
   if (record) return `${JSON.stringify({ level: 'warn', ...record, signal, msg: message })}\n`;
   return `${CLEAR_LINE}ivsync: ${message}\n`;
 }

@@ -56,13 +56,13 @@ describe('formatEta', () => {
 
 describe('the signal notice on a terminal', () => {
   it('takes the line of the bar for itself and ends it, so the bar draws again below', () => {
-    const text = renderSignalNotice('SIGINT', undefined);
+    const text = renderSignalNotice('SIGINT', undefined, 'finishing the pages in flight');
     expect(text.startsWith('\r\u001b[2K')).toBe(true);
     expect(text.endsWith('\n')).toBe(true);
     expect(text).toContain('ivsync: SIGINT: finishing the pages in flight');
   });
   it('off a terminal it stays one JSON line', () => {
-    const text = renderSignalNotice('SIGINT', { time: '2026-01-01T00:00:00.000Z', run: 'r1' });
+    const text = renderSignalNotice('SIGINT', { time: '2026-01-01T00:00:00.000Z', run: 'r1' }, 'stopping');
     expect(JSON.parse(text)).toMatchObject({ level: 'warn', signal: 'SIGINT', run: 'r1' });
   });
 });

@@ -2,7 +2,7 @@ import { parseInterval } from '../../config/interval.js';
 import type { CrawlEvent } from '../../crawl/engine/crawl-deps.js';
 import { runBackfill } from '../../crawl/runs/run-backfill.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand } from '../command.js';
+import { EXIT, FINISHING_PAGES, type CliCommand } from '../command.js';
 import { planExtent, Progress } from '../progress.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { streamsCappedLine } from '../streams-capped.js';
@@ -17,6 +17,7 @@ interface BackfillArgs extends LeaseArgs {
 
 export const backfillCommand: CliCommand<BackfillArgs> = {
   command: 'backfill',
+  onStop: FINISHING_PAGES,
   describe: 'crawl a closed historical interval; re-run the same command to resume after a crash or Ctrl-C',
   uses: USES.crawl,
   usage: 'backfill --from T --to T',

@@ -23,7 +23,7 @@ import { InputError } from '../../errors.js';
 import type { DeliveryEvent, WebhookReceiver } from '../../webhooks/webhook-receiver.js';
 import { hasAnySecret } from '../../webhooks/webhook-secrets.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand } from '../command.js';
+import { EXIT, FINISHING_PAGES, type CliCommand } from '../command.js';
 import { receiverFor } from '../../app/receiver-for.js';
 import { openApp, type App } from '../../app/open-app.js';
 import { onDemandRun } from '../on-demand-run.js';
@@ -60,6 +60,7 @@ function countDeliveries(counters: WebhookCounters): (event: DeliveryEvent) => v
 
 export const daemonCommand: CliCommand<DaemonArgs> = {
   command: 'daemon',
+  onStop: FINISHING_PAGES,
   describe:
     'run sync on a cron schedule, never two at once; with --port serve /healthz, /metrics, the status page, ' +
     'POST /runs and the webhook receiver',

@@ -17,6 +17,7 @@ interface ExportArgs {
 
 export const exportCommand: CliCommand<ExportArgs> = {
   command: 'export',
+  onStop: 'stopping the export; what it was writing to is left as it was',
   describe: 'analyst copies of the target (--db): every table and view into one DuckDB file, or one Parquet file each',
   uses: USES.target,
   usage: 'export --to duckdb:PATH|parquet:DIR',

@@ -4,7 +4,7 @@ import { runSync, type SyncReport } from '../../crawl/runs/run-sync.js';
 import { InputError } from '../../errors.js';
 import { targetSurelyAbsent } from '../../store/target/target-exists.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand } from '../command.js';
+import { EXIT, FINISHING_PAGES, type CliCommand } from '../command.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { streamsCappedLine } from '../streams-capped.js';
 import { withResources } from './crawl-options.js';
@@ -17,6 +17,7 @@ interface SyncArgs extends LeaseArgs {
 
 export const syncCommand: CliCommand<SyncArgs> = {
   command: 'sync',
+  onStop: FINISHING_PAGES,
   describe:
     'incremental: from the high-water mark minus the overlap to now, then refresh non-final sessions; v2 ' +
     'accounts also refresh the catalog tables',

@@ -3,7 +3,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { parseBounds } from '../../config/interval.js';
 import { runVerify, type VerifyReport } from '../../crawl/runs/run-verify.js';
 import { USES } from './option-sets.js';
-import { EXIT, type CliCommand } from '../command.js';
+import { EXIT, FINISHING_PAGES, type CliCommand } from '../command.js';
 import { RequestProgress } from '../request-progress.js';
 import { loggerFor, selectAccounts, withRunDeps } from '../runtime.js';
 import { renderTable } from '../text-table.js';
@@ -21,6 +21,7 @@ interface VerifyArgs extends LeaseArgs {
 
 export const verifyCommand: CliCommand<VerifyArgs> = {
   command: 'verify',
+  onStop: FINISHING_PAGES,
   describe:
     'page a random sample of stored windows again within a request budget and report drift from the service ' +
     '(exit 4 when some); --repair fixes it',
