@@ -13,9 +13,10 @@ interface Waiting {
  * a page, and as many as the process holds (HELD_PAGES, stream-budget.ts). A
  * page is one `commitAll` however many windows it spans: counted by its
  * windows' commits, a sparse history's groups (a page over two to four
- * windows) held 16 to 32 pages, and forty accounts' backfill into SQLite
- * took 136-168 transactions for 4,000 pages and made 600,000 write calls;
- * counted by page, 110-144 and 490,000 (docs/benchmarks.md).
+ * windows) held 16 to 32 pages, and forty accounts' backfill of 4,000
+ * pages into SQLite made 600,000-620,000 write calls (the index pages each
+ * transaction rewrites, in the WAL and then in the file); counted by page,
+ * 490,000-520,000 (docs/benchmarks.md).
  */
 export const MAX_PAGES_PER_COMMIT = 64;
 
