@@ -27,13 +27,15 @@ export async function* cursorPages(
   if (cursor !== null) seen.add(cursorKey(cursor));
   for (;;) {
     const page = await fetchPage(cursor);
-    if (page.nextCursor !== null) {
-      const key = cursorKey(page.nextCursor);
-      if (seen.has(key)) throw new CursorLoopError({ route, cursor: page.nextCursor });
+    // Not the page: what the generator keeps while the consumer holds it (a crawl, until its commit).
+    const next = page.nextCursor;
+    if (next !== null) {
+      const key = cursorKey(next);
+      if (seen.has(key)) throw new CursorLoopError({ route, cursor: next });
       seen.add(key);
     }
     yield page;
-    if (page.nextCursor === null) return;
-    cursor = page.nextCursor;
+    if (next === null) return;
+    cursor = next;
   }
 }
