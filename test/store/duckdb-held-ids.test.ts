@@ -3,7 +3,12 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/schema/resources.js';
 import { spreadServiceId } from '../../src/simulator/id-mint.js';
-import { FileHeldIds, HELD_ID_TABLES, HeldIds } from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
+import {
+  BUILD_AFTER_NEW,
+  FileHeldIds,
+  HELD_ID_TABLES,
+  HeldIds,
+} from '../../src/store/drivers/duckdb/duckdb-held-ids.js';
 import { duckdbIdHashes } from '../../src/store/drivers/duckdb/duckdb-id-hashes.js';
 import { CHILD_KINDS } from '../../src/store/pages/orphan-children.js';
 
@@ -56,8 +61,11 @@ describe('HeldIds', () => {
   });
 });
 
-/** An in-memory DuckDB with the tables the filter reads, by their service ids only, and the filter over it. */
-async function heldOver(rows: Partial<Record<string, string[]>>) {
+/**
+ * An in-memory DuckDB with the tables the filter reads, by their service ids only, and the filter over it; built at
+ * the first question unless `buildAfterNew` says otherwise. `scans` counts the tables the filter's builds read.
+ */
+async function heldOver(rows: Partial<Record<string, string[]>>, buildAfterNew = 0) {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   for (const name of Object.values(HELD_ID_TABLES).flat()) {
@@ -66,7 +74,20 @@ async function heldOver(rows: Partial<Record<string, string[]>>) {
     if (ids.length > 0)
       await connection.run(`INSERT INTO ${name} SELECT unnest(from_json($1, '["VARCHAR"]'))`, [JSON.stringify(ids)]);
   }
-  return { connection, held: new FileHeldIds(duckdbIdHashes(() => connection)) };
+  const source = duckdbIdHashes(() => connection);
+  const counted = { scans: 0 };
+  const held = new FileHeldIds(
+    {
+      ...source,
+      scan: (table, visit) => {
+        counted.scans++;
+        return source.scan(table, visit);
+      },
+    },
+    undefined,
+    buildAfterNew,
+  );
+  return { connection, held, counted };
 }
 
 describe('FileHeldIds', () => {
@@ -78,8 +99,8 @@ describe('FileHeldIds', () => {
       expect(await held.mayHold('sessions', ['orphan', 'absent'])).toEqual(['orphan']);
       expect(await held.mayHold('children', ['orphan', 'absent'])).toEqual(['orphan']);
       // A session this transaction inserted has no child rows for the merge to look for.
-      held.wrote('authentications', [{ service_id: 'fresh' }]);
-      held.wrote('session_images', [{ service_id: 'pictured' }]);
+      held.wrote('authentications', [{ service_id: 'fresh' }], 'fail');
+      held.wrote('session_images', [{ service_id: 'pictured' }], 'fail');
       expect(await held.mayHold('sessions', ['fresh', 'pictured'])).toEqual(['fresh']);
       expect(await held.mayHold('children', ['fresh', 'pictured'])).toEqual(['pictured']);
       held.settle();
@@ -102,6 +123,93 @@ describe('FileHeldIds', () => {
       expect(await held.mayHold('sessions', sessions)).toEqual(sessions);
       const others = Array.from({ length: 3_000 }, (_, i) => serviceId(10_000 + i));
       expect((await held.mayHold('sessions', others)).length).toBeLessThan(3);
+    } finally {
+      connection.closeSync();
+    }
+  });
+});
+
+describe('FileHeldIds, built only where it pays', () => {
+  const TABLES_SCANNED = Object.values(HELD_ID_TABLES).flat().length;
+  const stored = Array.from({ length: 50 }, (_, i) => serviceId(i));
+  const fresh = (from: number, count: number) => Array.from({ length: count }, (_, i) => serviceId(from + i));
+  /** A merge's transaction as the session merge runs it: asks about `ids`, inserts the absent ones as new. */
+  const merge = async (held: FileHeldIds, ids: readonly string[], absent: readonly string[]) => {
+    const maybe = await held.mayHold('sessions', ids);
+    held.wrote(
+      'authentications',
+      absent.map((id) => ({ service_id: id })),
+      'fail',
+    );
+    held.settle();
+    return maybe;
+  };
+
+  it('asks nothing of the tables while the sessions asked about are stored ones, as in a sync', async () => {
+    const { connection, held, counted } = await heldOver({ authentications: stored }, BUILD_AFTER_NEW);
+    try {
+      // Every question answered "maybe" without a scan: the merge reads the table for them, as it would anyway.
+      for (let round = 0; round < 100; round++) {
+        const ids = [...stored, ...fresh(10_000 + round * 2, 2)];
+        expect(await merge(held, ids, ids.slice(-2))).toEqual(ids);
+      }
+      // 200 new sessions among 5,200 asked about: too few for the filter to pay.
+      expect(counted.scans).toBe(0);
+    } finally {
+      connection.closeSync();
+    }
+  });
+
+  it('is built once enough new sessions were inserted, and then answers "no" for new ones without a read', async () => {
+    const { connection, held, counted } = await heldOver({ authentications: stored }, BUILD_AFTER_NEW);
+    try {
+      let next = 100_000;
+      while (counted.scans === 0) {
+        const ids = fresh(next, 100);
+        next += 100;
+        const maybe = await merge(held, ids, counted.scans === 0 ? ids : []);
+        if (counted.scans === 0) expect(maybe).toEqual(ids);
+        expect(next).toBeLessThanOrEqual(100_000 + BUILD_AFTER_NEW + 100);
+      }
+      // Built at the first question after BUILD_AFTER_NEW new sessions: one scan of each table.
+      expect(next).toBe(100_000 + BUILD_AFTER_NEW + 100);
+      expect(counted.scans).toBe(TABLES_SCANNED);
+      expect((await held.mayHold('sessions', fresh(500_000, 1_000))).length).toBeLessThan(3);
+      expect(await held.mayHold('sessions', stored.slice(0, 5))).toEqual(stored.slice(0, 5));
+    } finally {
+      connection.closeSync();
+    }
+  });
+
+  it('judges the recent questions: new sessions after many stored ones still build it', async () => {
+    const { connection, held, counted } = await heldOver({ authentications: stored }, BUILD_AFTER_NEW);
+    try {
+      // A daemon's syncs: 100,000 stored sessions asked about, none new.
+      for (let round = 0; round < 2_000; round++) await merge(held, stored, []);
+      expect(counted.scans).toBe(0);
+      // Then a background backfill: new sessions only. Halved every 20,000 asked, the syncs' count fades.
+      let next = 200_000;
+      while (counted.scans === 0 && next < 300_000) {
+        const ids = fresh(next, 100);
+        next += 100;
+        await merge(held, ids, ids);
+      }
+      expect(counted.scans).toBe(TABLES_SCANNED);
+      expect(next - 200_000).toBeLessThanOrEqual(20_000);
+    } finally {
+      connection.closeSync();
+    }
+  });
+
+  it('is not built inside a transaction that has written rows already', async () => {
+    const { connection, held, counted } = await heldOver({ authentications: stored }, 0);
+    try {
+      held.wrote('authentications', [{ service_id: 'fresh' }], 'fail');
+      expect(await held.mayHold('children', ['fresh', 'absent'])).toEqual(['fresh', 'absent']);
+      expect(counted.scans).toBe(0);
+      held.settle();
+      expect(await held.mayHold('children', ['absent'])).toEqual([]);
+      expect(counted.scans).toBe(TABLES_SCANNED);
     } finally {
       connection.closeSync();
     }

@@ -1,18 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import {
-  type DuckDBInstance,
-  DuckDBListValue,
-  type DuckDBAppender,
-  type DuckDBConnection,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import { type DuckDBInstance, DuckDBListValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import PQueue from 'p-queue';
-import { columnValue } from '../column-value.js';
 import { migrateDuckdb } from './duckdb-migrator.js';
-import { normalizeIso } from '../../../normalize/time.js';
 import { readDuckdbValue } from './duckdb-read-value.js';
-import { withAppender } from './duckdb-appender.js';
+import { appendValue, withAppender } from './duckdb-appender.js';
 import { FileHeldIds } from './duckdb-held-ids.js';
 import { duckdbIdHashes } from './duckdb-id-hashes.js';
 import { DuckdbRowids } from './duckdb-rowids.js';
@@ -21,7 +13,7 @@ import { openDatabase, type OpenWait } from './duckdb-open.js';
 import { tableBlocksBound, tableBlocksOverBound } from './duckdb-pool-bound.js';
 import { ScanPool } from './duckdb-scan-pool.js';
 import { duckdbMemorySettings, poolMegabytes, type DuckdbMemoryOptions } from './duckdb-settings.js';
-import type { ColumnDef, TableDef } from '../../../schema/schema.js';
+import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import type { KeyColumn, OnConflict, Row, SqlDriver, SqlExecutor } from '../sql-driver.js';
 import { fileSize, WAL_BOUND_ROWS, walOverBound } from '../wal-bound.js';
@@ -33,40 +25,6 @@ function bindable(value: unknown): DuckDBValue {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return value;
   return JSON.stringify(value);
-}
-
-/** Appends one value of `column`; a value of the wrong type fails loudly, naming the column. */
-function appendValue(appender: DuckDBAppender, column: ColumnDef, table: string, raw: unknown): void {
-  const value = columnValue(column, raw);
-  if (value === null) return appender.appendNull();
-  switch (column.type) {
-    case 'text':
-    case 'json':
-      if (typeof value !== 'string') throw wrongType(table, column, value);
-      return appender.appendVarchar(value);
-    case 'real':
-      if (typeof value !== 'number') throw wrongType(table, column, value);
-      return appender.appendDouble(value);
-    case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(table, column, value);
-      return appender.appendBigInt(BigInt(value));
-    case 'boolean':
-      if (typeof value !== 'boolean') throw wrongType(table, column, value);
-      return appender.appendBoolean(value);
-    case 'timestamp': {
-      // As ISO text in UTC with its `Z` (a time without zone is UTC to ivsync,
-      // local time to DuckDB), which DuckDB reads exactly into the TIMESTAMPTZ
-      // column: the node API appends a TIMESTAMPTZ value through a generic
-      // Value, several times slower.
-      const iso = typeof value === 'string' ? normalizeIso(value) : null;
-      if (iso === null) throw wrongType(table, column, value);
-      return appender.appendVarchar(iso);
-    }
-  }
-}
-
-function wrongType(table: string, column: ColumnDef, value: unknown): TypeError {
-  return new TypeError(`${table}.${column.name}: ${typeof value} where ${column.type} belongs`);
 }
 
 export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
@@ -103,6 +61,11 @@ export interface DuckdbDriverOptions extends DuckdbMemoryOptions {
    * @default an eighth of the pool
    */
   tableBlocksMb?: number;
+  /**
+   * Sessions the process inserts as new before it builds its held-id filter (see FileHeldIds).
+   * @default BUILD_AFTER_NEW (duckdb-held-ids.ts)
+   */
+  heldIdsAfterNew?: number;
 }
 
 /** DuckDB's refusal of a file it gave up on (a failed checkpoint), until it is attached again. */
@@ -138,10 +101,7 @@ export class DuckdbDriver implements SqlDriver {
   /** DuckDB gave up on the file (a checkpoint that could not be written): it is attached again before the next use. */
   #invalidated = false;
   /** The ids the file holds rows for, per kind of table (see HeldIds). */
-  readonly #held = new FileHeldIds(
-    duckdbIdHashes(() => this.#connection),
-    (maybe, asked) => this.#scanPool.narrow(maybe, asked),
-  );
+  readonly #held: FileHeldIds;
 
   private constructor(
     instance: DuckDBInstance,
@@ -150,6 +110,7 @@ export class DuckdbDriver implements SqlDriver {
     path: string,
     config: Record<string, string>,
     pool: { mb: number; tableBlocksBytes: number },
+    heldIdsAfterNew: number | undefined,
   ) {
     this.#instance = instance;
     this.#config = config;
@@ -158,6 +119,11 @@ export class DuckdbDriver implements SqlDriver {
     this.#connection = connection;
     this.#clock = clock;
     this.#scanPool = new ScanPool(pool.mb, () => this.#connection);
+    this.#held = new FileHeldIds(
+      duckdbIdHashes(() => this.#connection),
+      (maybe, asked) => this.#scanPool.narrow(maybe, asked),
+      heldIdsAfterNew,
+    );
   }
 
   static async open(path: string, clock: () => Date, options: DuckdbDriverOptions = {}): Promise<DuckdbDriver> {
@@ -167,7 +133,8 @@ export class DuckdbDriver implements SqlDriver {
     const { instance, connection } = await openDatabase(path, config, options.wait);
     const mb = poolMegabytes(options);
     const bytes = options.tableBlocksMb === undefined ? tableBlocksBound(mb) : options.tableBlocksMb * 2 ** 20;
-    return new DuckdbDriver(instance, connection, clock, path, config, { mb, tableBlocksBytes: bytes });
+    const pool = { mb, tableBlocksBytes: bytes };
+    return new DuckdbDriver(instance, connection, clock, path, config, pool, options.heldIdsAfterNew);
   }
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
@@ -243,7 +210,7 @@ export class DuckdbDriver implements SqlDriver {
   async #write(table: TableDef, rows: readonly Row[], onConflict: OnConflict): Promise<void> {
     if (rows.length === 0) return;
     this.#rowsWritten += rows.length;
-    this.#held.wrote(table.name, rows);
+    this.#held.wrote(table.name, rows, onConflict);
     const replaced = onConflict === 'replace' ? this.#rowids.replaced(table, rows) : null;
     this.#rowids.wrote(table.name, rows, onConflict);
     if (onConflict === 'fail') {

@@ -1,4 +1,4 @@
-import type { Row } from '../sql-driver.js';
+import type { OnConflict, Row } from '../sql-driver.js';
 
 /**
  * The tables whose rows a HeldIds knows by service_id, by kind: a merge asks
@@ -135,15 +135,36 @@ export class HeldIds {
 }
 
 /**
+ * Sessions a process inserts as new, by default, before it builds the filter,
+ * and their share of the sessions merges asked about since the counts were
+ * last halved (every DECAY_ASKED asked). The filter answers "no" without a
+ * read only for sessions that are new: it pays in a backfill, whose sessions
+ * all are, and not in a sync, whose merges ask about stored sessions (the
+ * refresh's, the pass's day of overlap) and read the table for them anyway.
+ * Built at a sync's first merge, it cost an idle sync of a 10M-session file a
+ * scan of every table's ids and 40 MB for the rest of the process: 112–116 s
+ * at a peak of 382–383 MB with it, 84–99 s at 338–343 MB without
+ * (docs/benchmarks.md, "The held-id filter where it pays"). The halving lets a
+ * daemon's background backfill, after days of syncs, be judged by its own
+ * questions.
+ */
+export const BUILD_AFTER_NEW = 1_000;
+const BUILD_NEW_SHARE = 0.5;
+const DECAY_ASKED = 20_000;
+
+/**
  * The file's HeldIds: one filter of every id any of HELD_ID_TABLES' tables
- * holds rows for, built by one scan of them when a merge first asks (and
- * again, for GROWTH times the ids then, when it holds more ids than it was
- * sized for). The ids a transaction writes join it when the transaction ends
- * (hashed at the next question: ending a transaction asks DuckDB nothing);
- * until then they are kept apart by kind, so that a merge asking about the
- * child rows of the sessions it has just inserted is not told "maybe" by their
- * own session rows. One filter, not one per kind: a child row's id (and a version's) is its
- * session's, so a second filter held the same ids again (26 MB each at 4.7M sessions).
+ * holds rows for, built by one scan of them when a merge asks once the
+ * process has inserted enough new sessions for it to pay (BUILD_AFTER_NEW;
+ * until then every id "may" be held, and the merge reads), and again, for
+ * GROWTH times the ids then, when it holds more ids than it was sized for.
+ * The ids a transaction writes join it when the transaction ends (hashed at
+ * the next question: ending a transaction asks DuckDB nothing); until then
+ * they are kept apart by kind, so that a merge asking about the child rows of
+ * the sessions it has just inserted is not told "maybe" by their own session
+ * rows. One filter, not one per kind: a child row's id (and a version's) is
+ * its session's, so a second filter held the same ids again (26 MB each at
+ * 4.7M sessions).
  */
 export class FileHeldIds {
   readonly #source: IdHashSource;
@@ -155,17 +176,24 @@ export class FileHeldIds {
   readonly #settled = new Set<string>();
   /** Hashes of the ids asked about or written since the filter last took in the settled ids. */
   readonly #known = new Map<string, [number, number]>();
+  /** New sessions inserted, and sessions asked about, while there is no filter (halved now and then). */
+  #fresh = 0;
+  #asked = 0;
+  readonly #buildAfterNew: number;
 
   /**
    * @param beforeRead called before mayHold answers with ids the filter may hold (`maybe` of the `asked` it was
    * asked about): the caller reads the table for them next
+   * @param buildAfterNew new sessions inserted before the filter is built (BUILD_AFTER_NEW)
    */
   constructor(
     source: IdHashSource,
     beforeRead: (maybe: number, asked: number) => Promise<void> = () => Promise.resolve(),
+    buildAfterNew = BUILD_AFTER_NEW,
   ) {
     this.#source = source;
     this.#beforeRead = beforeRead;
+    this.#buildAfterNew = buildAfterNew;
   }
 
   /**
@@ -174,6 +202,10 @@ export class FileHeldIds {
    * transaction), and those this transaction wrote to tables of `kind`.
    */
   async mayHold(kind: HeldKind, ids: readonly string[]): Promise<string[]> {
+    if (this.#held === null && !this.#worthBuilding()) {
+      if (kind === 'sessions') this.#count(0, ids.length);
+      return [...ids];
+    }
     if (this.#held === null || this.#held.full) {
       // Let go of the full filter before its successor, GROWTH times as large, is built: 38 MB at 8.4M ids, not 63.
       this.#held?.release();
@@ -196,6 +228,25 @@ export class FileHeldIds {
   }
 
   /**
+   * Whether to build the filter now: enough of the sessions asked about were new, and the transaction under way has
+   * written nothing yet (a build meets its own rows, which would then be a "maybe" as another kind's).
+   */
+  #worthBuilding(): boolean {
+    if (Object.values(this.#pending).some((ids) => ids.size > 0)) return false;
+    return this.#fresh >= this.#buildAfterNew && this.#fresh >= BUILD_NEW_SHARE * this.#asked;
+  }
+
+  /** Counts new sessions inserted and sessions asked about, halving both once DECAY_ASKED have been asked. */
+  #count(fresh: number, asked: number): void {
+    this.#fresh += fresh;
+    this.#asked += asked;
+    if (this.#asked >= DECAY_ASKED) {
+      this.#fresh /= 2;
+      this.#asked /= 2;
+    }
+  }
+
+  /**
    * DuckDB's hash of each of `ids`, asked only for those not known yet: a merge asks about a commit's sessions,
    * then about the same ids' child rows and versions, and writes them; one statement hashes them all.
    */
@@ -214,10 +265,12 @@ export class FileHeldIds {
     this.#known.clear();
   }
 
-  /** Rows the driver wrote to `table`, in the transaction under way. */
-  wrote(table: string, rows: readonly Row[]): void {
+  /** Rows the driver wrote to `table`, in the transaction under way; `fail`: inserted as new, known to be absent. */
+  wrote(table: string, rows: readonly Row[], onConflict: OnConflict): void {
     const kind = heldKindOf(table);
-    if (kind !== null) for (const row of rows) this.#pending[kind].add(String(row.service_id));
+    if (kind === null) return;
+    for (const row of rows) this.#pending[kind].add(String(row.service_id));
+    if (kind === 'sessions' && onConflict === 'fail' && this.#held === null) this.#count(rows.length, 0);
   }
 
   /**
