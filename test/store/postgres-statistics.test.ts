@@ -137,4 +137,37 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     }
     expect(changed).toBe(15_000);
   });
+
+  it("are the visibility map's too: a backfilled table's index-only reads visit none of its pages", async () => {
+    const driver = openDriver(5_000);
+    const at = '2026-01-01T00:00:00.000Z';
+    try {
+      // One commit, so one look follows it: 15,000 sessions, none final, as a backfill writes them.
+      const rows = Array.from({ length: 15_000 }, (_, i) => ({
+        service_id: `n-${i}`,
+        account: 'default',
+        api_version: '1.4',
+        result_final: false,
+        created_epoch: i,
+        first_seen_at: at,
+        last_synced_at: at,
+        source: 'search',
+        raw: { service_id: `n-${i}` },
+      }));
+      await driver.transaction((tx) => tx.write(AUTHENTICATIONS, rows, 'fail'));
+    } finally {
+      // Waits for the look under way, its VACUUM with it.
+      await driver.close();
+    }
+    // Every page of the table all-visible, as VACUUM leaves a table no one writes: an index-only scan (the sync's
+    // count of an account's non-final sessions, from their partial index) then reads none of them. Without the
+    // driver's VACUUM (autovacuum is off for the table) none is: a page read for each of the 15,000 it counts.
+    const { rows } = await client.query<{ pages: number; visible: number }>(
+      'SELECT c.relpages AS pages, c.relallvisible AS visible FROM pg_class c ' +
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'authentications'",
+      [schema],
+    );
+    expect(rows[0]!.pages).toBeGreaterThan(0);
+    expect(rows[0]!.visible).toBe(rows[0]!.pages);
+  });
 });

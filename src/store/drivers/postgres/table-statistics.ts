@@ -19,6 +19,20 @@ const ANALYZE_THRESHOLD = 1_000;
 const ANALYZE_SCALE = 0.1;
 
 /**
+ * A table is vacuumed once more rows were inserted into it since its last
+ * VACUUM than this many plus VACUUM_SCALE of its rows (autovacuum's insert
+ * trigger of PostgreSQL 13, whose defaults are 1,000 and 0.2, at ANALYZE's
+ * scale, so that at most a tenth of a backfilled table is left to the
+ * server). A bulk load leaves the visibility map unset, and an index-only
+ * scan then reads the table's page of every row it counts: a sync's count of
+ * an account's non-final sessions, read from their partial index, took most
+ * of ten minutes after a backfill of ten million sessions on a server without
+ * autovacuum (docs/benchmarks.md).
+ */
+const VACUUM_THRESHOLD = 1_000;
+const VACUUM_SCALE = 0.1;
+
+/**
  * The session tables' columns ivsync's own statements look rows up by: their
  * keys and indexes, and the missing scan's `missing_since` and
  * `last_synced_at`. ANALYZE sorts a sample of 30,000 values of every column
@@ -53,8 +67,8 @@ export const LOOKUP_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
 export const STATISTICS_TARGET = 10;
 
 /**
- * Keeps the planner's statistics of a target's tables in step with a
- * backfill, whether or not the server's autovacuum does. PostgreSQL plans a
+ * Keeps the planner's statistics and the visibility map of a target's tables
+ * in step with a backfill, whether or not the server's autovacuum does. PostgreSQL plans a
  * table that was never analyzed from default estimates: a `service_id =
  * ANY(…)` of 1,600 ids was estimated at half of session_text_fields and read
  * by a scan of all of it (530 ms at 4.4M rows, growing with the history)
@@ -70,7 +84,13 @@ export const STATISTICS_TARGET = 10;
  * commit waits for it; ANALYZE reads a sample of STATISTICS_TARGET × 300
  * rows, whatever the table's size, and does not block writes. A look or an
  * ANALYZE that fails (a role that does not own the table) changes nothing:
- * statistics only speed plans up.
+ * statistics only speed plans up. The same look then vacuums the tables with
+ * many rows inserted since their last VACUUM (VACUUM_THRESHOLD): VACUUM does
+ * not block writes either, reads only the pages the visibility map does not
+ * mark all-visible, skips a table another process is vacuuming or analyzing,
+ * and leaves the file's length alone (truncating it would wait for the
+ * writers); a server before PostgreSQL 13, which does not count inserts, is
+ * left to its autovacuum.
  */
 export class TableStatistics {
   readonly #knex: Knex;
@@ -83,6 +103,8 @@ export class TableStatistics {
    * analyzed some of its columns, which left that count as it was.
    */
   readonly #countedAtAnalyze = new Map<string, number>();
+  /** Rows this process wrote per table since it last vacuumed the table (the server counts its own late). */
+  readonly #writtenSinceVacuum = new Map<string, number>();
   #sinceLook = 0;
   #looking: Promise<void> | null = null;
 
@@ -96,6 +118,7 @@ export class TableStatistics {
   committed(written: ReadonlyMap<string, number>): void {
     for (const [name, rows] of written) {
       this.#written.set(name, (this.#written.get(name) ?? 0) + rows);
+      this.#writtenSinceVacuum.set(name, (this.#writtenSinceVacuum.get(name) ?? 0) + rows);
       this.#sinceLook += rows;
     }
     if (this.#sinceLook < this.#lookEveryRows || this.#looking !== null) return;
@@ -128,6 +151,28 @@ export class TableStatistics {
       const columns = LOOKUP_COLUMNS.get(relname);
       if (columns !== undefined) this.#countedAtAnalyze.set(relname, changed);
       await this.#analyze(relname, columns).catch(() => undefined);
+    }
+    await this.#vacuum().catch(() => undefined);
+  }
+
+  /**
+   * VACUUM of each table with more rows inserted since its last VACUUM than VACUUM_THRESHOLD allows, counting the
+   * rows this process wrote to it or, when more, those the server counted.
+   */
+  async #vacuum(): Promise<void> {
+    const tables = (await this.#knex.raw(
+      'SELECT s.relname, GREATEST(c.reltuples, 0)::float8 AS rows, s.n_ins_since_vacuum::float8 AS inserted ' +
+        'FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = ?',
+      [this.#schema],
+    )) as { rows: { relname: string; rows: number; inserted: number }[] };
+    for (const { relname, rows, inserted } of tables.rows) {
+      const mine = this.#writtenSinceVacuum.get(relname) ?? 0;
+      if (Math.max(mine, inserted) <= VACUUM_THRESHOLD + VACUUM_SCALE * rows) continue;
+      this.#writtenSinceVacuum.delete(relname);
+      // Not in a transaction: VACUUM cannot run inside one.
+      await this.#knex
+        .raw('VACUUM (SKIP_LOCKED, TRUNCATE false) ??.??', [this.#schema, relname])
+        .catch(() => undefined);
     }
   }
 
