@@ -66,10 +66,10 @@ const lazyEntries = {
  * An import of one of Node's built-in modules, as esbuild writes it, rewritten to take the module as CommonJS
  * (`process.getBuiltinModule`). An ES import of a built-in builds its namespace from every export, and reading
  * some of them loads what they stand for: `node:http`'s WebSocket and MessageEvent load undici, `node:crypto`'s
- * webcrypto its Web Crypto, `node:fs`'s `promises`. A backfill's `import … from 'node:http'` (got's) cost 46 ms
- * that way and 7 as CommonJS, on a machine where `node -e 0` takes 80 ms. Rewritten in the output rather than
- * resolved to modules of the bundle's own: those would be chunks of their own, a dozen more files for `status`
- * to load. An import the rewrite does not know the shape of fails the build.
+ * webcrypto its Web Crypto, `node:fs`'s `promises`. A backfill's `import … from 'node:http'` (got's, when got was
+ * its HTTP client) cost 46 ms that way and 7 as CommonJS, on a machine where `node -e 0` takes 80 ms. Rewritten in
+ * the output rather than resolved to modules of the bundle's own: those would be chunks of their own, a dozen
+ * more files for `status` to load. An import the rewrite does not know the shape of fails the build.
  */
 function builtinsAsCommonJs(text, file) {
   return text.replace(/^import (?:(.+?) from )?"([^"]+)";$/gm, (statement, clause, specifier) => {
@@ -123,27 +123,6 @@ const lazyStringWidth = {
   },
 };
 
-/**
- * @sindresorhus/is (got's argument checks) makes two `Intl.ListFormat`s at its top for the wording of a failed
- * check: the first Intl object a process makes loads ICU's data, 10 ms of a backfill's start on a machine where
- * `node -e 0` takes 80 ms. Each becomes an object that makes its formatter at the first message. The build
- * fails if the package no longer has these lines, so that a new version is looked at again.
- */
-const lazyListFormats = {
-  name: 'lazy-list-formats',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ }, ({ path }) => {
-      let contents = readFileSync(path, 'utf8');
-      for (const type of ['conjunction', 'disjunction']) {
-        const eager = `new Intl.ListFormat('en', { style: 'long', type: '${type}' })`;
-        if (!contents.includes(eager)) throw new Error(`${path} no longer holds ${eager}`);
-        contents = contents.replace(eager, `((f) => ({ format: (list) => (f ??= ${eager}).format(list) }))()`);
-      }
-      return { contents, loader: 'js' };
-    });
-  },
-};
-
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
@@ -168,7 +147,6 @@ const result = await build({
   legalComments: 'none',
   plugins: [
     lazyStringWidth,
-    lazyListFormats,
     lazyEntries,
     {
       name: 'lazy-modules',

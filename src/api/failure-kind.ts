@@ -1,29 +1,35 @@
 import type { FailureKind } from './retry-policy.js';
 
-/** The part of got's `RequestError` that tells what went wrong (no options, no headers). */
-export interface GotFailureShape {
-  readonly name: string;
+/** The part of an HTTP client's error that tells what went wrong (no request, no headers). */
+export interface ClientFailureShape {
+  readonly name?: string | undefined;
   readonly code?: string | undefined;
-  readonly response?: { readonly statusCode: number } | undefined;
 }
 
+/** undici's codes for a connection that broke off mid-answer: a reset, as Node's own client says. */
+const RESET_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+
+/** undici's codes for no connection, no headers, or a body that stopped arriving, within the time-out. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
 /**
- * Sorts one of got's errors into the kinds the retry policy knows. Relies on
- * got 16's error classes: `HTTPError` (non-2xx, with `response`), `ParseError`
- * (a 2xx whose JSON does not parse, e.g. a body cut off mid-way), `TimeoutError`
- * (code `ETIMEDOUT`), and `RequestError`/`ReadError` carrying the socket's code
- * (`ECONNRESET` also for "socket hang up"). A response that ends before its
- * Content-Length is a `ReadError` with `ERR_HTTP_CONTENT_LENGTH_MISMATCH`: the
- * connection broke off mid-answer, which is a reset (got 14 said ECONNRESET).
+ * Sorts an error of undici's (the transport's HTTP client) into the kinds the
+ * retry policy knows. A failure to connect carries the socket's own code
+ * (ECONNREFUSED, ENOTFOUND, EAI_AGAIN); a connection closed by the other side,
+ * before or during the answer, is `UND_ERR_SOCKET`, and a body that ends before
+ * its Content-Length `UND_ERR_RES_CONTENT_LENGTH_MISMATCH`: both a reset,
+ * ECONNRESET. An answer's status and a body that is not JSON are read from the
+ * answer itself (transport.ts), not from an error.
  */
-export function failureKind(error: GotFailureShape): FailureKind {
-  if (error.name === 'HTTPError' && error.response !== undefined) {
-    return { kind: 'status', status: error.response.statusCode };
-  }
-  if (error.name === 'ParseError') return { kind: 'invalid-body' };
-  if (error.name === 'TimeoutError') return { kind: 'timeout' };
-  if (error.code === 'ERR_HTTP_CONTENT_LENGTH_MISMATCH') return { kind: 'network', code: 'ECONNRESET' };
+export function failureKind(error: ClientFailureShape): FailureKind {
   const code = error.code ?? 'UNKNOWN';
+  if (TIMEOUT_CODES.has(code)) return { kind: 'timeout' };
+  if (RESET_CODES.has(code)) return { kind: 'network', code: 'ECONNRESET' };
   if (/^(E[A-Z]+|UND_ERR_[A-Z_]+|EAI_[A-Z]+)$/.test(code)) return { kind: 'network', code };
   return { kind: 'other', code };
 }

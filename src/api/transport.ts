@@ -1,7 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import got, { RequestError } from 'got';
-import type { Got, OptionsOfJSONResponseBodyWrapped, RetryObject } from 'got';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from './undici-dispatchers.js';
 import type { Secret } from '../config/secret.js';
 import {
   ApiError,
@@ -43,7 +41,7 @@ export interface TransportOptions {
   onRequest?: ((event: RequestEvent) => void) | undefined;
 }
 
-/** One logical request; got turns it into one or more attempts. */
+/** One logical request: one attempt, or more when the retry policy says so. */
 export interface Call {
   method: 'GET' | 'POST';
   /** Path template, e.g. `/v1/authentications/{service_id}`; events and errors name it, never the ids. */
@@ -77,63 +75,93 @@ export interface Answer {
   text?: string;
 }
 
-/** Parsed bodies to the text they came from, filled by got's JSON parser. */
-const bodyTexts = new WeakMap<object, string>();
-const parseWithGotDefault = got.defaults.options.parseJson;
-
-function parseJson(text: string): unknown {
-  const value = parseWithGotDefault(text);
-  if (typeof value === 'object' && value !== null) bodyTexts.set(value, text);
-  return value;
-}
-
 interface AttemptState {
   attempt: number;
   startedAt: number;
-  last: FailureKind | undefined;
+}
+
+/** One failed attempt, as the retry decision, the counters and the error messages read it. */
+interface Failure {
+  kind: FailureKind;
+  /** The answer, when one came: a status of 400 or more, or a body that is not JSON. */
+  response?: { status: number; retryAfter: string | undefined; body: unknown };
+  /** What the HTTP client said of a failure with no answer (it never holds a header). */
+  message: string;
+}
+
+type Outcome = { ok: true; answer: Answer } | { ok: false; failure: Failure };
+
+/** A header's one value: undici gives an array for a header sent twice. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * An answer's status and text as the transport reads them. Below 400 it is an
+ * answer (a redirect is not followed: it could carry the Authorization
+ * header to another host, and the service documents none); its body must be
+ * JSON, or the attempt failed as `invalid-body` (a body cut off mid-way), which
+ * is retried. From 400 on the attempt failed with that status; its body is
+ * kept parsed when it is JSON (the service's message), else as text.
+ */
+export function readAnswer(status: number, retryAfter: string | undefined, text: string): Outcome {
+  let body: unknown = text;
+  let parsed = false;
+  if (text !== '') {
+    try {
+      body = JSON.parse(text);
+      parsed = true;
+    } catch {
+      if (status < 400) {
+        const response = { status, retryAfter, body: text };
+        return { ok: false, failure: { kind: { kind: 'invalid-body' }, response, message: 'invalid JSON' } };
+      }
+    }
+  }
+  if (status >= 400) {
+    const response = { status, retryAfter, body };
+    return { ok: false, failure: { kind: { kind: 'status', status }, response, message: `HTTP ${status}` } };
+  }
+  const structured = parsed && typeof body === 'object' && body !== null;
+  return { ok: true, answer: structured ? { status, body, text } : { status, body } };
 }
 
 /**
  * The HTTP layer: headers, the shared token bucket, the retry policy, error
- * mapping. What it relies on in got 16 (read in got's source, core/index.js
- * and as-promise/index.js):
+ * mapping, on a keep-alive connection pool of undici's (Node's own HTTP
+ * client, as a package). got 16 spent about 0.8 ms of CPU a request more than
+ * undici's pool on the same page of 25 items (its options merged per request,
+ * its stream wrapper and events), some 30 ms per 1,000 items a backfill
+ * stores (docs/benchmarks.md). What it relies on:
  *
- * - Retries are got's own. On a retry got builds a new Request from the same
- *   normalized options and runs `_makeRequest` again, which runs every
- *   `beforeRequest` hook again with `{retryCount}`. The hook below awaits a
- *   token from the RateLimiter, so every attempt, first or retry, takes one,
- *   and the loop itself stays got's: no hand-written retry loop here.
- * - got's request time-out is armed in `_onRequest`, after the hooks ran, so
- *   time spent waiting for a token does not count against `timeoutMs`.
- * - With `enforceRetryRules` false (set below: got 16's default is true)
- *   `retry.calculateDelay` is called for every failed attempt, whatever the
- *   method or status, and its answer alone decides: 0 means "give up",
- *   anything else is the wait. So POST searches are retried although POST is
- *   not in got's retry methods.
- * - A refused connection reaches `calculateDelay` as ECONNREFUSED on Node 24
- *   too. got 14 lost it there from Node 24.20 on, whose sockets then also
- *   report ERR_SOCKET_CLOSED_BEFORE_CONNECTION: the request failed at once,
- *   unretried, with that error instead.
- * - A 2xx body that fails JSON parsing raises `ParseError` through
- *   `_beforeError`, i.e. it reaches `calculateDelay` and can be retried. A body
- *   cut short before its Content-Length arrives as a `ReadError` with code
- *   `ERR_HTTP_CONTENT_LENGTH_MISMATCH`, also through `calculateDelay`.
- * - `Retry-After` is read from the failed answer's headers by
- *   retry-after.ts, not taken from `RetryObject.retryAfter`: got 16 drops
- *   fractions of a second, which the service sends.
- * - `RequestError.options` holds the request headers, the Authorization header
- *   included. No got error leaves this file: failures are mapped into the
- *   errors of ./errors.ts, which hold only strings and numbers.
- * - A request whose `signal` aborts is destroyed by got (its socket too); the
- *   fail-fast latch uses that, and p-queue's own `signal`, to cut the requests
- *   of a client in flight and in the bucket when its token is refused or the
- *   service cannot be reached (fail-fast-rule.ts). Each request also races the
- *   latch, so one waiting out a retry backoff fails at once too.
+ * - Each attempt, first or retry, takes a token from the RateLimiter before
+ *   it is sent. The retry policy (retry-policy.ts) decides alone whether a
+ *   failed attempt is tried again, and after how long: whatever the method or
+ *   status, so POST searches are retried too; a create only where the service
+ *   certainly did not act on it.
+ * - `timeoutMs` bounds the connection's set-up, the wait for the answer's
+ *   headers and each wait between pieces of its body (undici's connect,
+ *   headers and body time-outs). Time spent waiting for a token does not
+ *   count: the clock starts when the attempt is sent.
+ * - A connection that breaks off (undici's `UND_ERR_SOCKET`, or a body that
+ *   ends before its Content-Length) is a reset, ECONNRESET (failure-kind.ts).
+ * - `Retry-After` is read by retry-after.ts, fractions of a second included,
+ *   which the service sends; an HTTP date in it is read against the wall clock.
+ * - No undici error leaves this file: failures are mapped into the errors of
+ *   ./errors.ts, which hold only strings and numbers, and the token is never
+ *   in a message (#scrub).
+ * - A request holds its client's fail-fast latch guard: when the latch trips
+ *   (a refused token, a service that cannot be reached, fail-fast-rule.ts),
+ *   the request fails at once with the latch's error, whether it waits for a
+ *   token, is in flight (undici aborts it) or waits out a retry backoff.
  */
 export class Transport {
   readonly #options: TransportOptions;
-  readonly #got: Got;
-  readonly #agents: { http: http.Agent; https: https.Agent };
+  readonly #pool: Pool;
+  /** The base URL's path, without a trailing slash: the routes follow it. */
+  readonly #prefix: string;
+  /** The headers of every request but the token's, as name-value pairs. */
+  readonly #headers: readonly string[];
   readonly #stats: ClientStats = { requests: 0, retries: 0, status429: 0, retryWaitMs: 0, byStatus: {} };
   readonly #latch: FailFastLatch;
   readonly #host: string;
@@ -141,36 +169,24 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.#options = options;
     this.#latch = new FailFastLatch({ holdMs: options.failFastHoldMs, now: options.now });
-    this.#host = new URL(options.baseUrl).host;
-    this.#agents = {
-      http: new http.Agent({ keepAlive: true }),
-      https: new https.Agent({ keepAlive: true }),
-    };
-    const { token } = options;
-    this.#got = got.extend({
-      agent: this.#agents,
-      timeout: { request: options.timeoutMs },
-      responseType: 'json',
-      parseJson,
-      // A redirect could carry the Authorization header to another host; the
-      // service documents none, so a 3xx is reported instead of followed.
-      followRedirect: false,
-      headers: {
-        'api-version': options.apiVersionHeader,
-        'accept-language': options.acceptLanguage,
-        'user-agent': options.userAgent,
-        accept: 'application/json',
-      },
-      hooks: {
-        beforeRequest: [
-          (request) => {
-            // Revealed here, per attempt, where it goes on the wire.
-            request.headers.authorization = `Token ${token.reveal()}`;
-          },
-        ],
-      },
-      retry: { limit: options.retry.limit },
+    const base = new URL(options.baseUrl);
+    this.#host = base.host;
+    this.#prefix = base.pathname.replace(/\/+$/, '');
+    this.#pool = new Pool(base.origin, {
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
     });
+    this.#headers = [
+      'api-version',
+      options.apiVersionHeader,
+      'accept-language',
+      options.acceptLanguage,
+      'user-agent',
+      options.userAgent,
+      'accept',
+      'application/json',
+    ];
   }
 
   get stats(): Readonly<ClientStats> {
@@ -178,8 +194,7 @@ export class Transport {
   }
 
   close(): void {
-    this.#agents.http.destroy();
-    this.#agents.https.destroy();
+    this.#pool.destroy().catch(() => undefined);
   }
 
   async send(call: Call): Promise<Answer> {
@@ -188,7 +203,7 @@ export class Transport {
     if (latched !== undefined) throw latched;
     const guard = this.#latch.guard();
     try {
-      return await this.#send(call, guard.signal, guard.tripped);
+      return await this.#send(call, guard.signal);
     } catch (error) {
       throw guard.signal.aborted ? (guard.signal.reason as Error) : error;
     } finally {
@@ -196,53 +211,55 @@ export class Transport {
     }
   }
 
-  async #send(call: Call, signal: AbortSignal, tripped: Promise<never>): Promise<Answer> {
+  async #send(call: Call, signal: AbortSignal): Promise<Answer> {
     const { limiter, now } = this.#options;
     const path = fillRoute(call.route, call.params);
-    const state: AttemptState = { attempt: 0, startedAt: now(), last: undefined };
-    const priority = () => (typeof call.priority === 'function' ? call.priority() : (call.priority ?? 0));
-    const requestOptions: OptionsOfJSONResponseBodyWrapped = {
-      method: call.method,
-      responseType: 'json',
-      resolveBodyOnly: false,
-      hooks: {
-        beforeRequest: [
-          async (_options, context) => {
-            await limiter.schedule(async () => undefined, { priority: priority(), signal });
-            // Tripped while this one got its token: nothing goes out.
-            signal.throwIfAborted();
-            call.onSend?.();
-            state.attempt = context.retryCount + 1;
-            state.startedAt = now();
-            this.#stats.requests += 1;
-            countAttempt(call.tally);
-          },
-        ],
-      },
-      retry: {
-        limit: this.#options.retry.limit,
-        // got's rules (no POST, its own codes and statuses) stay out: the retry policy decides alone.
-        enforceRetryRules: false,
-        calculateDelay: (retry) => this.#afterFailure(call, state, retry),
-      },
-      signal,
-    };
-    if (call.searchParams !== undefined) requestOptions.searchParams = { ...call.searchParams };
-    if (call.body !== undefined) requestOptions.json = call.body;
-
-    let status: number;
-    let body: unknown;
-    try {
-      const response = await Promise.race([
-        this.#got<unknown>(`${this.#options.baseUrl}${path}`, requestOptions),
-        tripped,
-      ]);
-      status = response.statusCode;
-      body = response.body;
-    } catch (error) {
-      if (!(error instanceof RequestError)) throw error;
-      return this.#failed(call, path, state, error);
+    const query = call.searchParams === undefined ? '' : `?${new URLSearchParams(call.searchParams).toString()}`;
+    const target = `${this.#prefix}${path}${query}`;
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const state: AttemptState = { attempt: 0, startedAt: now() };
+    const priority = (): number => (typeof call.priority === 'function' ? call.priority() : (call.priority ?? 0));
+    for (;;) {
+      await limiter.schedule(async () => undefined, { priority: priority(), signal });
+      // Tripped while this one got its token: nothing goes out.
+      signal.throwIfAborted();
+      call.onSend?.();
+      state.attempt += 1;
+      state.startedAt = now();
+      this.#stats.requests += 1;
+      countAttempt(call.tally);
+      const outcome = await this.#attempt(call.method, target, payload, signal);
+      if (outcome.ok) return this.#answered(call, path, state, outcome.answer);
+      const waitMs = this.#afterFailure(call, state, outcome.failure);
+      if (waitMs === 0) return this.#failed(call, path, state, outcome.failure);
+      await delay(waitMs, undefined, { signal });
     }
+  }
+
+  /** One attempt on the wire: its answer, or why it failed. A trip of the latch meanwhile throws its error. */
+  async #attempt(
+    method: Call['method'],
+    path: string,
+    payload: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
+    // Revealed here, per attempt, where it goes on the wire.
+    const headers = [...this.#headers, 'authorization', `Token ${this.#options.token.reveal()}`];
+    if (payload !== undefined) headers.push('content-type', 'application/json');
+    try {
+      const response = await this.#pool.request({ path, method, headers, body: payload, signal });
+      const text = await response.body.text();
+      return readAnswer(response.statusCode, headerValue(response.headers['retry-after']), text);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const shape = error as { name?: string; code?: string; message?: string };
+      const failure: Failure = { kind: failureKind(shape), message: String(shape.message ?? error) };
+      return { ok: false, failure };
+    }
+  }
+
+  #answered(call: Call, path: string, state: AttemptState, answer: Answer): Answer {
+    const { status } = answer;
     this.#latch.prove();
     this.#count(String(status));
     this.#emit({
@@ -250,7 +267,7 @@ export class Transport {
       route: call.route,
       status,
       error: null,
-      durationMs: now() - state.startedAt,
+      durationMs: this.#options.now() - state.startedAt,
       attempt: state.attempt,
       retryWaitMs: 0,
     });
@@ -260,34 +277,33 @@ export class Transport {
         route: `${call.method} ${call.route}`,
       });
     }
-    const text = typeof body === 'object' && body !== null ? bodyTexts.get(body) : undefined;
-    return text === undefined ? { status, body } : { status, body, text };
+    return answer;
   }
 
-  /** got's `calculateDelay`: one failed attempt in, a wait (or 0: give up) out. */
-  #afterFailure(call: Call, state: AttemptState, retry: RetryObject): number {
+  /** One failed attempt in, a wait before the next (or 0: give up) out. */
+  #afterFailure(call: Call, state: AttemptState, failure: Failure): number {
     // Cut by the latch (waiting for a token, in flight, or between attempts): no further attempt.
     if (this.#latch.error !== undefined) return 0;
-    const kind = failureKind(retry.error);
-    state.last = kind;
+    const { kind, response } = failure;
     const status = kind.kind === 'status' ? kind.status : null;
-    if (retry.error.response !== undefined) this.#latch.prove();
+    if (response !== undefined) this.#latch.prove();
     this.#count(errorCode(kind));
     if (status === 429) this.#stats.status429 += 1;
 
     const idempotent = call.idempotent ?? true;
     const verdict = failFastVerdict({
       kind,
-      attempt: retry.attemptCount,
+      attempt: state.attempt,
       proven: this.#latch.proven,
       strikes: this.#latch.strikes,
       forbiddenRejectsToken: call.forbiddenRejectsToken === true,
       idempotent,
     });
     const decision = retryDecision(
-      retry.attemptCount,
+      state.attempt,
       { ...kind, idempotent },
-      retryAfterMs(retry.error.response?.headers['retry-after'], this.#options.now()),
+      // An HTTP date in it is a wall-clock time.
+      retryAfterMs(response?.retryAfter, Date.now()),
       this.#options.retry,
       this.#options.random,
     );
@@ -303,11 +319,11 @@ export class Transport {
     this.#emit({
       method: call.method,
       route: call.route,
-      // A body that broke off or did not parse still came with a status.
-      status: retry.error.response?.statusCode ?? null,
+      // A body that did not parse still came with a status.
+      status: response?.status ?? null,
       error: kind.kind === 'status' ? null : errorCode(kind),
       durationMs: this.#options.now() - state.startedAt,
-      attempt: retry.attemptCount,
+      attempt: state.attempt,
       retryWaitMs: waitMs,
     });
     if (verdict.kind === 'unreachable' || verdict.kind === 'rejected')
@@ -323,12 +339,12 @@ export class Transport {
   }
 
   /** The last attempt failed: an answer the caller expects, or one of the errors of ./errors.ts. */
-  #failed(call: Call, path: string, state: AttemptState, error: RequestError): Answer {
-    const kind = state.last ?? failureKind(error);
+  #failed(call: Call, path: string, state: AttemptState, failure: Failure): Answer {
+    const { kind } = failure;
     const route = `${call.method} ${call.route}`;
     if (kind.kind === 'status') {
       const { status } = kind;
-      const body: unknown = error.response?.body;
+      const body: unknown = failure.response?.body;
       if (call.answers?.includes(status) === true) return { status, body };
       if (status === 401 || (status === 403 && call.forbiddenRejectsToken === true)) {
         throw new AuthRejectedError({ status, route });
@@ -347,7 +363,7 @@ export class Transport {
     const status = kind.kind === 'status' ? kind.status : null;
     const cause =
       kind.kind === 'other'
-        ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(error.message, call)}`
+        ? `${describeFailure(kind, this.#options.timeoutMs)}: ${this.#scrub(failure.message, call)}`
         : describeFailure(kind, this.#options.timeoutMs);
     if (isRetryable({ ...kind, idempotent: call.idempotent ?? true })) {
       throw new RetriesExhaustedError({
@@ -359,7 +375,7 @@ export class Transport {
         lastCause: cause,
       });
     }
-    const explanation = status === null ? '' : `: ${this.#scrub(serviceMessage(error.response?.body), call)}`;
+    const explanation = status === null ? '' : `: ${this.#scrub(serviceMessage(failure.response?.body), call)}`;
     throw new ApiError(`${call.method} ${this.#url(path)} failed with ${cause}${explanation}`, { status, route });
   }
 

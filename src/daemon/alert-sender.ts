@@ -1,4 +1,5 @@
-import got, { HTTPError, RequestError } from 'got';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Agent } from '../api/undici-dispatchers.js';
 import PQueue from 'p-queue';
 import { alertUrlLabel } from '../config/alert-urls.js';
 import type { Secret } from '../config/secret.js';
@@ -35,9 +36,16 @@ export class AlertSender {
   readonly #o: AlertSenderOptions;
   readonly #queues: Array<{ url: Secret; label: string; queue: PQueue; waiting: Array<{ drop: () => void }> }>;
   readonly #stop = new AbortController();
+  /** Connections to the receivers, with the attempt's time-out: to connect, for the headers, between body pieces. */
+  readonly #agent: Agent;
 
   constructor(options: AlertSenderOptions) {
     this.#o = options;
+    this.#agent = new Agent({
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
     this.#queues = options.urls.map((url) => ({
       url,
       label: alertUrlLabel(url.reveal()),
@@ -72,26 +80,53 @@ export class AlertSender {
   }
 
   async #post(url: Secret, label: string, message: AlertMessage): Promise<AlertOutcome> {
-    const { retries, timeoutMs, logger } = this.#o;
+    const { retries, logger } = this.#o;
     const delays = { retries, baseMs: this.#o.retryBaseMs ?? 1_000, maxMs: this.#o.retryMaxMs ?? 60_000 };
-    try {
-      await got.post(url.reveal(), {
-        json: message,
-        timeout: { request: timeoutMs },
-        followRedirect: false,
-        signal: this.#stop.signal,
-        retry: {
-          limit: retries,
-          enforceRetryRules: false,
-          calculateDelay: ({ attemptCount, error }) =>
-            alertRetryDelayMs({ attempt: attemptCount, status: error.response?.statusCode, code: error.code }, delays),
-        },
-      });
-      logger.debug({ url: label, kind: message.kind }, 'alert sent');
-      return 'sent';
-    } catch (error) {
-      logger.warn({ url: label, kind: message.kind, err: failureOf(error) }, `alert not delivered to ${label}`);
+    const body = JSON.stringify(message);
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.#attempt(url, body);
+      if (failure === null) {
+        logger.debug({ url: label, kind: message.kind }, 'alert sent');
+        return 'sent';
+      }
+      const waitMs = this.#stop.signal.aborted ? 0 : alertRetryDelayMs({ attempt, ...failure }, delays);
+      if (waitMs > 0) {
+        try {
+          await delay(waitMs, undefined, { signal: this.#stop.signal });
+          continue;
+        } catch {
+          // Closed while waiting: the last failure stands.
+        }
+      }
+      const err = failure.status === undefined ? (failure.code ?? 'error') : `HTTP ${failure.status}`;
+      logger.warn({ url: label, kind: message.kind, err }, `alert not delivered to ${label}`);
       return 'failed';
+    }
+  }
+
+  /**
+   * One POST of the message: null when a 2xx answered, else the status or the
+   * error's code (never its message, which may name the URL). A redirect is
+   * not followed: the message did not arrive.
+   */
+  async #attempt(url: Secret, body: string): Promise<{ status: number | undefined; code: string | undefined } | null> {
+    try {
+      const target = new URL(url.reveal());
+      const response = await this.#agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: this.#stop.signal,
+      });
+      await response.body.dump();
+      const { statusCode } = response;
+      return statusCode >= 200 && statusCode <= 299 ? null : { status: statusCode, code: undefined };
+    } catch (error) {
+      const { code, name } = error as { code?: unknown; name?: unknown };
+      const known = typeof code === 'string' ? code : typeof name === 'string' ? name : undefined;
+      return { status: undefined, code: known ?? 'error' };
     }
   }
 
@@ -109,12 +144,6 @@ export class AlertSender {
     clearTimeout(timer);
     this.#stop.abort();
     for (const t of this.#queues) t.queue.clear();
+    await this.#agent.destroy().catch(() => undefined);
   }
-}
-
-/** Why a delivery failed, without the URL (got's messages hold only the status or the network error). */
-function failureOf(error: unknown): string {
-  if (error instanceof HTTPError) return `HTTP ${error.response.statusCode}`;
-  if (error instanceof RequestError) return error.code;
-  return error instanceof Error ? error.name : 'error';
 }

@@ -130,6 +130,19 @@ describe('retries', () => {
     expect(client.stats.retryWaitMs).toBe(400);
   });
 
+  it('a Retry-After given as an HTTP date is a wall-clock time: the wait ends with it', async () => {
+    let first = true;
+    const { client } = await setup((_req, res) => {
+      if (!first) return sendJson(res, 200, { status: 'ok' });
+      first = false;
+      // Whole seconds: the wait is under a second.
+      sendJson(res, 429, { message: 'slow down' }, { 'retry-after': new Date(Date.now() + 1000).toUTCString() });
+    });
+    await client.health();
+    expect(client.stats.status429).toBe(1);
+    expect(client.stats.retryWaitMs).toBeLessThanOrEqual(1000);
+  });
+
   it.each([
     ['a 500', '500', (res: Parameters<Script>[1]) => sendJson(res, 500, { message: 'oops' })],
     ['a connection reset', 'ECONNRESET', (res: Parameters<Script>[1]) => res.socket?.destroy()],
