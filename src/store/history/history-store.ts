@@ -4,10 +4,13 @@ import {
   historyRowOf,
   rowSourceOf,
   rowVersion,
+  sameTracked,
   sameVersion,
   trackedOf,
   type HistoryRow,
   type HistorySource,
+  type HistoryVersion,
+  type RowVersionSource,
   type SessionVersions,
 } from './history-version.js';
 import { readRow } from '../row-reader.js';
@@ -47,8 +50,12 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
     );
     const replaced: string[] = [];
     for (const s of own) {
-      const key = { resource, serviceId: s.serviceId };
       const stored = current.get(s.serviceId) ?? null;
+      // A new session whose one version is the one its row tells: nothing to write (most of a backfill).
+      if (stored === null && s.before === null && s.after !== null && s.versions.length === 1) {
+        if (toldByRow(s.versions[0]!, s.after)) continue;
+      }
+      const key = { resource, serviceId: s.serviceId };
       if (stored !== null) {
         const { closed, added } = chainVersions(key, stored, s.versions);
         if (closed !== null) {
@@ -86,6 +93,20 @@ export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionV
   }
   // Every row's key is new: a closed row was deleted above, and a new start is later than its session's last.
   if (rows.length > 0) await tx.write(VERSIONS, rows, 'fail');
+}
+
+/**
+ * Whether `version`, a session's first, is the one session_history shows from its row alone (rowVersion): the
+ * same values, start, source and interface. What chainVersions and sameVersion would find, without their rows.
+ */
+function toldByRow(version: HistoryVersion, row: RowVersionSource): boolean {
+  return (
+    sameTracked(version, row) &&
+    version.account === row.account &&
+    version.valid_from === (row.created_at ?? row.first_seen_at) &&
+    version.source === row.source &&
+    version.api_version === row.api_version
+  );
 }
 
 async function currentVersions(
