@@ -107,6 +107,24 @@ describe.skipIf(!postgresUp)('rows inserted by COPY', () => {
     30_000,
   );
 
+  it('stores a value longer than a chunk of COPY text whole, beside short ones', async () => {
+    const def = table('session_text_fields');
+    // 200,000 UTF-16 units, up to 4 bytes each in UTF-8: several chunks' worth in one value.
+    const long = `${TEXT} `.repeat(2_500);
+    const rows = Array.from({ length: COPY_MIN_ROWS + 3 }, (_, i) => ({
+      service_id: `long-${i}`,
+      key: 'k',
+      value: i % 10 === 3 ? `${long}${i}` : `${TEXT} ${i}`,
+    }));
+    await driver.transaction((tx) => tx.write(def, rows, 'fail'));
+    const stored = await driver.read((tx) =>
+      tx.all("SELECT service_id, value FROM session_text_fields WHERE service_id LIKE 'long-%'"),
+    );
+    const byId = new Map(stored.map((r) => [r.service_id, r.value]));
+    expect(byId.size).toBe(rows.length);
+    for (const row of rows) expect(byId.get(row.service_id)).toBe(row.value);
+  });
+
   it('fails on a row that is there already, as the INSERT does, and the transaction stores nothing', async () => {
     const def = table('session_text_fields');
     const rows = Array.from({ length: COPY_MIN_ROWS }, (_, i) => hostileRow(def, i, 'dup'));
