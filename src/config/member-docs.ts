@@ -75,7 +75,7 @@ export const MEMBER_DOCS: Readonly<Record<MemberPath, MemberDoc>> = Object.freez
       'Most request streams at once in the process, over all accounts. Each account may always page with one\n' +
       'stream and grows to an equal share of this while others page; one account alone may use all of it.\n' +
       'A stream waiting on the service holds next to nothing, and the streams asking at once are bounded\n' +
-      'apart: 64 pages between response and commit, plus twice what the pages arriving need (each its\n' +
+      'apart: 128 pages between response and commit, plus twice what the pages arriving need (each its\n' +
       'round trip and its slot). So this may be as large as latency times accounts needs (rate x round trip each).',
   },
   'crawl.overlapSeconds': {

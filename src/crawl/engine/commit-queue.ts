@@ -10,13 +10,14 @@ interface Waiting {
 
 /**
  * Most fetched pages one transaction takes by default: 1,600 v1.4 items at 25
- * a page, and as many as the process holds (HELD_PAGES, stream-budget.ts). A
- * page is one `commitAll` however many windows it spans: counted by its
- * windows' commits, a sparse history's groups (a page over two to four
- * windows) held 16 to 32 pages, and forty accounts' backfill of 4,000
- * pages into SQLite made 600,000-620,000 write calls (the index pages each
- * transaction rewrites, in the WAL and then in the file); counted by page,
- * 490,000-520,000 (docs/benchmarks.md).
+ * a page. The process may hold twice as many (HELD_PAGES, stream-budget.ts):
+ * the next group's pages come in while one commits. A page is one
+ * `commitAll` however many windows it spans: counted by its windows' commits,
+ * a sparse history's groups (a page over two to four windows) held 16 to 32
+ * pages, and forty accounts' backfill of 4,000 pages into SQLite made
+ * 600,000-620,000 write calls (the index pages each transaction rewrites, in
+ * the WAL and then in the file); counted by page, 490,000-520,000
+ * (docs/benchmarks.md).
  */
 export const MAX_PAGES_PER_COMMIT = 64;
 

@@ -13,12 +13,17 @@ export function mayAddStream(s: { limit: number; total: number; own: number; acc
 
 /**
  * Most pages the process holds between their response and their commit,
- * over all accounts, parsed and normalized. Forty accounts' backfill into
- * SQLite with the limit lifted (the writer sets the pace) peaked at 392-421
- * MB with 96, and 378-383 MB with 64 at the same items/s; at 10 rps each,
- * 348-363 and 341-344 MB (`npm run bench -- accounts`).
+ * over all accounts, parsed and normalized. One account's streams hold no
+ * more than `crawl.concurrency` (64) anyway: the bound is for many accounts
+ * in one process. With got as the HTTP client, forty accounts' backfill into
+ * SQLite with the limit lifted peaked at 392-421 MB with 96 and 378-383 MB
+ * with 64, at the same items/s. With undici's pool, a sixth less CPU an item,
+ * 64 held the slowest of forty accounts at 10 rps to 0.91-0.94 of its limit
+ * into SQLite and 0.84-0.85 into Postgres; 128 to 0.93-0.94 and 0.93-0.94, at
+ * 174-197 MB, and 11,030 items/s lifted into SQLite at 224 MB (10,302 at 201
+ * MB with 64) (`npm run bench -- accounts`, docs/benchmarks.md).
  */
-export const HELD_PAGES = 64;
+export const HELD_PAGES = 128;
 
 /**
  * The requests in flight the process allows beyond `heldLimit`, as a multiple
