@@ -9,8 +9,8 @@ import { FatalError, RetriableError, UserError } from '../errors.js';
  * so they share this shape rather than a base class; `isApiFailure` tells them
  * apart from other errors.
  *
- * None of them holds a reference to got's error objects: those carry the
- * request options, headers included, and so the token.
+ * None of them holds a reference to the HTTP client's error objects: those
+ * may carry the request, headers included, and so the token.
  */
 export interface ApiFailure {
   readonly code: string;

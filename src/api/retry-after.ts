@@ -2,8 +2,8 @@
  * The wait a 429's `Retry-After` asks for, in milliseconds, or undefined when
  * there is none to read. The service counts in seconds and may send a
  * fraction ("0.4"); an HTTP date is read too (a date already past asks for
- * no wait: 0). Read here rather than by got, whose 16th version ignores a
- * fraction, so the bucket pauses exactly as long as the service said.
+ * no wait: 0), against `now`, the wall clock in milliseconds since the epoch.
+ * Fractions count, so the bucket pauses exactly as long as the service said.
  */
 export function retryAfterMs(header: string | undefined, now: number): number | undefined {
   if (header === undefined) return undefined;

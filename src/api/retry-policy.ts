@@ -93,6 +93,6 @@ export function retryDecision(
     return { retry: true, delayMs: Math.ceil(retryAfterMs) };
   }
   const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** (attempt - 1));
-  // At least 1 ms: got reads a delay of 0 as "do not retry".
+  // At least 1 ms: the transport reads a wait of 0 as "do not retry".
   return { retry: true, delayMs: Math.max(1, Math.floor(random() * ceiling)) };
 }
