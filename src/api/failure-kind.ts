@@ -2,7 +2,6 @@ import type { FailureKind } from './retry-policy.js';
 
 /** The part of an HTTP client's error that tells what went wrong (no request, no headers). */
 export interface ClientFailureShape {
-  readonly name?: string | undefined;
   readonly code?: string | undefined;
 }
 

@@ -202,7 +202,7 @@ export class Transport {
       return readAnswer(response.statusCode, headerValue(response.headers['retry-after']), text);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      const shape = error as { name?: string; code?: string; message?: string };
+      const shape = error as { code?: string; message?: string };
       const failure: Failure = { kind: failureKind(shape), message: String(shape.message ?? error) };
       return { ok: false, failure };
     }
