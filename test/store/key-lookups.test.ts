@@ -43,6 +43,39 @@ eachTarget((_dialect, target) => {
     }
   });
 
+  it('whereIn and keyRelation take any text as the value it is', async () => {
+    const hostile = ['NULL', '', 'a,b', '{x}', 'say "hi"', 'back\\slash', 'tab\tand space', 'é中😀', "it's"];
+    const driver = await rawDriver(target().url);
+    try {
+      await driver.transaction(async (tx) => {
+        for (const [i, id] of [...hostile, 'other'].entries())
+          await tx.run('INSERT INTO session_text_fields (service_id, key, value) VALUES (?, ?, ?)', [id, 'k', `${i}`]);
+      });
+      const found = await driver.read(async (tx) => {
+        const list = tx.whereIn('service_id', hostile);
+        const listed = await tx.all(`SELECT service_id FROM session_text_fields WHERE ${list.sql}`, list.params);
+        const keys = tx.keyRelation(
+          [
+            { name: 'service_id', type: 'text' },
+            { name: 'n', type: 'integer' },
+          ],
+          hostile.map((id, i) => [id, i]),
+        );
+        const joined = await tx.all(
+          `SELECT f.service_id, k.n FROM session_text_fields f JOIN ${keys.sql} k ON f.service_id = k.service_id`,
+          keys.params,
+        );
+        return {
+          listed: listed.map((r) => String(r.service_id)).sort(),
+          joined: joined.map((r) => [String(r.service_id), Number(r.n)]).sort((a, b) => Number(a[1]) - Number(b[1])),
+        };
+      });
+      expect(found).toEqual({ listed: [...hostile].sort(), joined: hostile.map((id, i) => [id, i]) });
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('nonFinal selects the sessions whose result is false, not true, not unknown', async () => {
     const driver = await rawDriver(target().url);
     try {

@@ -1,3 +1,4 @@
+import { arrayLiteral } from './array-literal.js';
 import type { Knex } from 'knex';
 import type { LockKeys } from '../sql-driver.js';
 
@@ -62,7 +63,7 @@ export class AdvisoryLocks {
     await this.#trx.raw(
       `SELECT pg_advisory_xact_lock(${SCHEMA_KEY}, h) FROM ` +
         `(SELECT DISTINCT hashtext(k) AS h FROM unnest(?::text[]) AS k) AS keys ORDER BY h`,
-      [[...wanted]],
+      [arrayLiteral([...wanted])],
     );
     for (const key of wanted) this.#held.add(key);
   }

@@ -1,3 +1,4 @@
+import { arrayLiteral } from './array-literal.js';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ColumnType, TableDef } from '../../../schema/schema.js';
@@ -167,6 +168,7 @@ export class PostgresDriver implements SqlDriver {
 /** `wrote` counts the rows each write hands over, per table. */
 function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) => void = () => undefined): SqlExecutor {
   const locks = new AdvisoryLocks(trx);
+  const literals = new WeakMap<readonly string[], string>();
   return {
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
@@ -190,15 +192,19 @@ function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) =>
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult;
       return result.rowCount ?? 0;
     },
-    // pg sends a JS array as a PostgreSQL array literal.
-    // `= ANY` is estimated from the column's statistics (sql-driver.ts).
-    whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [[...values]] }),
+    // The list as one array's text (array-literal.ts), made once for a list asked about again (the orphan query's
+    // three tables). `= ANY` is estimated from the column's statistics (sql-driver.ts).
+    whereIn: (column, values) => {
+      let literal = literals.get(values);
+      if (literal === undefined) literals.set(values, (literal = arrayLiteral(values)));
+      return { sql: `${column} = ANY(?::text[])`, params: [literal] };
+    },
     // An array per column, unnested side by side.
     keyRelation: (columns, tuples) => ({
       sql:
         `(SELECT * FROM unnest(${columns.map((c) => `?::${POSTGRES_KEY_TYPES[c.type]}[]`).join(', ')}) ` +
         `AS keys (${columns.map((c) => c.name).join(', ')}))`,
-      params: columns.map((_, i) => tuples.map((t) => t[i])),
+      params: columns.map((_, i) => arrayLiteral(tuples.map((t) => t[i]!))),
     }),
     write: async (table, rows, onConflict) => {
       wrote(table.name, rows.length);
