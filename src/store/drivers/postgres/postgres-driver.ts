@@ -168,7 +168,6 @@ export class PostgresDriver implements SqlDriver {
 /** `wrote` counts the rows each write hands over, per table. */
 function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) => void = () => undefined): SqlExecutor {
   const locks = new AdvisoryLocks(trx);
-  const literals = new WeakMap<readonly string[], string>();
   return {
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
@@ -192,13 +191,9 @@ function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) =>
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult;
       return result.rowCount ?? 0;
     },
-    // The list as one array's text (array-literal.ts), made once for a list asked about again (the orphan query's
-    // three tables). `= ANY` is estimated from the column's statistics (sql-driver.ts).
-    whereIn: (column, values) => {
-      let literal = literals.get(values);
-      if (literal === undefined) literals.set(values, (literal = arrayLiteral(values)));
-      return { sql: `${column} = ANY(?::text[])`, params: [literal] };
-    },
+    // The list as one array's text (array-literal.ts). `= ANY` is estimated from the column's statistics
+    // (sql-driver.ts).
+    whereIn: (column, values) => ({ sql: `${column} = ANY(?::text[])`, params: [arrayLiteral(values)] }),
     // An array per column, unnested side by side.
     keyRelation: (columns, tuples) => ({
       sql:
