@@ -1,6 +1,6 @@
-import { arrayLiteral } from './array-literal.js';
 import type { Knex } from 'knex';
 import type { LockKeys } from '../sql-driver.js';
+import { arrayLiteral } from './array-literal.js';
 
 /**
  * Most keys a transaction locks one by one; past this it locks the whole

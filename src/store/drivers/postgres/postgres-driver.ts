@@ -1,4 +1,3 @@
-import { arrayLiteral } from './array-literal.js';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ColumnType, TableDef } from '../../../schema/schema.js';
@@ -17,6 +16,7 @@ import { sqlType } from '../../../schema/column-sql-type.js';
 import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
 import { AdvisoryLocks } from './advisory-locks.js';
+import { arrayLiteral } from './array-literal.js';
 import { COPY_MIN_ROWS, copyRows } from './copy-rows.js';
 import { TableStatistics, type TableStatisticsOptions } from './table-statistics.js';
 
