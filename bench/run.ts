@@ -154,6 +154,8 @@ if (sections.includes('scale')) {
   console.log('over the sessions;');
   console.log('history share: what session_history takes of that, after the backfill and the idle runs.\n');
   console.log(backfillTable(runs));
+  const { walLines } = await import('./postgres-wal.js');
+  for (const line of walLines(runs)) console.log(line);
   console.log(
     '\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,',
   );

@@ -15,6 +15,7 @@ import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
 import { launch } from './cli-launch.js';
+import { walCounters, walFigures, type WalFigures } from './postgres-wal.js';
 
 /**
  * The scale benchmark: a backfill of the simulator's whole history at a
@@ -72,6 +73,8 @@ export interface ScaleRun {
   /** `tier: age` of the oldest check per refresh tier, when `status --json` tells it. */
   oldestCheckByTier: string;
   commands: CommandFigure[];
+  /** Postgres only: what the server wrote to its WAL during the backfill, and its settings. */
+  wal?: WalFigures | undefined;
 }
 
 interface Usage {
@@ -279,6 +282,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const served = () => sim.stats.requests;
     const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) =>
       runCli(label, args, env, dir, served, stopWhen);
+    const walBefore = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
     const backfill = await run('backfill', [
       'backfill',
       '--from',
@@ -289,6 +293,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     ]);
     // Without the history nothing after it measures anything; a later command that fails is a row that says so.
     if (backfill.failed !== undefined) throw new Error(`backfill failed: ${backfill.failed}`);
+    const walAfter = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
     const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
     // The daemon: its receiver and metrics served, two scheduled idle syncs, then SIGTERM.
     const ticks = (log: string) =>
@@ -334,6 +339,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       oldestCheckByTier:
         statusJson.failed === undefined ? oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown) : '-',
       commands: [daemon, status, statusJson, exported, exportedDuckdb, verify],
+      wal: await walFigures(options.postgresUrl ?? '', walBefore, walAfter, items),
     };
   } finally {
     await sim.close();
