@@ -152,7 +152,8 @@ if (sections.includes('scale')) {
   );
   console.log('the sum over resources of ceil(items / 25); bytes/session: the stored file (or Postgres relations)');
   console.log('over the sessions;');
-  console.log('history share: what session_history takes of that, after the backfill and the idle runs.\n');
+  console.log('history share: what session_history takes of that, after the backfill and the idle runs;');
+  console.log("simulator GC: its collector's pauses during the backfill (the simulator runs in this process).\n");
   console.log(backfillTable(runs));
   const { walLines } = await import('./postgres-wal.js');
   for (const line of walLines(runs)) console.log(line);

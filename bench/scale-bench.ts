@@ -15,6 +15,7 @@ import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
 import { launch } from './cli-launch.js';
+import { watchCollectorPauses, type CollectorPauses } from './collector-pauses.js';
 import { walCounters, walFigures, type WalFigures } from './postgres-wal.js';
 
 /**
@@ -73,6 +74,8 @@ export interface ScaleRun {
   /** `tier: age` of the oldest check per refresh tier, when `status --json` tells it. */
   oldestCheckByTier: string;
   commands: CommandFigure[];
+  /** The simulator's collector pauses during the backfill (it runs in the bench's process). */
+  simulatorPauses: CollectorPauses;
   /** Postgres only: what the server wrote to its WAL during the backfill, and its settings. */
   wal?: WalFigures | undefined;
 }
@@ -283,6 +286,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) =>
       runCli(label, args, env, dir, served, stopWhen);
     const walBefore = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
+    const stopWatching = watchCollectorPauses();
     const backfill = await run('backfill', [
       'backfill',
       '--from',
@@ -291,6 +295,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       String(DEFAULT_TO_EPOCH),
       '--json',
     ]);
+    const simulatorPauses = stopWatching();
     // Without the history nothing after it measures anything; a later command that fails is a row that says so.
     if (backfill.failed !== undefined) throw new Error(`backfill failed: ${backfill.failed}`);
     const walAfter = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
@@ -332,6 +337,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       sessions: options.sessions,
       items,
       backfill,
+      simulatorPauses,
       storedBytes,
       historyBytes: history,
       minRequests,
@@ -362,7 +368,7 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
     'peak RSS MB',
     'bytes/session',
   ];
-  header.push('history share', 'requests', 'min requests', 'requests/min');
+  header.push('history share', 'requests', 'min requests', 'requests/min', 'simulator GC s / longest ms');
   return markdownTable(
     header,
     runs.map((r) => [
@@ -379,6 +385,7 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
       r.backfill.requests,
       r.minRequests,
       (r.backfill.requests / r.minRequests).toFixed(3),
+      `${(r.simulatorPauses.totalMs / 1000).toFixed(1)} / ${r.simulatorPauses.longestMs.toFixed(0)}`,
     ]),
   );
 }
