@@ -13,10 +13,11 @@ export interface WalCounters {
   bytes: number;
   fullPageImages: number;
   checkpoints: number;
+  /** max_wal_size, checkpoint_timeout, shared_buffers, wal_compression as the server shows them. */
+  settings: string;
 }
 
 export interface WalFigures {
-  /** max_wal_size, checkpoint_timeout, shared_buffers, wal_compression as the server shows them. */
   settings: string;
   kbPerItem: number;
   fullPageImagesPerItem: number;
@@ -25,19 +26,27 @@ export interface WalFigures {
 
 const SETTINGS = ['max_wal_size', 'checkpoint_timeout', 'shared_buffers', 'wal_compression'];
 
-/** The server's WAL counters (pg_stat_wal, PostgreSQL 14 or later; null before), server-wide. */
+/** The server's WAL counters (pg_stat_wal, PostgreSQL 14 or later; null before), server-wide, and its settings. */
 export async function walCounters(url: string): Promise<WalCounters | null> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ bytes: string; fpi: string; checkpoints: string }>(
+    const { rows } = await client.query<{ bytes: string; fpi: string; checkpoints: string; settings: string }>(
       'SELECT w.wal_bytes::text AS bytes, w.wal_fpi::text AS fpi, ' +
-        '(b.checkpoints_timed + b.checkpoints_req)::text AS checkpoints FROM pg_stat_wal w, pg_stat_bgwriter b',
+        '(b.checkpoints_timed + b.checkpoints_req)::text AS checkpoints, ' +
+        "(SELECT string_agg(name || ' ' || current_setting(name), ', ' ORDER BY name) FROM pg_settings " +
+        'WHERE name = ANY($1)) AS settings FROM pg_stat_wal w, pg_stat_bgwriter b',
+      [SETTINGS],
     );
     const row = rows[0];
     return row === undefined
       ? null
-      : { bytes: Number(row.bytes), fullPageImages: Number(row.fpi), checkpoints: Number(row.checkpoints) };
+      : {
+          bytes: Number(row.bytes),
+          fullPageImages: Number(row.fpi),
+          checkpoints: Number(row.checkpoints),
+          settings: row.settings,
+        };
   } catch {
     return null;
   } finally {
@@ -45,30 +54,19 @@ export async function walCounters(url: string): Promise<WalCounters | null> {
   }
 }
 
-/** What the server wrote between two readings, per item, with its settings now. */
-export async function walFigures(
-  url: string,
+/** What the server wrote between two readings, per item, with its settings at the second. */
+export function walFigures(
   before: WalCounters | null,
   after: WalCounters | null,
   items: number,
-): Promise<WalFigures | undefined> {
+): WalFigures | undefined {
   if (before === null || after === null || items <= 0) return undefined;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string; setting: string }>(
-      'SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name = ANY($1) ORDER BY name',
-      [SETTINGS],
-    );
-    return {
-      settings: rows.map((r) => `${r.name} ${r.setting}`).join(', '),
-      kbPerItem: (after.bytes - before.bytes) / 1024 / items,
-      fullPageImagesPerItem: (after.fullPageImages - before.fullPageImages) / items,
-      checkpoints: after.checkpoints - before.checkpoints,
-    };
-  } finally {
-    await client.end();
-  }
+  return {
+    settings: after.settings,
+    kbPerItem: (after.bytes - before.bytes) / 1024 / items,
+    fullPageImagesPerItem: (after.fullPageImages - before.fullPageImages) / items,
+    checkpoints: after.checkpoints - before.checkpoints,
+  };
 }
 
 /** One line per Postgres run: its backfill's WAL, and the settings it ran under. */

@@ -345,7 +345,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
       oldestCheckByTier:
         statusJson.failed === undefined ? oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown) : '-',
       commands: [daemon, status, statusJson, exported, exportedDuckdb, verify],
-      wal: await walFigures(options.postgresUrl ?? '', walBefore, walAfter, items),
+      wal: walFigures(walBefore, walAfter, items),
     };
   } finally {
     await sim.close();
