@@ -10,6 +10,7 @@ import { openSink } from '../src/store/open-sink.js';
 import { launch } from './cli-launch.js';
 import { localServerCpuMsAfter, readLocalServer } from './local-server-cpu.js';
 import { profileTop, type ProfileEntry } from './cpu-profile-top.js';
+import { statementCounters, statementsLine, topStatements, type StatementShare } from './server-statements.js';
 import { markdownTable } from './markdown-table.js';
 import { dropSchema } from './target-backfill.js';
 
@@ -67,6 +68,8 @@ export interface AccountsRun {
   /** Load average (1 min) when the run started. */
   load: number;
   profile: ProfileEntry[];
+  /** Postgres with pg_stat_statements: the statements that took the server's time (server-statements.ts). */
+  statements: StatementShare[];
 }
 
 const nameOf = (i: number) => `a${String(i + 1).padStart(2, '0')}`;
@@ -123,6 +126,7 @@ async function backfillOnce(options: AccountsOptions, profiled: boolean): Promis
     );
     const load = loadavg()[0]!;
     const serverBefore = options.target === 'postgres' ? readLocalServer() : null;
+    const statementsBefore = options.target === 'postgres' ? await statementCounters(options.postgresUrl ?? '') : null;
     const simulatorCpu = process.cpuUsage();
     const started = Date.now();
     const stderr: Buffer[] = [];
@@ -135,6 +139,7 @@ async function backfillOnce(options: AccountsOptions, profiled: boolean): Promis
     const seconds = (Date.now() - started) / 1000;
     const simCpu = process.cpuUsage(simulatorCpu);
     const serverAfter = serverBefore === null ? null : await localServerCpuMsAfter(serverBefore);
+    const statementsAfter = options.target === 'postgres' ? await statementCounters(options.postgresUrl ?? '') : null;
     if (code !== 0) {
       const log = Buffer.concat(stderr).toString('utf8').slice(-2000);
       throw new Error(`backfill of ${options.accounts} accounts exited ${code}: ${log}`);
@@ -173,6 +178,7 @@ async function backfillOnce(options: AccountsOptions, profiled: boolean): Promis
       simulatorCpuMs: (simCpu.user + simCpu.system) / 1000,
       load,
       profile: profiled ? profileTop(profileDir, options.profileEntries ?? 8) : [],
+      statements: topStatements(statementsBefore, statementsAfter, options.profileEntries ?? 8),
     };
   } finally {
     await sim.close();
@@ -227,7 +233,10 @@ export function profileLines(runs: readonly AccountsRun[]): string {
   return runs
     .map((r) => {
       const label = `${r.options.target}, ${r.options.accounts} accounts, ${r.options.rate ?? 'lifted'} rps`;
-      return `${label}: ${r.profile.map((e) => `${e.name} ${(e.share * 100).toFixed(1)}%`).join('; ')}`;
+      const line = `${label}: ${r.profile.map((e) => `${e.name} ${(e.share * 100).toFixed(1)}%`).join('; ')}`;
+      return r.statements.length === 0
+        ? line
+        : `${line}\n${label}, the server's statements: ${statementsLine(r.statements)}`;
     })
     .join('\n');
 }

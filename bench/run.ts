@@ -157,6 +157,10 @@ if (sections.includes('scale')) {
   console.log(backfillTable(runs));
   const { walLines } = await import('./postgres-wal.js');
   for (const line of walLines(runs)) console.log(line);
+  const { statementsLine } = await import('./server-statements.js');
+  for (const r of runs)
+    if (r.statements !== undefined && r.statements.length > 0)
+      console.log(`postgres ${r.sessions}: backfill's server statements: ${statementsLine(r.statements)}`);
   console.log(
     '\nOne idle sync after the backfill (10% of sessions not final); at the real limit: s/run = requests / 10 rps,',
   );
@@ -233,7 +237,8 @@ if (sections.includes('accounts')) {
     'server CPU: a PostgreSQL on this machine, all its processes, the ended backends with them (from /proc).\n',
   );
   console.log(accountsTable(runs));
-  console.log('\nTop of each CPU profile (self time of the main thread, idle left out):\n');
+  console.log('\nTop of each CPU profile (self time of the main thread, idle left out), and of a Postgres server its');
+  console.log("statements' time (pg_stat_statements, where the server loads it):\n");
   console.log(profileLines(runs));
 }
 

@@ -17,6 +17,7 @@ import { dropSchema } from './target-backfill.js';
 import { launch } from './cli-launch.js';
 import { watchCollectorPauses, type CollectorPauses } from './collector-pauses.js';
 import { walCounters, walFigures, type WalFigures } from './postgres-wal.js';
+import { statementCounters, topStatements, type StatementShare } from './server-statements.js';
 
 /**
  * The scale benchmark: a backfill of the simulator's whole history at a
@@ -36,6 +37,8 @@ const REAL_RATE = 10;
  */
 const REAL_REFRESH_BUDGET = (REAL_RATE * 300) / 5;
 const RUNS_PER_HOUR = 12;
+/** The server's statements named under the backfill table, when it counts them (server-statements.ts). */
+const STATEMENTS_SHOWN = 6;
 
 export type ScaleTarget = 'sqlite' | 'duckdb' | 'postgres';
 
@@ -78,6 +81,8 @@ export interface ScaleRun {
   simulatorPauses: CollectorPauses;
   /** Postgres only: what the server wrote to its WAL during the backfill, and its settings. */
   wal?: WalFigures | undefined;
+  /** Postgres only, with pg_stat_statements: the statements that took the server's time during the backfill. */
+  statements?: StatementShare[];
 }
 
 interface Usage {
@@ -286,6 +291,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     const run = (label: string, args: readonly string[], stopWhen?: (log: string) => boolean) =>
       runCli(label, args, env, dir, served, stopWhen);
     const walBefore = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
+    const statementsBefore = options.target === 'postgres' ? await statementCounters(options.postgresUrl ?? '') : null;
     const stopWatching = watchCollectorPauses();
     const backfill = await run('backfill', [
       'backfill',
@@ -299,6 +305,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
     // Without the history nothing after it measures anything; a later command that fails is a row that says so.
     if (backfill.failed !== undefined) throw new Error(`backfill failed: ${backfill.failed}`);
     const walAfter = options.target === 'postgres' ? await walCounters(options.postgresUrl ?? '') : null;
+    const statementsAfter = options.target === 'postgres' ? await statementCounters(options.postgresUrl ?? '') : null;
     const sync = await run('sync (idle)', ['sync', '--json', '--refresh-budget', String(REAL_REFRESH_BUDGET)]);
     // The daemon: its receiver and metrics served, two scheduled idle syncs, then SIGTERM.
     const ticks = (log: string) =>
@@ -346,6 +353,7 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
         statusJson.failed === undefined ? oldestCheckByTier(JSON.parse(statusJson.stdout) as unknown) : '-',
       commands: [daemon, status, statusJson, exported, exportedDuckdb, verify],
       wal: walFigures(walBefore, walAfter, items),
+      statements: topStatements(statementsBefore, statementsAfter, STATEMENTS_SHOWN),
     };
   } finally {
     await sim.close();
