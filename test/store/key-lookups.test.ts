@@ -223,14 +223,15 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
     expect(text).not.toContain('Seq Scan on session_text_fields');
   });
 
-  it("the unseen-session scan of a commit's completed passes probes the (account, created_epoch) index", async () => {
+  it("the unseen-session scan of both resources' passes probes the (account, created_epoch) index", async () => {
     const ranges = Array.from({ length: 26 }, (_, i) => ({
+      resource: i % 2 === 0 ? ('authentications' as const) : ('fingerprints' as const),
       account: `a${i}`,
       from: 1_780_000_000,
       to: 1_780_604_800,
       startedAt: '2026-11-29T00:00:00.000000Z',
     }));
-    const text = await plan((tx) => unseenRangesQuery(tx, 'authentications', ranges));
+    const text = await plan((tx) => unseenRangesQuery(tx, ranges));
     expect(text).toMatch(/Index[^\n]*authentications_account_created_epoch_idx/);
     expect(text).not.toContain('Seq Scan on authentications');
   });

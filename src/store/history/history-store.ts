@@ -39,15 +39,12 @@ const COLUMNS = VERSIONS.columns.map((c) => c.name).join(', ');
 export async function writeVersions(tx: SqlExecutor, sessions: readonly SessionVersions[]): Promise<void> {
   if (sessions.length === 0) return;
   const rows: Row[] = [];
+  // New sessions too: a row deleted by hand, or stored under the other resource, leaves its versions.
+  const currents = await currentVersions(tx, sessions);
   for (const resource of RESOURCES) {
     const own = sessions.filter((s) => s.resource === resource);
     if (own.length === 0) continue;
-    // New sessions too: a row deleted by hand, or stored under the other resource, leaves its versions.
-    const current = await currentVersions(
-      tx,
-      resource,
-      own.map((s) => s.serviceId),
-    );
+    const current = currents[resource];
     const replaced: string[] = [];
     for (const s of own) {
       const stored = current.get(s.serviceId) ?? null;
@@ -109,23 +106,36 @@ function toldByRow(version: HistoryVersion, row: RowVersionSource): boolean {
   );
 }
 
+/**
+ * The current versions of `sessions`, per resource: one statement for both
+ * (a round trip less a commit), each resource's ids those the target may hold.
+ */
 async function currentVersions(
   tx: SqlExecutor,
-  resource: Resource,
-  ids: readonly string[],
-): Promise<Map<string, HistoryRow>> {
-  const found = new Map<string, HistoryRow>();
-  // DuckDB's session_versions has no index: a read of it is a scan, skipped when none of the ids can have a row.
-  const maybe = tx.mayHold ? await tx.mayHold('versions', ids) : ids;
-  if (maybe.length === 0) return found;
-  const list = tx.whereIn('service_id', maybe);
+  sessions: readonly SessionVersions[],
+): Promise<Record<Resource, Map<string, HistoryRow>>> {
+  const found = { authentications: new Map<string, HistoryRow>(), fingerprints: new Map<string, HistoryRow>() };
+  const parts: { sql: string; params: unknown[] }[] = [];
+  for (const resource of RESOURCES) {
+    const ids = sessions.filter((s) => s.resource === resource).map((s) => s.serviceId);
+    if (ids.length === 0) continue;
+    // DuckDB's session_versions has no index: a read of it is a scan, skipped when none of the ids can have a row.
+    const maybe = tx.mayHold ? await tx.mayHold('versions', ids) : ids;
+    if (maybe.length === 0) continue;
+    const list = tx.whereIn('service_id', maybe);
+    parts.push({
+      sql: `SELECT ${COLUMNS} FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
+      params: [resource, ...list.params],
+    });
+  }
+  if (parts.length === 0) return found;
   const rows = await tx.all(
-    `SELECT ${COLUMNS} FROM session_versions WHERE resource = ? AND valid_to IS NULL AND ${list.sql}`,
-    [resource, ...list.params],
+    parts.map((p) => p.sql).join(' UNION ALL '),
+    parts.flatMap((p) => p.params),
   );
   for (const raw of rows) {
     const row = historyRowOf(readRow(VERSIONS, raw));
-    found.set(row.service_id, row);
+    found[row.resource]?.set(row.service_id, row);
   }
   return found;
 }

@@ -61,10 +61,7 @@ export async function mergeSessions(
   if (sessions.length === 0) return { outcomes: [], previousCounters };
   // Before the read: another account's token may see the same sessions, and its merge waits until this one ends.
   await tx.lock({ session: sessions.map((s) => s.row.service_id) });
-  const stored: StoredSessions = {
-    authentications: await readStored(tx, 'authentications', sessions),
-    fingerprints: await readStored(tx, 'fingerprints', sessions),
-  };
+  const stored = await readStored(tx, sessions);
   for (const resource of RESOURCES)
     for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
   const plan = planMerge(sessions, stored, options);
@@ -144,11 +141,62 @@ export function countOutcomes(outcomes: readonly SessionOutcome[]): {
   return { written, unchanged, stale };
 }
 
-async function readStored(
+/** What the read of one resource's stored sessions asks for. */
+interface StoredRead {
+  resource: Resource;
+  /** Of the incoming sessions' ids, those the target may hold. */
+  ids: string[];
+  columns: string[];
+  /** The columns (and child tables) some incoming session of the resource preserves. */
+  preserve: ReadonlySet<string>;
+}
+
+/**
+ * The stored rows of the incoming sessions, both resources in one statement
+ * where the dialect reads by a list of ids and both ask for the same columns
+ * (every crawl and webhook commit): a round trip less a commit, and a Postgres
+ * commit waits some milliseconds for each, its process busy with the pages.
+ */
+async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<StoredSessions> {
+  const stored = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
+  const reads: StoredRead[] = [];
+  for (const resource of RESOURCES) {
+    const read = await storedRead(tx, resource, sessions);
+    if (read !== null) reads.push(read);
+  }
+  const [first, second] = reads;
+  if (first === undefined) return stored;
+  const together = second !== undefined && !tx.selectIn && first.columns.join() === second.columns.join();
+  if (together) {
+    const parts = reads.map((read) => {
+      const list = tx.whereIn('service_id', read.ids);
+      // The resource is a name of RESOURCES, not an input.
+      const select = `SELECT '${read.resource}' AS stored_in, ${read.columns.join(', ')}`;
+      return { sql: `${select} FROM ${sessionTable(read.resource).name} WHERE ${list.sql}`, params: list.params };
+    });
+    const rows = await tx.all(
+      parts.map((p) => p.sql).join(' UNION ALL '),
+      parts.flatMap((p) => p.params),
+    );
+    for (const read of reads) {
+      const own = rows.filter((row) => row.stored_in === read.resource);
+      addStored(stored[read.resource], read, own);
+    }
+    return stored;
+  }
+  for (const read of reads) {
+    const rows = await selectWhereIn(tx, sessionTable(read.resource).name, read.columns, 'service_id', read.ids);
+    addStored(stored[read.resource], read, rows);
+  }
+  return stored;
+}
+
+/** The read of `resource`'s stored sessions, or null when none of the incoming ones can be stored. */
+async function storedRead(
   tx: SqlExecutor,
   resource: Resource,
   sessions: readonly NormalizedSession[],
-): Promise<Map<string, StoredSession>> {
+): Promise<StoredRead | null> {
   const def = sessionTable(resource);
   const ids = new Set<string>();
   const preserve = new Set<string>();
@@ -157,15 +205,23 @@ async function readStored(
     ids.add(s.row.service_id);
     for (const column of s.preserve) preserve.add(column);
   }
-  const stored = new Map<string, StoredSession>();
-  if (ids.size === 0) return stored;
+  if (ids.size === 0) return null;
   // The ids the target may hold, and of those the rows: a DuckDB target has no index on service_id
   // (duckdb-keyless.ts), and reads which ids it holds first, then the columns of those rows only.
   const maybe = tx.mayHold ? await tx.mayHold('sessions', [...ids]) : [...ids];
-  if (maybe.length === 0) return stored;
+  if (maybe.length === 0) return null;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  const rows = await selectWhereIn(tx, def.name, [...DECIDING, ...extra], 'service_id', maybe);
+  return { resource, ids: maybe, columns: [...DECIDING, ...extra], preserve };
+}
+
+function addStored(
+  stored: Map<string, StoredSession>,
+  read: StoredRead,
+  rows: readonly Record<string, unknown>[],
+): void {
+  const def = sessionTable(read.resource);
+  const { preserve } = read;
   for (const raw of rows) {
     const r = readRow(def, raw);
     const preserved: Record<string, unknown> = {};
@@ -187,7 +243,6 @@ async function readStored(
       preserved,
     });
   }
-  return stored;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { cursorText, type Cursor } from '../../api/cursor.js';
 import type { Resource } from '../../normalize/rows.js';
-import { sessionTable } from '../../schema/session-table.js';
+import { RESOURCES, sessionTable } from '../../schema/session-table.js';
 import type { KeyColumn, SqlExecutor } from '../drivers/sql-driver.js';
 import { markMissingWhere } from '../history/history-store.js';
 import { readRow } from '../row-reader.js';
@@ -88,7 +88,6 @@ type WindowRow = Record<string, unknown>;
 /** The sessions of a completed pass's range not seen since it started. */
 interface MissingScan extends UnseenRange {
   index: number;
-  resource: Resource;
 }
 
 const keyId = (key: WindowKey): string => JSON.stringify([key.account, key.resource, key.apiVersion, key.windowStart]);
@@ -172,6 +171,7 @@ const SCAN_COLUMNS: readonly KeyColumn[] = [
 
 /** A completed pass's range of one resource, as the unseen-session scan asks about it. */
 export interface UnseenRange {
+  resource: Resource;
   account: string;
   from: number;
   to: number;
@@ -180,32 +180,38 @@ export interface UnseenRange {
 }
 
 /**
- * Which of `ranges` (by index) hold sessions of `resource` that are not
- * marked missing and were not seen since their pass began: one statement,
- * the ranges joined as one relation so that its text is the same whatever
- * the passes (a UNION ALL of an EXISTS per pass was a new text, parsed and
- * planned anew, at every commit: 60 of them took DuckDB 8–20 ms, joined
- * 1.6–6.5 ms, at 100,000 and at 3–5M sessions). `OFFSET 0` keeps PostgreSQL from
+ * Which of `ranges` (by index) hold sessions that are not marked missing and
+ * were not seen since their pass began: one statement for both resources, a
+ * part for each, its ranges joined as one relation so that its text is the
+ * same whatever the passes (a UNION ALL of an EXISTS per pass was a new text,
+ * parsed and planned anew, at every commit: 60 of them took DuckDB 8–20 ms,
+ * joined 1.6–6.5 ms, at 100,000 and at 3–5M sessions; and a statement per
+ * resource was a round trip more a commit). `OFFSET 0` keeps PostgreSQL from
  * turning the EXISTS into a semi join, which it planned as a hash of every
  * stored session of the table (3–4 ms a statement at 70,000); as a subplan
  * each range is one probe of the (account, created_epoch) index (1 ms for 26
  * ranges).
  */
-export function unseenRangesQuery(
-  tx: SqlExecutor,
-  resource: Resource,
-  ranges: readonly UnseenRange[],
-): { sql: string; params: unknown[] } {
-  const keys = tx.keyRelation(
-    SCAN_COLUMNS,
-    ranges.map((r, i) => [i, r.account, r.from, r.to, r.startedAt]),
-  );
+export function unseenRangesQuery(tx: SqlExecutor, ranges: readonly UnseenRange[]): { sql: string; params: unknown[] } {
+  const parts = RESOURCES.flatMap((resource) => {
+    const tuples = ranges.flatMap((r, i) =>
+      r.resource === resource ? [[i, r.account, r.from, r.to, r.startedAt]] : [],
+    );
+    if (tuples.length === 0) return [];
+    const keys = tx.keyRelation(SCAN_COLUMNS, tuples);
+    return [
+      {
+        sql:
+          `SELECT k.scan FROM ${keys.sql} k WHERE EXISTS (SELECT 1 FROM ${sessionTable(resource).name} s ` +
+          'WHERE s.missing_since IS NULL AND s.account = k.account AND s.created_epoch >= k.range_from ' +
+          'AND s.created_epoch < k.range_to AND s.last_synced_at < k.started_at LIMIT 1 OFFSET 0)',
+        params: keys.params,
+      },
+    ];
+  });
   return {
-    sql:
-      `SELECT k.scan FROM ${keys.sql} k WHERE EXISTS (SELECT 1 FROM ${sessionTable(resource).name} s ` +
-      'WHERE s.missing_since IS NULL AND s.account = k.account AND s.created_epoch >= k.range_from ' +
-      'AND s.created_epoch < k.range_to AND s.last_synced_at < k.started_at LIMIT 1 OFFSET 0) ORDER BY k.scan',
-    params: keys.params,
+    sql: `${parts.map((p) => p.sql).join(' UNION ALL ')} ORDER BY scan`,
+    params: parts.flatMap((p) => p.params),
   };
 }
 
@@ -220,20 +226,18 @@ async function markUnseen(
   advances: readonly CheckpointAdvance[],
 ): Promise<number[]> {
   const missing = advances.map(() => 0);
+  if (scans.length === 0) return missing;
   const where = 'account = ? AND created_epoch >= ? AND created_epoch < ? AND last_synced_at < ?';
-  for (const resource of new Set(scans.map((s) => s.resource))) {
-    const ofResource = scans.filter((s) => s.resource === resource);
-    const query = unseenRangesQuery(tx, resource, ofResource);
-    for (const row of await tx.all(query.sql, query.params)) {
-      const s = ofResource[Number(row.scan)]!;
-      missing[s.index]! += await markMissingWhere(tx, {
-        resource: s.resource,
-        where,
-        params: [s.account, s.from, s.to, s.startedAt],
-        now: advances[s.index]!.now,
-        source: 'search',
-      });
-    }
+  const query = unseenRangesQuery(tx, scans);
+  for (const row of await tx.all(query.sql, query.params)) {
+    const s = scans[Number(row.scan)]!;
+    missing[s.index]! += await markMissingWhere(tx, {
+      resource: s.resource,
+      where,
+      params: [s.account, s.from, s.to, s.startedAt],
+      now: advances[s.index]!.now,
+      source: 'search',
+    });
   }
   return missing;
 }
