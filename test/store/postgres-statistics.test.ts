@@ -1,8 +1,13 @@
+import knexFactory from 'knex';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { table } from '../../src/schema/schema.js';
 import { PostgresDriver } from '../../src/store/drivers/postgres/postgres-driver.js';
-import { LOOKUP_COLUMNS, STATISTICS_TARGET } from '../../src/store/drivers/postgres/table-statistics.js';
+import {
+  LOOKUP_COLUMNS,
+  STATISTICS_TARGET,
+  TableStatistics,
+} from '../../src/store/drivers/postgres/table-statistics.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { parseTarget } from '../../src/store/target/parse-target.js';
 import { announcePostgres, POSTGRES_URL, postgresUp } from '../helpers/postgres.js';
@@ -163,6 +168,33 @@ describe.skipIf(!postgresUp)("the planner's statistics", () => {
     // VACUUM marks the table's pages all-visible, so that an index-only scan (the sync's count of an account's
     // non-final sessions, from their partial index) reads none of them; it can mark them only once no transaction
     // older than the rows runs on the server, and other tests' may, so the map itself is not asserted here.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ vacuumed: Date | null }>(
+      'SELECT last_vacuum AS vacuumed FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
+      [schema, 'authentications'],
+    );
+    expect(rows[0]!.vacuumed).not.toBeNull();
+  });
+
+  it('vacuum a grown table without parallel workers, which cost most of its time', async () => {
+    await client.query(
+      `INSERT INTO "${schema}".authentications (service_id, account, api_version, created_epoch, first_seen_at,
+         last_synced_at, source, raw)
+       SELECT 'v-' || g, 'default', '1.4', g, now(), now(), 'search', '{}' FROM generate_series(1, 5000) g`,
+    );
+    const knex = knexFactory({ client: 'pg', connection: POSTGRES_URL ?? '', searchPath: [schema] });
+    const sent: string[] = [];
+    knex.on('query', (query: { sql: string }) => sent.push(query.sql));
+    try {
+      const statistics = new TableStatistics(knex, schema, { lookEveryRows: 1 });
+      statistics.committed(new Map([['authentications', 5_000]]));
+      await statistics.settled();
+    } finally {
+      await knex.destroy();
+    }
+    const vacuums = sent.filter((sql) => sql.startsWith('VACUUM'));
+    expect(vacuums.length).toBeGreaterThan(0);
+    for (const sql of vacuums) expect(sql).toMatch(/\(SKIP_LOCKED, TRUNCATE false, PARALLEL 0\)/);
     await client.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await client.query<{ vacuumed: Date | null }>(
       'SELECT last_vacuum AS vacuumed FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
