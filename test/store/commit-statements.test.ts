@@ -52,7 +52,13 @@ eachTarget((dialect, target) => {
       // Stored before: one of each resource, seen by the commit below, and one of each it does not see.
       await pages.commitPages([
         { key: authWindow, batch: batch([auth('a-old'), auth('a-gone')]), nextCursor: 'c', done: false, now: t(1) },
-        { key: fpWindow, batch: batch([fp('f-old'), fp('f-gone')]), nextCursor: 'c', done: false, now: t(1) },
+        {
+          key: fpWindow,
+          batch: batch([fp('f-old', { parent_service_id: 'p-1' }), fp('f-gone')]),
+          nextCursor: 'c',
+          done: false,
+          now: t(1),
+        },
       ]);
       for (const key of [authWindow, fpWindow])
         await windows.startPass(key, { passFrom: 0, passTo: 2_000, startedAt: t(2) });
@@ -68,7 +74,11 @@ eachTarget((dialect, target) => {
         },
         {
           key: fpWindow,
-          batch: batch([fp('f-old', seen), fp('f-new', seen)]),
+          // A poll that could not tell the parent keeps the stored one (PARENT_COLUMNS, v14-session.ts).
+          batch: batch([
+            fp('f-old', { ...seen, result_id: 'unregistered' }, { preserve: ['parent_service_id'] }),
+            fp('f-new', seen),
+          ]),
           nextCursor: null,
           done: true,
           now: t(3),
@@ -76,7 +86,7 @@ eachTarget((dialect, target) => {
       ]);
       expect(results).toEqual([
         { written: 2, unchanged: 0, stale: 0, rejected: 0, missing: 1 },
-        { written: 1, unchanged: 1, stale: 0, rejected: 0, missing: 1 },
+        { written: 2, unchanged: 0, stale: 0, rejected: 0, missing: 1 },
       ]);
       // The commit's reads up to its unseen-session scan; the marks of the sessions it found follow, each its own.
       const scan = reads.findIndex((sql) => sql.includes('last_synced_at < k.started_at'));
@@ -97,6 +107,10 @@ eachTarget((dialect, target) => {
             'SELECT service_id, missing_since IS NOT NULL FROM fingerprints ORDER BY service_id',
         ),
       );
+      const parent = await driver.read((tx) =>
+        tx.all("SELECT parent_service_id AS p, result_id AS r FROM fingerprints WHERE service_id = 'f-old'"),
+      );
+      expect(parent).toEqual([{ p: 'p-1', r: 'unregistered' }]);
       expect(stored.map((r) => [r.service_id, Boolean(Number(r.missing))])).toEqual([
         ['a-gone', true],
         ['a-new', false],

@@ -118,6 +118,22 @@ describe('planMerge', () => {
     // Polls replace warnings even when they carry none.
     expect(plan.children.session_warnings.replaceStored).toEqual(['old']);
   });
+
+  it("writes a new session's row as it came, and leaves every incoming session as it came", () => {
+    const deepFreeze = <T>(value: T): T => {
+      if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) deepFreeze(v);
+      return Object.freeze(value);
+    };
+    // The same new session, then a later poll of it with the same text: that marks it seen later.
+    const first = deepFreeze(auth('a', { last_synced_at: t(1) }));
+    const again = deepFreeze(auth('a', { last_synced_at: t(7) }));
+    const plan = planMerge([first, again], none);
+    expect(plan.outcomes).toEqual(['inserted', 'unchanged']);
+    expect(plan.rows.authentications).toEqual([{ ...first.row, last_synced_at: t(7), missing_since: null }]);
+    expect(first.row.last_synced_at).toBe(t(1));
+    const once = planMerge([deepFreeze(auth('b'))], none);
+    expect(once.rows.authentications).toHaveLength(1);
+  });
 });
 
 describe('replacedChildren', () => {

@@ -98,6 +98,8 @@ interface Current {
   lastSyncedAt: string;
   /** The row this batch writes, once an observation of the batch won. */
   row: Record<string, unknown> | null;
+  /** Whether `row` is the incoming session's own object, copied before a change (markSeen). */
+  rowShared: boolean;
   preserved: Readonly<Record<string, unknown>>;
   stored: boolean;
   seenChanged: boolean;
@@ -152,7 +154,6 @@ export function planMerge(
   const current: Record<Resource, Map<string, Current>> = { authentications: new Map(), fingerprints: new Map() };
   const outcomes: SessionOutcome[] = [];
   for (const session of sessions) {
-    const incoming: Record<string, unknown> = { ...session.row };
     const id = session.row.service_id;
     const states = current[session.resource];
     let state = states.get(id);
@@ -171,6 +172,7 @@ export function planMerge(
           missingSince: s.missing_since,
           lastSyncedAt: s.last_synced_at,
           row: null,
+          rowShared: false,
           preserved: s.preserved,
           stored: true,
           seenChanged: false,
@@ -203,6 +205,9 @@ export function planMerge(
       continue;
     }
     outcomes.push(state === undefined ? 'inserted' : 'changed');
+    // A new session's row is written as it came (most of a backfill): copied only to be changed.
+    const given = session.row as unknown as Record<string, unknown>;
+    const incoming: Record<string, unknown> = state === undefined ? given : { ...given };
     if (state !== undefined) {
       incoming.first_seen_at = state.firstSeenAt;
       incoming.update_counter = mergedCounter(state.obs.update_counter, session.row.update_counter);
@@ -236,6 +241,7 @@ export function planMerge(
       missingSince: (incoming.missing_since as string | null) ?? null,
       lastSyncedAt: incoming.last_synced_at as string,
       row: incoming,
+      rowShared: state === undefined,
       preserved: state?.preserved ?? {},
       stored: state?.stored ?? false,
       seenChanged: false,
@@ -306,6 +312,10 @@ function markSeen(state: Current, syncedAt: string): void {
   state.lastSyncedAt = lastSyncedAt;
   state.missingSince = null;
   if (state.row) {
+    if (state.rowShared) {
+      state.row = { ...state.row };
+      state.rowShared = false;
+    }
     state.row.last_synced_at = lastSyncedAt;
     state.row.missing_since = null;
   } else state.seenChanged = true;

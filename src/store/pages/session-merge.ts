@@ -146,16 +146,18 @@ interface StoredRead {
   resource: Resource;
   /** Of the incoming sessions' ids, those the target may hold. */
   ids: string[];
-  columns: string[];
+  /** The columns some incoming session preserves beyond DECIDING. */
+  extra: string[];
   /** The columns (and child tables) some incoming session of the resource preserves. */
   preserve: ReadonlySet<string>;
 }
 
 /**
  * The stored rows of the incoming sessions, both resources in one statement
- * where the dialect reads by a list of ids and both ask for the same columns
- * (every crawl and webhook commit): a round trip less a commit, and a Postgres
- * commit waits some milliseconds for each, its process busy with the pages.
+ * where the dialect reads by a list of ids: a round trip less a commit, and a
+ * Postgres commit waits some milliseconds for each, its process busy with the
+ * pages. Each part lists the columns either resource preserves, NULL where
+ * its table has none of that name.
  */
 async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<StoredSessions> {
   const stored = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
@@ -166,13 +168,16 @@ async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[
   }
   const [first, second] = reads;
   if (first === undefined) return stored;
-  const together = second !== undefined && !tx.selectIn && first.columns.join() === second.columns.join();
-  if (together) {
+  if (second !== undefined && !tx.selectIn) {
+    const extra = [...new Set([...first.extra, ...second.extra])];
     const parts = reads.map((read) => {
+      const def = sessionTable(read.resource);
       const list = tx.whereIn('service_id', read.ids);
-      // The resource is a name of RESOURCES, not an input.
-      const select = `SELECT '${read.resource}' AS stored_in, ${read.columns.join(', ')}`;
-      return { sql: `${select} FROM ${sessionTable(read.resource).name} WHERE ${list.sql}`, params: list.params };
+      const has = new Set(def.columns.map((c) => c.name));
+      const columns = [...DECIDING, ...extra.map((c) => (has.has(c) ? c : `NULL AS ${c}`))];
+      // The resource is a name of RESOURCES, and the columns the tables' own: not inputs.
+      const select = `SELECT '${read.resource}' AS stored_in, ${columns.join(', ')}`;
+      return { sql: `${select} FROM ${def.name} WHERE ${list.sql}`, params: list.params };
     });
     const rows = await tx.all(
       parts.map((p) => p.sql).join(' UNION ALL '),
@@ -185,7 +190,8 @@ async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[
     return stored;
   }
   for (const read of reads) {
-    const rows = await selectWhereIn(tx, sessionTable(read.resource).name, read.columns, 'service_id', read.ids);
+    const columns = [...DECIDING, ...read.extra];
+    const rows = await selectWhereIn(tx, sessionTable(read.resource).name, columns, 'service_id', read.ids);
     addStored(stored[read.resource], read, rows);
   }
   return stored;
@@ -212,7 +218,7 @@ async function storedRead(
   if (maybe.length === 0) return null;
   // Only real columns: `preserve` may also name child tables, and names reach SQL text.
   const extra = def.columns.map((c) => c.name).filter((c) => preserve.has(c) && !DECIDING.includes(c));
-  return { resource, ids: maybe, columns: [...DECIDING, ...extra], preserve };
+  return { resource, ids: maybe, extra, preserve };
 }
 
 function addStored(
