@@ -236,6 +236,22 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
     expect(text).not.toContain('Seq Scan on authentications');
   });
 
+  it('a write transaction starts no parallel workers for a look-up of ids in two tables', async () => {
+    const existing = Array.from({ length: 100 }, (_, i) => `auth-${i * 7}`);
+    const explain = (tx: SqlExecutor) => {
+      const a = tx.whereIn('service_id', [...ids, ...existing]);
+      const b = tx.whereIn('service_id', ids);
+      return tx.all(
+        `EXPLAIN SELECT service_id, account FROM authentications WHERE ${a.sql} ` +
+          `UNION ALL SELECT service_id, value FROM session_text_fields WHERE ${b.sql}`,
+        [...a.params, ...b.params],
+      );
+    };
+    const text = (await driver.transaction(explain)).map((r) => String(r['QUERY PLAN'])).join('\n');
+    expect(text).toContain('Append');
+    expect(text).not.toMatch(/Gather|Parallel/);
+  });
+
   it('the orphan-children query of every commit', async () => {
     const text = await plan((tx) => orphanChildrenQuery(tx, ids));
     expect(text).toMatch(/Index[^\n]*session_text_fields_pkey/);
