@@ -144,11 +144,13 @@ export class TableStatistics {
   }
 
   async #look(): Promise<void> {
+    // The count by its function, for the schema's tables alone: a join with pg_stat_user_tables, a view that
+    // groups, computed it for every table of the database (28 ms a look with some 550 relations).
     const tables = (await this.#knex.raw(
       'SELECT c.relname, GREATEST(c.reltuples, 0)::float8 AS rows, ' +
-        'COALESCE(s.n_mod_since_analyze, 0)::float8 AS changed ' +
+        'COALESCE(pg_stat_get_mod_since_analyze(c.oid), 0)::float8 AS changed ' +
         'FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ' +
-        "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE n.nspname = ? AND c.relkind = 'r'",
+        "WHERE n.nspname = ? AND c.relkind = 'r'",
       [this.#schema],
     )) as { rows: { relname: string; rows: number; changed: number }[] };
     for (const { relname, rows, changed } of tables.rows) {
@@ -170,9 +172,13 @@ export class TableStatistics {
    * rows this process wrote to it or, when more, those the server counted.
    */
   async #vacuum(): Promise<void> {
+    // By its function, as in #look (PostgreSQL 13 and later; an earlier server fails the look, which then changes
+    // nothing).
     const tables = (await this.#knex.raw(
-      'SELECT s.relname, GREATEST(c.reltuples, 0)::float8 AS rows, s.n_ins_since_vacuum::float8 AS inserted ' +
-        'FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = ?',
+      'SELECT c.relname, GREATEST(c.reltuples, 0)::float8 AS rows, ' +
+        'COALESCE(pg_stat_get_ins_since_vacuum(c.oid), 0)::float8 AS inserted ' +
+        'FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ' +
+        "WHERE n.nspname = ? AND c.relkind = 'r'",
       [this.#schema],
     )) as { rows: { relname: string; rows: number; inserted: number }[] };
     for (const { relname, rows, inserted } of tables.rows) {
