@@ -115,6 +115,9 @@ interface Current {
 
 const laterOf = (a: string, b: string): string => (a >= b ? a : b);
 
+/** A session row as the record of columns a target writes: the same object, not a copy. */
+const columnsOf = (row: object): Record<string, unknown> => row as Record<string, unknown>;
+
 export interface MergeOptions {
   /**
    * Service ids whose stored row is rewritten by a newer observation even when
@@ -206,8 +209,7 @@ export function planMerge(
     }
     outcomes.push(state === undefined ? 'inserted' : 'changed');
     // A new session's row is written as it came (most of a backfill): copied only to be changed.
-    const given = session.row as unknown as Record<string, unknown>;
-    const incoming: Record<string, unknown> = state === undefined ? given : { ...given };
+    const incoming = state === undefined ? columnsOf(session.row) : { ...session.row };
     if (state !== undefined) {
       incoming.first_seen_at = state.firstSeenAt;
       incoming.update_counter = mergedCounter(state.obs.update_counter, session.row.update_counter);
