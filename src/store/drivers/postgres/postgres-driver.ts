@@ -91,16 +91,16 @@ const types: Knex.PgCustomTypesConfig = {
 };
 
 /**
- * Every connection of the pool works in UTC, whatever the server, the role or
- * the URL's `options` set: casts of times to dates and text then mean UTC.
- */
-/**
  * The first statement of a write transaction: its statements start no parallel workers. A commit's look-ups of
  * a group's ids in two or three tables at once (a UNION ALL) were planned as a Gather over a parallel append of
  * index scans; the workers, new server processes, took 50 ms to start for a read of 1 ms without them.
  */
 const SERIAL_PLANS = 'SET LOCAL max_parallel_workers_per_gather = 0';
 
+/**
+ * Every connection of the pool works in UTC, whatever the server, the role or
+ * the URL's `options` set: casts of times to dates and text then mean UTC.
+ */
 function inUtc(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void): void {
   connection.query("SET TIME ZONE 'UTC'").then(
     () => done(null, connection),
