@@ -131,6 +131,14 @@ export interface SqlExecutor {
 export type LockScope = 'account' | 'session' | 'delivery' | 'mirror';
 export type LockKeys = Partial<Record<LockScope, readonly string[]>>;
 
+/** Statements with their parameters as one `UNION ALL` statement: one round trip for reads of several tables. */
+export function unionAll(parts: readonly { sql: string; params: readonly unknown[] }[]): {
+  sql: string;
+  params: unknown[];
+} {
+  return { sql: parts.map((p) => p.sql).join(' UNION ALL '), params: parts.flatMap((p) => p.params) };
+}
+
 /** `columns` of the rows of `table` whose `column` is one of `values`, the dialect's way (SqlExecutor.selectIn). */
 export function selectWhereIn(
   tx: Pick<SqlExecutor, 'all' | 'whereIn' | 'selectIn'>,

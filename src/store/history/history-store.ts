@@ -16,7 +16,7 @@ import {
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
-import type { Row, SqlExecutor } from '../drivers/sql-driver.js';
+import { unionAll, type Row, type SqlExecutor } from '../drivers/sql-driver.js';
 
 const VERSIONS = table('session_versions');
 const COLUMNS = VERSIONS.columns.map((c) => c.name).join(', ');
@@ -129,10 +129,8 @@ async function currentVersions(
     });
   }
   if (parts.length === 0) return found;
-  const rows = await tx.all(
-    parts.map((p) => p.sql).join(' UNION ALL '),
-    parts.flatMap((p) => p.params),
-  );
+  const union = unionAll(parts);
+  const rows = await tx.all(union.sql, union.params);
   for (const raw of rows) {
     const row = historyRowOf(readRow(VERSIONS, raw));
     found[row.resource]?.set(row.service_id, row);

@@ -13,7 +13,14 @@ import { observedChange } from './change-lag.js';
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
-import { selectWhereIn, updateWhereIn, type Row, type SqlDriver, type SqlExecutor } from '../drivers/sql-driver.js';
+import {
+  selectWhereIn,
+  unionAll,
+  updateWhereIn,
+  type Row,
+  type SqlDriver,
+  type SqlExecutor,
+} from '../drivers/sql-driver.js';
 import { uniqueByKey } from './unique-by-key.js';
 import { CHILD_KINDS, orphanChildren } from './orphan-children.js';
 
@@ -179,10 +186,8 @@ async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[
       const select = `SELECT '${read.resource}' AS stored_in, ${columns.join(', ')}`;
       return { sql: `${select} FROM ${def.name} WHERE ${list.sql}`, params: list.params };
     });
-    const rows = await tx.all(
-      parts.map((p) => p.sql).join(' UNION ALL '),
-      parts.flatMap((p) => p.params),
-    );
+    const union = unionAll(parts);
+    const rows = await tx.all(union.sql, union.params);
     for (const read of reads) {
       const own = rows.filter((row) => row.stored_in === read.resource);
       addStored(stored[read.resource], read, own);

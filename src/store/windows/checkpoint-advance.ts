@@ -1,7 +1,7 @@
 import { cursorText, type Cursor } from '../../api/cursor.js';
 import type { Resource } from '../../normalize/rows.js';
 import { RESOURCES, sessionTable } from '../../schema/session-table.js';
-import type { KeyColumn, SqlExecutor } from '../drivers/sql-driver.js';
+import { unionAll, type KeyColumn, type SqlExecutor } from '../drivers/sql-driver.js';
 import { markMissingWhere } from '../history/history-store.js';
 import { readRow } from '../row-reader.js';
 import type { PageCommit, PassBegin, WindowKey } from '../sink.js';
@@ -209,10 +209,8 @@ export function unseenRangesQuery(tx: SqlExecutor, ranges: readonly UnseenRange[
       },
     ];
   });
-  return {
-    sql: `${parts.map((p) => p.sql).join(' UNION ALL ')} ORDER BY scan`,
-    params: parts.flatMap((p) => p.params),
-  };
+  const union = unionAll(parts);
+  return { sql: `${union.sql} ORDER BY scan`, params: union.params };
 }
 
 /**
