@@ -15,6 +15,7 @@ import * as historyImplicitFirst from './20261126500000_history_implicit_first.j
 import * as syncHealthOnePass from './20261127000000_sync_health_one_pass.js';
 import * as nonFinalIndex from './20261201000000_non_final_index.js';
 import * as syncHealthIndexed from './20261201100000_sync_health_indexed.js';
+import * as childrenFollowSessions from './20261202000000_children_follow_sessions.js';
 
 /**
  * Every migration, oldest first: the one list openSink hands the drivers
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   syncHealthOnePass,
   nonFinalIndex,
   syncHealthIndexed,
+  childrenFollowSessions,
 ];

@@ -9,6 +9,7 @@ import { openSink } from '../../src/store/open-sink.js';
 import type { Migration, MigrationStep } from '../../src/store/migration/migration-step.js';
 import { TABLES } from '../../src/schema/schema.js';
 import { VIEWS } from '../../src/store/views.js';
+import { sessionTriggerNames, sessionTriggerSql, type TriggerDialect } from '../../src/store/session-triggers.js';
 import { freshTarget } from '../targets/each-target.js';
 import { forEachTarget } from './for-each-target.js';
 import { targetSchema } from './target-catalog.js';
@@ -29,6 +30,7 @@ const TODAY = [
   'src/schema/history-tables.ts',
   'src/schema/column-sql-type.ts',
   'src/store/views.ts',
+  'src/store/session-triggers.ts',
   'src/store/drivers/duckdb/duckdb-keyless.ts',
 ];
 
@@ -95,11 +97,20 @@ const TODAY_AT_ONCE: Migration = {
       return { kind: 'createTable', table, types: SQL_TYPES, duckdbKey: !duckdbKeyless(table.name) };
     }),
     ...VIEWS.map((view): MigrationStep => ({ kind: 'createView', view })),
+    ...(['sqlite', 'postgres'] as const).flatMap((dialect) =>
+      sessionTriggerSql(dialect).map((sql) => only(dialect, sql)),
+    ),
   ],
 };
 
+/** A step of SQL that runs in one dialect only. */
+function only(dialect: TriggerDialect, sql: string): MigrationStep {
+  const statements = { sqlite: 'SELECT 1', postgres: 'SELECT 1', duckdb: 'SELECT 1', [dialect]: sql };
+  return { kind: 'sql', up: statements, down: statements };
+}
+
 forEachTarget((dialect, ctx) => {
-  it('a new target has the tables, columns, types, keys, indexes and views of schema.ts and views.ts', async () => {
+  it('a new target has the tables, columns, types, keys, indexes, views and triggers defined today', async () => {
     const migrated = await targetSchema(await ctx.open(), dialect);
     const other = await freshTarget(dialect);
     const sink = await openSink(other.url, { migrations: [TODAY_AT_ONCE] });
@@ -107,6 +118,8 @@ forEachTarget((dialect, ctx) => {
       const today = await targetSchema(sink, dialect);
       expect(Object.keys(migrated.tables).sort()).toEqual(TABLES.map((t) => t.name).sort());
       expect(Object.keys(migrated.views).sort()).toEqual(VIEWS.map((v) => v.name).sort());
+      if (dialect !== 'duckdb')
+        expect(Object.keys(migrated.triggers)).toEqual(expect.arrayContaining(sessionTriggerNames(dialect)));
       expect(migrated).toEqual(today);
     } finally {
       await sink.close();

@@ -19,6 +19,8 @@ export interface CatalogColumn {
 export interface TargetSchema {
   readonly tables: Record<string, { columns: CatalogColumn[]; primaryKey: string[]; indexes: string[] }>;
   readonly views: Record<string, string>;
+  /** Triggers by name, each its definition; PostgreSQL's functions as `function <name>` with their source. */
+  readonly triggers: Record<string, string>;
 }
 
 const squash = (sql: string): string => sql.replace(/\s+/g, ' ').trim();
@@ -65,8 +67,13 @@ async function sqliteSchema(sink: QueryableSink): Promise<TargetSchema> {
     };
   }
   const views = await sink.query("SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name");
+  const triggers = await sink.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name");
   // sqlite_master keeps the statement as written; the definition is what follows AS.
-  return { tables, views: viewMap(views, 'name', 'sql') };
+  return {
+    tables,
+    views: viewMap(views, 'name', 'sql'),
+    triggers: Object.fromEntries(triggers.map((t) => [String(t.name), squash(String(t.sql))])),
+  };
 }
 
 /** Views by name, each its definition: what follows `AS` in the statement, whitespace collapsed. */
@@ -120,7 +127,7 @@ async function duckdbSchema(sink: QueryableSink): Promise<TargetSchema> {
       .replace(/ AS "([A-Z]+)"\)/g, ' AS $1)')
       .replace(/[()]/g, ' '),
   }));
-  return { tables, views: viewMap(printed, 'view_name', 'sql') };
+  return { tables, views: viewMap(printed, 'view_name', 'sql'), triggers: {} };
 }
 
 async function postgresSchema(sink: QueryableSink): Promise<TargetSchema> {
@@ -159,7 +166,20 @@ async function postgresSchema(sink: QueryableSink): Promise<TargetSchema> {
   const views = await sink.query(
     'SELECT viewname, definition FROM pg_views WHERE schemaname = current_schema() ORDER BY viewname',
   );
-  return { tables, views: Object.fromEntries(views.map((v) => [String(v.viewname), squash(String(v.definition))])) };
+  const triggers = await sink.query(
+    `SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+     WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal
+     UNION ALL
+     SELECT 'function ' || proname, prosrc FROM pg_proc WHERE pronamespace = current_schema()::regnamespace`,
+  );
+  return {
+    tables,
+    views: Object.fromEntries(views.map((v) => [String(v.viewname), squash(String(v.definition))])),
+    // The schema's own name differs from target to target.
+    triggers: Object.fromEntries(
+      triggers.map((t) => [String(t.name), squash(String(t.sql).replace(/ ON \S+\./, ' ON '))]),
+    ),
+  };
 }
 
 /**
@@ -216,5 +236,5 @@ export function columnsOf(schema: TargetSchema, before: TargetSchema): TargetSch
     const columns = now.columns.filter((c) => def.columns.some((d) => d.name === c.name));
     tables[name] = { ...now, primaryKey: def.primaryKey, columns };
   }
-  return { tables, views: {} };
+  return { tables, views: {}, triggers: {} };
 }

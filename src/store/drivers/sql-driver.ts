@@ -74,6 +74,14 @@ export interface SqlExecutor {
     tuples: ReadonlyArray<readonly KeyValue[]>,
   ): { sql: string; params: unknown[] };
   /**
+   * True where the target's triggers delete a session's child rows when the
+   * last session row of its id goes (session-triggers.ts): a session new to
+   * its table then has child rows only where the other session table holds
+   * its id. Absent, a new session's id may have child rows whatever the
+   * session tables hold.
+   */
+  readonly childrenFollowSessions?: boolean;
+  /**
    * Of `ids`, those that may have rows in the session tables (`sessions`), in
    * their child tables (`children`) or in session_versions (`versions`);
    * every other one certainly has none.

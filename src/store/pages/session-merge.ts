@@ -68,11 +68,11 @@ export async function mergeSessions(
   if (sessions.length === 0) return { outcomes: [], previousCounters };
   // Before the read: another account's token may see the same sessions, and its merge waits until this one ends.
   await tx.lock({ session: sessions.map((s) => s.row.service_id) });
-  const stored = await readStored(tx, sessions);
+  const { sessions: stored, heldElsewhere } = await readStored(tx, sessions);
   for (const resource of RESOURCES)
     for (const [id, s] of stored[resource]) previousCounters[resource].set(id, s.update_counter);
   const plan = planMerge(sessions, stored, options);
-  await apply(tx, plan, stored);
+  await apply(tx, plan, stored, heldElsewhere);
   await writeChanges(tx, sessions, plan.outcomes, stored);
   return { outcomes: plan.outcomes, previousCounters };
 }
@@ -159,47 +159,76 @@ interface StoredRead {
   preserve: ReadonlySet<string>;
 }
 
+/** What a commit reads of the target before it decides. */
+interface StoredState {
+  sessions: StoredSessions;
+  /**
+   * Of each resource's incoming ids, those the other session table holds;
+   * null where the target cannot say from its session tables alone which
+   * ids have child rows (SqlExecutor.childrenFollowSessions).
+   */
+  heldElsewhere: Record<Resource, Set<string>> | null;
+}
+
 /**
  * The stored rows of the incoming sessions, both resources in one statement
  * where the dialect reads by a list of ids: a round trip less a commit, and a
  * Postgres commit waits some milliseconds for each, its process busy with the
  * pages. Each part lists the columns either resource preserves, NULL where
- * its table has none of that name.
+ * its table has none of that name. Where child rows follow their sessions,
+ * the same statement says which incoming ids the other session table holds:
+ * the only new sessions whose ids may have child rows already.
  */
-async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<StoredSessions> {
+async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[]): Promise<StoredState> {
   const stored = { authentications: new Map<string, StoredSession>(), fingerprints: new Map<string, StoredSession>() };
+  const follow = tx.childrenFollowSessions === true && !tx.selectIn;
+  const heldElsewhere = follow ? { authentications: new Set<string>(), fingerprints: new Set<string>() } : null;
   const reads: StoredRead[] = [];
   for (const resource of RESOURCES) {
     const read = await storedRead(tx, resource, sessions);
     if (read !== null) reads.push(read);
   }
-  const [first, second] = reads;
-  if (first === undefined) return stored;
-  if (second !== undefined && !tx.selectIn) {
-    const extra = [...new Set([...first.extra, ...second.extra])];
+  if (reads.length === 0) return { sessions: stored, heldElsewhere };
+  if ((reads.length > 1 || follow) && !tx.selectIn) {
+    const extra = [...new Set(reads.flatMap((read) => read.extra))];
+    const names = [...DECIDING, ...extra];
     const parts = reads.map((read) => {
       const def = sessionTable(read.resource);
       const list = tx.whereIn('service_id', read.ids);
       const has = new Set(def.columns.map((c) => c.name));
-      const columns = [...DECIDING, ...extra.map((c) => (has.has(c) ? c : `NULL AS ${c}`))];
+      const columns = names.map((c) => (has.has(c) ? c : `NULL AS ${c}`));
       // The resource is a name of RESOURCES, and the columns the tables' own: not inputs.
       const select = `SELECT '${read.resource}' AS stored_in, ${columns.join(', ')}`;
       return { sql: `${select} FROM ${def.name} WHERE ${list.sql}`, params: list.params };
     });
+    if (follow)
+      for (const read of reads) {
+        const other = RESOURCES.find((r) => r !== read.resource)!;
+        const list = tx.whereIn('service_id', read.ids);
+        const nulls = names.map((c) => (c === 'service_id' ? c : `NULL AS ${c}`));
+        const select = `SELECT '${read.resource} elsewhere' AS stored_in, ${nulls.join(', ')}`;
+        parts.push({ sql: `${select} FROM ${sessionTable(other).name} WHERE ${list.sql}`, params: list.params });
+      }
     const union = unionAll(parts);
     const rows = await tx.all(union.sql, union.params);
     for (const read of reads) {
-      const own = rows.filter((row) => row.stored_in === read.resource);
-      addStored(stored[read.resource], read, own);
+      addStored(
+        stored[read.resource],
+        read,
+        rows.filter((row) => row.stored_in === read.resource),
+      );
+      const elsewhere = `${read.resource} elsewhere`;
+      for (const row of rows)
+        if (row.stored_in === elsewhere) heldElsewhere?.[read.resource].add(String(row.service_id));
     }
-    return stored;
+    return { sessions: stored, heldElsewhere };
   }
   for (const read of reads) {
     const columns = [...DECIDING, ...read.extra];
     const rows = await selectWhereIn(tx, sessionTable(read.resource).name, columns, 'service_id', read.ids);
     addStored(stored[read.resource], read, rows);
   }
-  return stored;
+  return { sessions: stored, heldElsewhere };
 }
 
 /** The read of `resource`'s stored sessions, or null when none of the incoming ones can be stored. */
@@ -262,8 +291,15 @@ function addStored(
  * their lock, which every writer of a session row takes), which is the fast
  * path of every dialect; only replaced sessions pay for the upsert.
  */
-async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): Promise<void> {
+async function apply(
+  tx: SqlExecutor,
+  plan: MergePlan,
+  stored: StoredSessions,
+  heldElsewhere: StoredState['heldElsewhere'],
+): Promise<void> {
   const fresh = new Set<string>();
+  // New sessions whose ids the other session table holds, with its child rows.
+  const shared = new Set<string>();
   for (const resource of RESOURCES) {
     const rows = plan.rows[resource];
     if (rows.length === 0) continue;
@@ -276,6 +312,7 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
       else {
         inserted.push(row);
         fresh.add(id);
+        if (heldElsewhere?.[resource].has(id)) shared.add(id);
       }
     }
     if (inserted.length > 0) await tx.write(sessionTable(resource), inserted, 'fail');
@@ -283,7 +320,7 @@ async function apply(tx: SqlExecutor, plan: MergePlan, stored: StoredSessions): 
   }
   await markSeen(tx, plan.seen);
   await writeVersions(tx, plan.versions);
-  const orphans = await orphanChildren(tx, plan, fresh);
+  const orphans = heldElsewhere === null ? await orphanChildren(tx, plan, fresh) : shared;
   for (const kind of CHILD_KINDS) {
     const { replaceStored, rows } = plan.children[kind];
     const replace = [...replaceStored];

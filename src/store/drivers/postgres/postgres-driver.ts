@@ -19,6 +19,7 @@ import { AdvisoryLocks } from './advisory-locks.js';
 import { arrayLiteral } from './array-literal.js';
 import { COPY_MIN_ROWS, copyRows } from './copy-rows.js';
 import { TableStatistics, type TableStatisticsOptions } from './table-statistics.js';
+import { sessionTriggerNames } from '../../session-triggers.js';
 
 export interface PostgresDriverOptions {
   /** Connection string without ivsync's own `schema` parameter. */
@@ -117,6 +118,8 @@ export class PostgresDriver implements SqlDriver {
   readonly #knex: Knex;
   readonly #schema: string;
   readonly #statistics: TableStatistics;
+  /** Whether the session tables' triggers are there (SqlExecutor.childrenFollowSessions); null until a write looks. */
+  #childrenFollow: boolean | null = null;
 
   private constructor(knex: Knex, schema: string, statistics: TableStatisticsOptions = {}) {
     this.#knex = knex;
@@ -141,6 +144,7 @@ export class PostgresDriver implements SqlDriver {
       migrationSource: new StaticMigrationSource(migrations),
       schemaName: this.#schema,
     })) as [number, string[]];
+    this.#childrenFollow = null;
     return applied;
   }
 
@@ -159,7 +163,8 @@ export class PostgresDriver implements SqlDriver {
     const wrote = (name: string, rows: number) => written.set(name, (written.get(name) ?? 0) + rows);
     const result = await this.#knex.transaction(async (trx) => {
       await trx.raw(SERIAL_PLANS);
-      return work(executor(trx, wrote));
+      this.#childrenFollow ??= await hasSessionTriggers(trx, this.#schema);
+      return work(executor(trx, wrote, this.#childrenFollow));
     });
     this.#statistics.committed(written);
     return result;
@@ -175,10 +180,27 @@ export class PostgresDriver implements SqlDriver {
   }
 }
 
+/** Whether every trigger by which child rows follow their sessions is there, and enabled (session-triggers.ts). */
+async function hasSessionTriggers(trx: Knex.Transaction, schema: string): Promise<boolean> {
+  const names = sessionTriggerNames('postgres');
+  const found = (await trx.raw(
+    `SELECT count(*)::int AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+     JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = ? AND t.tgname = ANY(?::text[]) AND t.tgenabled <> 'D'`,
+    [schema, arrayLiteral(names)],
+  )) as pg.QueryResult<{ n: number }>;
+  return found.rows[0]?.n === names.length;
+}
+
 /** `wrote` counts the rows each write hands over, per table. */
-function executor(trx: Knex.Transaction, wrote: (table: string, rows: number) => void = () => undefined): SqlExecutor {
+function executor(
+  trx: Knex.Transaction,
+  wrote: (table: string, rows: number) => void = () => undefined,
+  childrenFollowSessions = false,
+): SqlExecutor {
   const locks = new AdvisoryLocks(trx);
   return {
+    childrenFollowSessions,
     all: async (sql, params = []) => {
       const result = (await trx.raw(sql, params.map(bindable) as Knex.RawBinding[])) as pg.QueryResult<
         Record<string, unknown>

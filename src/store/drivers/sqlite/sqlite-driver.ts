@@ -11,7 +11,7 @@ import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node
 import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
-import { applyWithKnex, isBusy, migrationsUpToDate } from './sqlite-migrations.js';
+import { applyWithKnex, hasSessionTriggers, isBusy, migrationsUpToDate } from './sqlite-migrations.js';
 import { baselineFits, createFromBaseline } from './sqlite-new-target.js';
 import { columnValue } from '../column-value.js';
 import { bindable, insertSql, rowsPerStatement } from './sqlite-insert.js';
@@ -144,6 +144,8 @@ export class SqliteDriver implements SqlDriver {
   /** The database file, while bulk commits are checkpointed in the background. */
   #background: string | null;
   #checkpointer: BackgroundCheckpointer | null = null;
+  /** Whether the session tables' triggers are there (SqlExecutor.childrenFollowSessions); null until a write looks. */
+  #childrenFollow: boolean | null = null;
   /** Rows written by the transaction under way. */
   #rowsWritten = 0;
 
@@ -179,17 +181,23 @@ export class SqliteDriver implements SqlDriver {
 
   migrate(migrations: readonly Migration[]): Promise<string[]> {
     return this.#lock.add(async () => {
-      // Reading the list needs no write lock: a target that is up to date opens
-      // while another process (a backfill, a daemon) is writing to it.
-      const db = this.#connection();
-      if (migrationsUpToDate(db, migrations)) return [];
-      // A new, empty file takes the schema the steps leave at once (sqlite-new-target.ts); knex applies the rest.
-      if (baselineFits(migrations)) {
-        const made = await this.#inTransaction(db, 'BEGIN IMMEDIATE', async () => createFromBaseline(db, Date.now()));
-        if (made !== null) return made;
-      }
-      return applyWithKnex(db, migrations, this.#knexLog, this.#busyTimeoutMs);
+      const applied = await this.#migrate(migrations);
+      this.#childrenFollow = null;
+      return applied;
     });
+  }
+
+  async #migrate(migrations: readonly Migration[]): Promise<string[]> {
+    // Reading the list needs no write lock: a target that is up to date opens
+    // while another process (a backfill, a daemon) is writing to it.
+    const db = this.#connection();
+    if (migrationsUpToDate(db, migrations)) return [];
+    // A new, empty file takes the schema the steps leave at once (sqlite-new-target.ts); knex applies the rest.
+    if (baselineFits(migrations)) {
+      const made = await this.#inTransaction(db, 'BEGIN IMMEDIATE', async () => createFromBaseline(db, Date.now()));
+      if (made !== null) return made;
+    }
+    return applyWithKnex(db, migrations, this.#knexLog, this.#busyTimeoutMs);
   }
 
   /** How many prepared statements the connection keeps now (at most STATEMENT_CACHE_SIZE). */
@@ -352,6 +360,7 @@ export class SqliteDriver implements SqlDriver {
 
   #executor(db: Database.Database): SqlExecutor {
     return {
+      childrenFollowSessions: (this.#childrenFollow ??= hasSessionTriggers(db)),
       all: (sql, params = []) => {
         const rows = this.#prepare(db, sql).all(...params.map(bindable)) as Record<string, unknown>[];
         return Promise.resolve(rows);

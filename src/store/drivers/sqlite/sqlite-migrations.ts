@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Migration } from '../../migration/migration-step.js';
 import { StaticMigrationSource } from '../static-migration-source.js';
+import { sessionTriggerNames } from '../../session-triggers.js';
 
 /**
  * Whether every migration of the list has run on a SQLite database: knex's
@@ -82,4 +83,15 @@ export async function applyWithKnex(
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+/** Whether every trigger by which child rows follow their sessions is there (session-triggers.ts). */
+export function hasSessionTriggers(db: Database.Database): boolean {
+  const names = sessionTriggerNames('sqlite');
+  const found = db
+    .prepare(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM json_each(?))",
+    )
+    .get(JSON.stringify(names)) as { n: number };
+  return found.n === names.length;
 }

@@ -1,0 +1,81 @@
+import type { Dialect } from '../schema/dialect.js';
+import { RESOURCES } from '../schema/session-table.js';
+import { CHILD_KINDS } from './pages/orphan-children.js';
+
+/**
+ * The triggers by which a session's child rows (keyed by service_id alone)
+ * go when the last session row of their id goes, as they are today: after a
+ * DELETE, a change of service_id or (PostgreSQL) a TRUNCATE of a session
+ * table, the children of every id neither session table holds are deleted.
+ * ivsync never deletes a session row; a hand does. With them, a session new
+ * to its table has child rows only where the other session table holds its
+ * id (session-merge.ts). DuckDB has no triggers. Made by migration
+ * 20261202000000_children_follow_sessions (which spells out its own copy);
+ * a test holds a migrated target to these.
+ */
+export type TriggerDialect = Exclude<Dialect, 'duckdb'>;
+
+const other = (table: string): string => RESOURCES.find((r) => r !== table)!;
+
+/** The trigger names of each session table, in the order the statements create them. */
+export function sessionTriggerNames(dialect: TriggerDialect): string[] {
+  const suffixes = dialect === 'sqlite' ? ['', '_id'] : ['', '_id', '_truncate'];
+  return RESOURCES.flatMap((table) => suffixes.map((suffix) => `${table}_children_follow${suffix}`));
+}
+
+/** The statements that create the triggers (and PostgreSQL's function) on a target without them. */
+export function sessionTriggerSql(dialect: TriggerDialect): string[] {
+  return dialect === 'sqlite'
+    ? RESOURCES.flatMap(sqliteTriggers)
+    : [POSTGRES_FUNCTION, ...RESOURCES.flatMap(postgresTriggers)];
+}
+
+function sqliteTriggers(table: string): string[] {
+  const body = CHILD_KINDS.map((child) => `DELETE FROM ${child} WHERE service_id = OLD.service_id;`).join(' ');
+  const unheld = `NOT EXISTS (SELECT 1 FROM ${other(table)} WHERE service_id = OLD.service_id)`;
+  return [
+    `CREATE TRIGGER ${table}_children_follow AFTER DELETE ON ${table} WHEN ${unheld} BEGIN ${body} END`,
+    `CREATE TRIGGER ${table}_children_follow_id AFTER UPDATE OF service_id ON ${table} ` +
+      `WHEN OLD.service_id IS NOT NEW.service_id AND ${unheld} BEGIN ${body} END`,
+  ];
+}
+
+/** `%1$I` is the schema of the table that fired, `%2$I` the child table. */
+const deleteUnheld = (which: string): string =>
+  `'DELETE FROM %1$I.%2$I AS c WHERE ${which} AND ` +
+  RESOURCES.map((s) => `NOT EXISTS (SELECT 1 FROM %1$I.${s} s WHERE s.service_id = c.service_id)`).join(' AND ') +
+  "'";
+
+/**
+ * One function, in the target's schema, qualifying the tables with the
+ * schema of the table that fired, whatever search_path the hand's session
+ * has. A DELETE's ids come as its transition table (one statement for any
+ * number of rows); a change of id a row at a time (a trigger with a column
+ * list has no transition tables); a TRUNCATE names none, and the children of
+ * every id neither table holds go.
+ */
+const POSTGRES_FUNCTION = `CREATE FUNCTION ivsync_children_follow() RETURNS trigger LANGUAGE plpgsql AS $body$
+DECLARE
+  child text;
+BEGIN
+  FOREACH child IN ARRAY ARRAY[${CHILD_KINDS.map((c) => `'${c}'`).join(', ')}] LOOP
+    IF TG_OP = 'DELETE' THEN
+      EXECUTE format(${deleteUnheld('c.service_id IN (SELECT service_id FROM gone)')}, TG_TABLE_SCHEMA, child);
+    ELSIF TG_OP = 'UPDATE' THEN
+      EXECUTE format(${deleteUnheld('c.service_id = $1')}, TG_TABLE_SCHEMA, child) USING OLD.service_id;
+    ELSE
+      EXECUTE format(${deleteUnheld('TRUE')}, TG_TABLE_SCHEMA, child);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$body$`;
+
+const postgresTriggers = (table: string): string[] => [
+  `CREATE TRIGGER ${table}_children_follow AFTER DELETE ON ${table} REFERENCING OLD TABLE AS gone ` +
+    'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
+  `CREATE TRIGGER ${table}_children_follow_id AFTER UPDATE OF service_id ON ${table} FOR EACH ROW ` +
+    'WHEN (OLD.service_id IS DISTINCT FROM NEW.service_id) EXECUTE FUNCTION ivsync_children_follow()',
+  `CREATE TRIGGER ${table}_children_follow_truncate AFTER TRUNCATE ON ${table} ` +
+    'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
+];
