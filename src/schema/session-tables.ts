@@ -64,6 +64,11 @@ const sessionTail = (): ColumnDef[] => [
   }),
 ];
 
+/** What a child table's rows do when their session row is deleted by hand (src/store/session-triggers.ts). */
+const FOLLOW_THEIR_SESSION =
+  ' A session row deleted (or its service_id changed) by hand takes its rows here with it, unless the other ' +
+  'session table holds its id: triggers in SQLite and PostgreSQL; DuckDB has none.';
+
 /**
  * The non-final sessions that are not missing, each with what the sync, the
  * refresh policy and the check ages read of it: those queries read the index
@@ -229,7 +234,8 @@ export const SESSION_TABLES: readonly TableDef[] = [
   },
   {
     name: 'session_text_fields',
-    description: 'Every text field of a session (authentications and fingerprints), one row per key.',
+    description:
+      'Every text field of a session (authentications and fingerprints), one row per key.' + FOLLOW_THEIR_SESSION,
     primaryKey: ['service_id', 'key'],
     columns: [
       col('service_id', 'text', 'The session.', { nullable: false }),
@@ -242,7 +248,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
   },
   {
     name: 'session_images',
-    description: 'Images of a session. v1.4 photo URLs are temporary (one hour).',
+    description: 'Images of a session. v1.4 photo URLs are temporary (one hour).' + FOLLOW_THEIR_SESSION,
     primaryKey: ['service_id', 'name'],
     columns: [
       col('service_id', 'text', 'The session.', { nullable: false }),
@@ -263,7 +269,7 @@ export const SESSION_TABLES: readonly TableDef[] = [
   },
   {
     name: 'session_warnings',
-    description: 'Warnings the service attached to a session (partial data is not an error).',
+    description: 'Warnings the service attached to a session (partial data is not an error).' + FOLLOW_THEIR_SESSION,
     primaryKey: ['service_id', 'code'],
     columns: [
       col('service_id', 'text', 'The session.', { nullable: false }),
