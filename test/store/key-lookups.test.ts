@@ -250,6 +250,18 @@ describe.skipIf(!postgresUp)('postgres key lookups use the index', () => {
     const text = (await driver.transaction(explain)).map((r) => String(r['QUERY PLAN'])).join('\n');
     expect(text).toContain('Append');
     expect(text).not.toMatch(/Gather|Parallel/);
+    // Set on the connection, not by a statement of each commit; a read transaction (status, exports) has the
+    // server's own setting back, on the same pooled connections.
+    const setting = 'SELECT current_setting($$max_parallel_workers_per_gather$$) AS n';
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    const server = String((await client.query<{ n: string }>(setting)).rows[0]!.n);
+    await client.end();
+    expect(server).not.toBe('0');
+    for (let i = 0; i < 3; i++) {
+      expect(await driver.read((tx) => tx.all(setting))).toEqual([{ n: server }]);
+      expect(await driver.transaction((tx) => tx.all(setting))).toEqual([{ n: '0' }]);
+    }
   });
 
   it('the orphan-children query of every commit', async () => {

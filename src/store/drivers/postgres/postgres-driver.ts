@@ -92,18 +92,27 @@ const types: Knex.PgCustomTypesConfig = {
 };
 
 /**
- * The first statement of a write transaction: its statements start no parallel workers. A commit's look-ups of
- * a group's ids in two or three tables at once (a UNION ALL) were planned as a Gather over a parallel append of
- * index scans; the workers, new server processes, took 50 ms to start for a read of 1 ms without them.
+ * What every connection of the pool is set to when it opens: UTC, whatever
+ * the server, the role or the URL's `options` set (casts of times to dates and
+ * text then mean UTC); and no parallel workers for its statements. A
+ * commit's look-ups of a group's ids in two or three tables at once (a UNION
+ * ALL) were planned as a Gather over a parallel append of index scans; the
+ * workers, new server processes, took 50 ms to start for a read of 1 ms
+ * without them. Set on the connection rather than first in each write
+ * transaction, which cost every commit a round trip.
  */
-const SERIAL_PLANS = 'SET LOCAL max_parallel_workers_per_gather = 0';
+const CONNECTION_SETTINGS = "SET TIME ZONE 'UTC'; SET max_parallel_workers_per_gather = 0";
 
 /**
- * Every connection of the pool works in UTC, whatever the server, the role or
- * the URL's `options` set: casts of times to dates and text then mean UTC.
+ * The first statement of a read transaction (`status`, an export's reads,
+ * a run's plan): the server's own setting of parallel workers, which may
+ * speed up the counts of a long history.
  */
-function inUtc(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void): void {
-  connection.query("SET TIME ZONE 'UTC'").then(
+const SERVER_PLANS = 'SET LOCAL max_parallel_workers_per_gather = DEFAULT';
+
+/** Sets a new connection of the pool up (CONNECTION_SETTINGS). */
+function configure(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void): void {
+  connection.query(CONNECTION_SETTINGS).then(
     () => done(null, connection),
     (error: Error) => done(error, connection),
   );
@@ -132,7 +141,7 @@ export class PostgresDriver implements SqlDriver {
       client: 'pg',
       connection: { connectionString: options.connectionString, types },
       searchPath: [options.schema],
-      pool: { min: 0, max: options.poolSize ?? 4, afterCreate: inUtc },
+      pool: { min: 0, max: options.poolSize ?? 4, afterCreate: configure },
       ...(options.knexLog ? { log: options.knexLog } : {}),
     });
     return new PostgresDriver(knex, options.schema, options.statistics);
@@ -162,7 +171,6 @@ export class PostgresDriver implements SqlDriver {
     const written = new Map<string, number>();
     const wrote = (name: string, rows: number) => written.set(name, (written.get(name) ?? 0) + rows);
     const result = await this.#knex.transaction(async (trx) => {
-      await trx.raw(SERIAL_PLANS);
       this.#childrenFollow ??= await hasSessionTriggers(trx, this.#schema);
       return work(executor(trx, wrote, this.#childrenFollow));
     });
@@ -171,7 +179,10 @@ export class PostgresDriver implements SqlDriver {
   }
 
   read<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#knex.transaction((trx) => work(executor(trx)));
+    return this.#knex.transaction(async (trx) => {
+      await trx.raw(SERVER_PLANS);
+      return work(executor(trx));
+    });
   }
 
   async close(): Promise<void> {
