@@ -1,4 +1,6 @@
-import type { ChildKind, MergePlan } from './merge-plan.js';
+import type { Resource } from '../../normalize/rows.js';
+import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import type { ChildKind } from './merge-plan.js';
 import type { SqlExecutor } from '../drivers/sql-driver.js';
 
 export const CHILD_KINDS: readonly ChildKind[] = ['session_text_fields', 'session_images', 'session_warnings'];
@@ -18,24 +20,39 @@ export function orphanChildrenQuery(tx: SqlExecutor, ids: readonly string[]): { 
   return { sql: parts.map((p) => p.sql).join(' UNION '), params: parts.flatMap((p) => p.params) };
 }
 
+/** New sessions whose ids already have child rows (orphanChildren). */
+export interface Orphans {
+  /** Ids the other session table holds too: the kinds of child rows the new session brings replace theirs. */
+  shared: Set<string>;
+  /** Ids no other session row holds (a hand deleted it): all their child rows go. */
+  unheld: Set<string>;
+}
+
 /**
- * Ids among `fresh` (sessions just inserted) that still have child rows:
- * children are keyed by service_id alone, so a session stored under the
- * other resource, or a row deleted by hand, may have left some. One query,
- * which finds nothing in every ordinary run.
+ * Of `fresh` (sessions just inserted, each id with its resource), those
+ * whose ids still have child rows, on a target without the session tables'
+ * triggers (session-triggers.ts: DuckDB): children are keyed by service_id
+ * alone, so a session stored under the other resource, or a row deleted by
+ * hand, may have left some. One query of the child tables, which finds
+ * nothing in every ordinary run; a second, of the other session tables,
+ * only for the ids it found.
  */
-export async function orphanChildren(
-  tx: SqlExecutor,
-  plan: MergePlan,
-  fresh: ReadonlySet<string>,
-): Promise<Set<string>> {
-  const ids = new Set<string>();
-  for (const kind of CHILD_KINDS)
-    for (const r of plan.children[kind].rows) if (fresh.has(r.service_id)) ids.add(r.service_id);
-  if (ids.size === 0) return ids;
-  const maybe = tx.mayHold ? await tx.mayHold('children', [...ids]) : [...ids];
-  if (maybe.length === 0) return new Set();
+export async function orphanChildren(tx: SqlExecutor, fresh: ReadonlyMap<string, Resource>): Promise<Orphans> {
+  const orphans: Orphans = { shared: new Set(), unheld: new Set() };
+  if (fresh.size === 0) return orphans;
+  const maybe = tx.mayHold ? await tx.mayHold('children', [...fresh.keys()]) : [...fresh.keys()];
+  if (maybe.length === 0) return orphans;
   const query = orphanChildrenQuery(tx, maybe);
-  const found = await tx.all(query.sql, query.params);
-  return new Set(found.map((r) => String(r.service_id)));
+  const found = (await tx.all(query.sql, query.params)).map((r) => String(r.service_id));
+  for (const resource of RESOURCES) {
+    const ids = found.filter((id) => fresh.get(id) === resource);
+    if (ids.length === 0) continue;
+    // The session rows were written before: the other table's is what tells a shared id from a deleted one.
+    const other = sessionTable(RESOURCES.find((r) => r !== resource)!).name;
+    const list = tx.whereIn('service_id', ids);
+    const rows = await tx.all(`SELECT service_id FROM ${other} WHERE ${list.sql}`, list.params);
+    const held = new Set(rows.map((r) => String(r.service_id)));
+    for (const id of ids) (held.has(id) ? orphans.shared : orphans.unheld).add(id);
+  }
+  return orphans;
 }

@@ -297,7 +297,7 @@ async function apply(
   stored: StoredSessions,
   heldElsewhere: StoredState['heldElsewhere'],
 ): Promise<void> {
-  const fresh = new Set<string>();
+  const fresh = new Map<string, Resource>();
   // New sessions whose ids the other session table holds, with its child rows.
   const shared = new Set<string>();
   for (const resource of RESOURCES) {
@@ -311,7 +311,7 @@ async function apply(
       if (known.has(id)) replaced.push(row);
       else {
         inserted.push(row);
-        fresh.add(id);
+        fresh.set(id, resource);
         if (heldElsewhere?.[resource].has(id)) shared.add(id);
       }
     }
@@ -320,12 +320,12 @@ async function apply(
   }
   await markSeen(tx, plan.seen);
   await writeVersions(tx, plan.versions);
-  const orphans = heldElsewhere === null ? await orphanChildren(tx, plan, fresh) : shared;
+  const orphans = heldElsewhere === null ? await orphanChildren(tx, fresh) : { shared, unheld: new Set<string>() };
   for (const kind of CHILD_KINDS) {
     const { replaceStored, rows } = plan.children[kind];
-    const replace = [...replaceStored];
-    if (orphans.size > 0)
-      for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.has(id)) replace.push(id);
+    const replace = [...replaceStored, ...orphans.unheld];
+    if (orphans.shared.size > 0)
+      for (const id of new Set(rows.map((r) => r.service_id))) if (orphans.shared.has(id)) replace.push(id);
     if (replace.length > 0) {
       const list = tx.whereIn('service_id', replace);
       await tx.run(`DELETE FROM ${kind} WHERE ${list.sql}`, list.params);
