@@ -104,37 +104,35 @@ BEGIN
 END
 $body$`;
 
+/** A PostgreSQL trigger `name` on `table`, made anew: `what` is its definition after ON the table. */
+const postgresTrigger = (table: string, name: string, when: string, what: string): MigrationStep => {
+  const drop = `DROP TRIGGER IF EXISTS ${name} ON ${table}`;
+  return {
+    kind: 'sql',
+    up: only('postgres', `${drop}; CREATE TRIGGER ${name} ${when} ON ${table} ${what}`),
+    down: only('postgres', drop),
+  };
+};
+
 const postgresTriggers = (table: string): MigrationStep[] => [
-  {
-    kind: 'sql',
-    up: only(
-      'postgres',
-      `DROP TRIGGER IF EXISTS ${table}_children_follow ON ${table}; ` +
-        `CREATE TRIGGER ${table}_children_follow AFTER DELETE ON ${table} REFERENCING OLD TABLE AS gone ` +
-        'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
-    ),
-    down: only('postgres', `DROP TRIGGER IF EXISTS ${table}_children_follow ON ${table}`),
-  },
-  {
-    kind: 'sql',
-    up: only(
-      'postgres',
-      `DROP TRIGGER IF EXISTS ${table}_children_follow_id ON ${table}; ` +
-        `CREATE TRIGGER ${table}_children_follow_id AFTER UPDATE OF service_id ON ${table} FOR EACH ROW ` +
-        'WHEN (OLD.service_id IS DISTINCT FROM NEW.service_id) EXECUTE FUNCTION ivsync_children_follow()',
-    ),
-    down: only('postgres', `DROP TRIGGER IF EXISTS ${table}_children_follow_id ON ${table}`),
-  },
-  {
-    kind: 'sql',
-    up: only(
-      'postgres',
-      `DROP TRIGGER IF EXISTS ${table}_children_follow_truncate ON ${table}; ` +
-        `CREATE TRIGGER ${table}_children_follow_truncate AFTER TRUNCATE ON ${table} ` +
-        'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
-    ),
-    down: only('postgres', `DROP TRIGGER IF EXISTS ${table}_children_follow_truncate ON ${table}`),
-  },
+  postgresTrigger(
+    table,
+    `${table}_children_follow`,
+    'AFTER DELETE',
+    'REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
+  ),
+  postgresTrigger(
+    table,
+    `${table}_children_follow_id`,
+    'AFTER UPDATE OF service_id',
+    'FOR EACH ROW WHEN (OLD.service_id IS DISTINCT FROM NEW.service_id) EXECUTE FUNCTION ivsync_children_follow()',
+  ),
+  postgresTrigger(
+    table,
+    `${table}_children_follow_truncate`,
+    'AFTER TRUNCATE',
+    'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
+  ),
 ];
 
 export const steps: readonly MigrationStep[] = [
