@@ -144,7 +144,7 @@ export class SqliteDriver implements SqlDriver {
   /** The database file, while bulk commits are checkpointed in the background. */
   #background: string | null;
   #checkpointer: BackgroundCheckpointer | null = null;
-  /** Whether the session tables' triggers are there (SqlExecutor.childrenFollowSessions); null until a write looks. */
+  /** SqlExecutor.childrenFollowSessions: whether the session triggers are there; null until a transaction looks. */
   #childrenFollow: boolean | null = null;
   /** Rows written by the transaction under way. */
   #rowsWritten = 0;
