@@ -9,6 +9,11 @@ export function sessionTable(resource: ResourceName): TableDef {
   return table(resource);
 }
 
+/** The other resource's name: children are keyed by service_id alone, whichever of the two tables holds it. */
+export function otherResource(resource: ResourceName): ResourceName {
+  return resource === 'authentications' ? 'fingerprints' : 'authentications';
+}
+
 /**
  * The condition of a session whose result is not final, on a session table's
  * `result_final` (`column`, qualified when the query joins). Written as an

@@ -1,5 +1,6 @@
 import type { Dialect } from '../schema/dialect.js';
-import { RESOURCES } from '../schema/session-table.js';
+import type { ResourceName } from '../schema/resources.js';
+import { otherResource, RESOURCES } from '../schema/session-table.js';
 import { CHILD_KINDS } from './pages/orphan-children.js';
 
 /**
@@ -15,8 +16,6 @@ import { CHILD_KINDS } from './pages/orphan-children.js';
  */
 export type TriggerDialect = Exclude<Dialect, 'duckdb'>;
 
-const other = (table: string): string => RESOURCES.find((r) => r !== table)!;
-
 /** The trigger names of each session table, in the order the statements create them. */
 export function sessionTriggerNames(dialect: TriggerDialect): string[] {
   const suffixes = dialect === 'sqlite' ? ['', '_id'] : ['', '_id', '_truncate'];
@@ -30,9 +29,9 @@ export function sessionTriggerSql(dialect: TriggerDialect): string[] {
     : [POSTGRES_FUNCTION, ...RESOURCES.flatMap(postgresTriggers)];
 }
 
-function sqliteTriggers(table: string): string[] {
+function sqliteTriggers(table: ResourceName): string[] {
   const body = CHILD_KINDS.map((child) => `DELETE FROM ${child} WHERE service_id = OLD.service_id;`).join(' ');
-  const unheld = `NOT EXISTS (SELECT 1 FROM ${other(table)} WHERE service_id = OLD.service_id)`;
+  const unheld = `NOT EXISTS (SELECT 1 FROM ${otherResource(table)} WHERE service_id = OLD.service_id)`;
   return [
     `CREATE TRIGGER ${table}_children_follow AFTER DELETE ON ${table} WHEN ${unheld} BEGIN ${body} END`,
     `CREATE TRIGGER ${table}_children_follow_id AFTER UPDATE OF service_id ON ${table} ` +
@@ -79,7 +78,7 @@ BEGIN
 END
 $body$`;
 
-const postgresTriggers = (table: string): string[] => [
+const postgresTriggers = (table: ResourceName): string[] => [
   `CREATE TRIGGER ${table}_children_follow AFTER DELETE ON ${table} REFERENCING OLD TABLE AS gone ` +
     'FOR EACH STATEMENT EXECUTE FUNCTION ivsync_children_follow()',
   `CREATE TRIGGER ${table}_children_follow_id AFTER UPDATE OF service_id ON ${table} FOR EACH ROW ` +

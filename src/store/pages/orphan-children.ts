@@ -1,5 +1,5 @@
 import type { Resource } from '../../normalize/rows.js';
-import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import { otherResource, RESOURCES, sessionTable } from '../../schema/session-table.js';
 import type { ChildKind } from './merge-plan.js';
 import type { SqlExecutor } from '../drivers/sql-driver.js';
 
@@ -48,7 +48,7 @@ export async function orphanChildren(tx: SqlExecutor, fresh: ReadonlyMap<string,
     const ids = found.filter((id) => fresh.get(id) === resource);
     if (ids.length === 0) continue;
     // The session rows were written before: the other table's is what tells a shared id from a deleted one.
-    const other = sessionTable(RESOURCES.find((r) => r !== resource)!).name;
+    const other = sessionTable(otherResource(resource)).name;
     const list = tx.whereIn('service_id', ids);
     const rows = await tx.all(`SELECT service_id FROM ${other} WHERE ${list.sql}`, list.params);
     const held = new Set(rows.map((r) => String(r.service_id)));

@@ -12,7 +12,7 @@ import {
 import { observedChange } from './change-lag.js';
 import { readRow } from '../row-reader.js';
 import { table } from '../../schema/schema.js';
-import { RESOURCES, sessionTable } from '../../schema/session-table.js';
+import { otherResource, RESOURCES, sessionTable } from '../../schema/session-table.js';
 import {
   selectWhereIn,
   unionAll,
@@ -203,11 +203,13 @@ async function readStored(tx: SqlExecutor, sessions: readonly NormalizedSession[
     });
     if (follow)
       for (const read of reads) {
-        const other = RESOURCES.find((r) => r !== read.resource)!;
         const list = tx.whereIn('service_id', read.ids);
         const nulls = names.map((c) => (c === 'service_id' ? c : `NULL AS ${c}`));
         const select = `SELECT '${read.resource} elsewhere' AS stored_in, ${nulls.join(', ')}`;
-        parts.push({ sql: `${select} FROM ${sessionTable(other).name} WHERE ${list.sql}`, params: list.params });
+        parts.push({
+          sql: `${select} FROM ${sessionTable(otherResource(read.resource)).name} WHERE ${list.sql}`,
+          params: list.params,
+        });
       }
     const union = unionAll(parts);
     const rows = await tx.all(union.sql, union.params);
