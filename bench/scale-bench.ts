@@ -365,6 +365,19 @@ export async function scaleRun(options: ScaleOptions): Promise<ScaleRun> {
   }
 }
 
+/**
+ * A run's items/s over that of the same target's run of the fewest sessions
+ * in the same command (`--sessions 1000000,10000000`: the goal of a 10M
+ * backfill within 20% of its 1M pace); '-' for that run itself, or alone.
+ */
+function paceOfSmallest(run: ScaleRun, runs: readonly ScaleRun[]): string {
+  const pace = (r: ScaleRun) => r.items / r.backfill.seconds;
+  const smallest = runs
+    .filter((r) => r.target === run.target)
+    .reduce((least, r) => (r.sessions < least.sessions ? r : least), run);
+  return smallest === run ? '-' : (pace(run) / pace(smallest)).toFixed(2);
+}
+
 export function backfillTable(runs: readonly ScaleRun[]): string {
   const header = [
     'target',
@@ -372,6 +385,7 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
     'items',
     'wall s',
     'items/s',
+    'of smallest',
     'CPU ms/1k items',
     'peak RSS MB',
     'bytes/session',
@@ -385,6 +399,7 @@ export function backfillTable(runs: readonly ScaleRun[]): string {
       r.items,
       r.backfill.seconds.toFixed(1),
       (r.items / r.backfill.seconds).toFixed(0),
+      paceOfSmallest(r, runs),
       ((r.backfill.cpuMs / r.items) * 1000).toFixed(0),
       r.backfill.peakRssMb.toFixed(0),
       (r.storedBytes / r.items).toFixed(0),
