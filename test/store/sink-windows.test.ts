@@ -110,6 +110,15 @@ forEachTarget((_dialect, ctx) => {
       'SELECT service_id FROM authentications WHERE missing_since IS NOT NULL ORDER BY service_id',
     );
     expect(missing.map((r) => r.service_id)).toEqual(['inside-gone']);
+    // What verify prices a window at: its sessions less the missing ones, none of another account's.
+    await sink.mergeBatch(batch([auth('elsewhere', { account: 'other', created_epoch: 300, last_synced_at: t(3) })]));
+    await sink.planWindows([{ ...authWindow, windowStart: 1_000, windowEnd: 2_000 }]);
+    expect(await sink.storedPerWindow(query)).toEqual(
+      new Map([
+        [0, 3],
+        [1_000, 0],
+      ]),
+    );
   });
 
   it('a page that begins its window records the pass and completes it in one commit', async () => {
