@@ -36,7 +36,19 @@ export const DEFAULT_RETRY_MS = 60_000;
  */
 export interface QueryableSink extends Sink {
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * The rows of one query read in one transaction and handed to `visit` a
+   * chunk at a time, where the target streams them without holding the
+   * process (a PostgreSQL cursor): present on Postgres targets only. A
+   * SQLite iterator would hold the event loop for the whole query, and
+   * DuckDB files are read by DuckDB itself (export-db.ts). A passing fault
+   * of the target fails it, whatever rows it has handed over.
+   */
+  scan?(sql: string, visit: ScanVisit): Promise<void>;
 }
+
+/** Takes one chunk of a scan's rows (QueryableSink.scan). */
+export type ScanVisit = (rows: Record<string, unknown>[]) => void;
 
 /**
  * The Sink over one SqlDriver: a facade that hands each call to the store of
@@ -47,7 +59,8 @@ export interface QueryableSink extends Sink {
 export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): QueryableSink {
   // Driver errors leave the store as one-line StoreErrors that say whether a row or the target is at fault;
   // a transaction that meets a passing fault (a database restart) is run again whole.
-  const driver = withTransientRetries(withStoreErrors(rawDriver), options.retry ?? { budgetMs: DEFAULT_RETRY_MS });
+  const storeErrors = withStoreErrors(rawDriver);
+  const driver = withTransientRetries(storeErrors, options.retry ?? { budgetMs: DEFAULT_RETRY_MS });
   const now = () => isoFromMicros(options.clock().getTime() * 1000);
   const windows = new SqlWindowStore(driver, now);
   const pages = new SqlPageStore(driver);
@@ -99,6 +112,10 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     recordCheck: (c) => verify.recordCheck(c),
     lastVerifyStart: (a) => verify.lastVerifyStart(a),
     query: (sql, params = []) => driver.read((tx) => tx.all(sql, params)),
+    // Not run again after a passing fault, as the transactions are: it would hand its first rows over twice.
+    ...(rawDriver.dialect === 'postgres'
+      ? { scan: (sql: string, visit: ScanVisit) => storeErrors.read((tx) => tx.each(sql, [], visit)) }
+      : {}),
     close: async () => {
       try {
         await driver.close();

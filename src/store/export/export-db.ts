@@ -11,6 +11,11 @@ import { releaseHeap } from './release-heap.js';
  */
 export interface ExportSource {
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * A whole query's rows in one read, a chunk at a time (QueryableSink.scan). Where present, a table is read
+   * with it in the order its rows lie, not in key order a chunk per query.
+   */
+  scan?(sql: string, visit: (rows: Record<string, unknown>[]) => void): Promise<void>;
 }
 
 /**
