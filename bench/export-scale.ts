@@ -1,24 +1,31 @@
 /**
- * The export of a long history without the hour of its backfill: a DuckDB
- * target migrated by ivsync, filled by DuckDB itself with rows shaped like
- * `sessions` sessions (70% authentications with a 600-byte `raw`, 30%
- * fingerprints, a version per 50 sessions, a refresh row per 10, 3
- * accounts), then `ivsync export` to Parquet and to DuckDB, each in its own
- * child process, so its peak RSS and CPU time are its own.
+ * The export of a long history without the hour of its backfill: a target
+ * migrated by ivsync (a DuckDB file, or a Postgres schema), filled by its own
+ * database with rows shaped like `sessions` sessions (70% authentications
+ * with a 600-byte `raw`, 30% fingerprints, a version per 50 sessions, a
+ * refresh row per 10, 3 accounts) in the order a crawl stores them, then
+ * `ivsync export` to Parquet and to DuckDB, each in its own child process,
+ * so its peak RSS and CPU time are its own.
  *
- *   npm run bench -- export-scale [--sessions 10000000] [--keep]
+ *   npm run bench -- export-scale [--sessions 10000000] [--target duckdb|postgres] [--keep]
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
 import { sqlType } from '../src/schema/column-sql-type.js';
 import { TABLES, type ColumnDef, type TableDef } from '../src/schema/schema.js';
 import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { runCli, type CommandFigure } from './scale-bench.js';
 
+/** Where the history is filled: a DuckDB file, or a schema of the Postgres server at `url`. */
+export type ExportScaleTarget = { kind: 'duckdb' } | { kind: 'postgres'; url: string };
+
 export interface ExportScaleRun {
+  target: ExportScaleTarget['kind'];
   sessions: number;
   fillSeconds: number;
   exports: CommandFigure[];
@@ -49,11 +56,21 @@ function scattered(n: string, count: number): string {
   return `((${n}) * 1000003) % ${count}`;
 }
 
-/** The value of `column` in row `i` (a BIGINT) of `table`, as DuckDB SQL. */
-function valueOf(table: TableDef, column: ColumnDef, sessions: number): string {
+type FillDialect = ExportScaleTarget['kind'];
+
+/** `seconds` after `at`, in the dialect's SQL. */
+function plusSeconds(dialect: FillDialect, at: string, seconds: string): string {
+  return dialect === 'duckdb'
+    ? `TIMESTAMPTZ '${at}' + INTERVAL (${seconds}) SECOND`
+    : `TIMESTAMPTZ '${at}' + make_interval(secs => ${seconds})`;
+}
+
+/** The value of `column` in row `i` (a BIGINT) of `table`, in the dialect's SQL. */
+function valueOf(dialect: FillDialect, table: TableDef, column: ColumnDef, sessions: number): string {
   const authentications = rowsOf('authentications', sessions);
   const fingerprints = Math.max(1, rowsOf('fingerprints', sessions));
-  const id = (prefix: string, n: string) => `'${prefix}-' || lpad(printf('%x', ${n}), 10, '0')`;
+  const hex = (n: string) => (dialect === 'duckdb' ? `printf('%x', ${n})` : `to_hex(${n})`);
+  const id = (prefix: string, n: string) => `'${prefix}-' || lpad(${hex(n)}, 10, '0')`;
   switch (column.name) {
     case 'service_id':
       return table.name === 'fingerprints'
@@ -76,9 +93,9 @@ function valueOf(table: TableDef, column: ColumnDef, sessions: number): string {
     case 'raw':
       return `'{"service_id":"' || i || '","pad":"' || repeat('x', 600) || '"}'`;
     case 'valid_from':
-      return `TIMESTAMPTZ '2024-01-01' + INTERVAL (i) SECOND`;
+      return plusSeconds(dialect, '2024-01-01', 'i');
     case 'valid_to':
-      return `CASE WHEN i % 2 = 0 THEN NULL ELSE TIMESTAMPTZ '2024-02-01' + INTERVAL (i) SECOND END`;
+      return `CASE WHEN i % 2 = 0 THEN NULL ELSE ${plusSeconds(dialect, '2024-02-01', 'i')} END`;
     case 'tier':
       return `CASE WHEN i % 3 = 0 THEN 'hot' ELSE 'backoff' END`;
     case 'mode':
@@ -100,24 +117,30 @@ function valueOf(table: TableDef, column: ColumnDef, sessions: number): string {
     case 'json':
       return `'{"a":1}'`;
     case 'timestamp':
-      return `TIMESTAMPTZ '2024-01-01' + INTERVAL (i % 100000) SECOND`;
+      return plusSeconds(dialect, '2024-01-01', 'i % 100000');
   }
 }
 
+/** Each filled table's INSERT … SELECT of its rows, in the dialect's SQL. */
+function fillStatements(dialect: FillDialect, sessions: number): string[] {
+  return TABLES.filter((table) => rowsOf(table.name, sessions) > 0).map((table) => {
+    const rows = rowsOf(table.name, sessions);
+    const values = table.columns.map(
+      (c) => `CAST(${valueOf(dialect, table, c, sessions)} AS ${sqlType(c.type, dialect)})`,
+    );
+    const columns = table.columns.map((c) => c.name).join(', ');
+    const from = dialect === 'duckdb' ? `range(${rows}) r(i)` : `generate_series(0::bigint, ${rows - 1}) r(i)`;
+    return `INSERT INTO ${table.name} (${columns}) SELECT ${values.join(', ')} FROM ${from}`;
+  });
+}
+
 /** A DuckDB target at `file`, migrated by ivsync and filled by DuckDB. */
-async function fillTarget(file: string, sessions: number): Promise<void> {
+async function fillDuckdb(file: string, sessions: number): Promise<void> {
   await (await openSink(`duckdb:${file}`)).close();
   const instance = await DuckDBInstance.create(file, { memory_limit: '2GB', preserve_insertion_order: 'false' });
   const connection = await instance.connect();
   try {
-    for (const table of TABLES) {
-      const rows = rowsOf(table.name, sessions);
-      if (rows === 0) continue;
-      const values = table.columns.map((c) => `CAST(${valueOf(table, c, sessions)} AS ${sqlType(c.type, 'duckdb')})`);
-      const columns = table.columns.map((c) => c.name).join(', ');
-      const select = `SELECT ${values.join(', ')} FROM range(${rows}) r(i)`;
-      await connection.run(`INSERT INTO ${table.name} (${columns}) ${select}`);
-    }
+    for (const statement of fillStatements('duckdb', sessions)) await connection.run(statement);
     await connection.run('CHECKPOINT');
   } finally {
     connection.closeSync();
@@ -125,31 +148,80 @@ async function fillTarget(file: string, sessions: number): Promise<void> {
   }
 }
 
-export async function exportScaleRun(options: { sessions: number; keep?: boolean }): Promise<ExportScaleRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'ivsync-export-scale-'));
+/**
+ * A Postgres target in `schema`, migrated by ivsync and filled by the server, then vacuumed and analyzed as the
+ * driver leaves a backfill's tables.
+ */
+async function fillPostgres(url: string, schema: string, sessions: number): Promise<void> {
+  const target = new URL(url);
+  target.searchParams.set('schema', schema);
+  await (await openSink(target.toString())).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    const file = join(dir, 'target.duckdb');
+    await client.query(`SET search_path = "${schema}"`);
+    for (const statement of fillStatements('postgres', sessions)) await client.query(statement);
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function exportScaleRun(options: {
+  sessions: number;
+  target?: ExportScaleTarget;
+  keep?: boolean;
+}): Promise<ExportScaleRun> {
+  const target = options.target ?? { kind: 'duckdb' };
+  const dir = mkdtempSync(join(tmpdir(), 'ivsync-export-scale-'));
+  const schema = `bench_export_${randomBytes(4).toString('hex')}`;
+  try {
     const started = Date.now();
-    await fillTarget(file, options.sessions);
+    let db: string;
+    if (target.kind === 'duckdb') {
+      const file = join(dir, 'target.duckdb');
+      await fillDuckdb(file, options.sessions);
+      db = `duckdb:${file}`;
+    } else {
+      await fillPostgres(target.url, schema, options.sessions);
+      const url = new URL(target.url);
+      url.searchParams.set('schema', schema);
+      db = url.toString();
+    }
     const fillSeconds = (Date.now() - started) / 1000;
     const exports: CommandFigure[] = [];
-    const env = { IVS_DB: `duckdb:${file}` } as Record<string, string>;
+    const env = { IVS_DB: db } as Record<string, string>;
     for (const to of [`parquet:${join(dir, 'parquet')}`, `duckdb:${join(dir, 'export.duckdb')}`]) {
       const label = `export --to ${to.split(':')[0]}:`;
       exports.push(await runCli(label, ['export', '--to', to, '--json'], env, dir, () => 0));
     }
-    if (options.keep === true) console.log(JSON.stringify({ exportScaleKept: dir }));
-    return { sessions: options.sessions, fillSeconds, exports };
+    if (options.keep === true)
+      console.log(JSON.stringify({ exportScaleKept: target.kind === 'duckdb' ? dir : schema }));
+    return { target: target.kind, sessions: options.sessions, fillSeconds, exports };
   } finally {
-    if (options.keep !== true) rmSync(dir, { recursive: true, force: true });
+    if (options.keep !== true) {
+      rmSync(dir, { recursive: true, force: true });
+      if (target.kind === 'postgres') await dropSchema(target.url, schema);
+    }
   }
 }
 
 export function exportScaleTable(runs: readonly ExportScaleRun[]): string {
   return markdownTable(
-    ['sessions', 'command', 'wall s', 'CPU s', 'peak RSS MB', 'result'],
+    ['target', 'sessions', 'command', 'wall s', 'CPU s', 'peak RSS MB', 'result'],
     runs.flatMap((r) =>
       r.exports.map((c) => [
+        r.target,
         String(r.sessions),
         c.command,
         c.seconds.toFixed(1),
