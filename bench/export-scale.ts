@@ -20,6 +20,7 @@ import { TABLES, type ColumnDef, type TableDef } from '../src/schema/schema.js';
 import { openSink } from '../src/store/open-sink.js';
 import { markdownTable } from './markdown-table.js';
 import { runCli, type CommandFigure } from './scale-bench.js';
+import { dropSchema } from './target-backfill.js';
 
 /** Where the history is filled: a DuckDB file, or a schema of the Postgres server at `url`. */
 export type ExportScaleTarget = { kind: 'duckdb' } | { kind: 'postgres'; url: string };
@@ -162,16 +163,6 @@ async function fillPostgres(url: string, schema: string, sessions: number): Prom
     await client.query(`SET search_path = "${schema}"`);
     for (const statement of fillStatements('postgres', sessions)) await client.query(statement);
     await client.query('VACUUM ANALYZE');
-  } finally {
-    await client.end();
-  }
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   } finally {
     await client.end();
   }
