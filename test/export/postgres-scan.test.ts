@@ -1,6 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { InterruptedError } from '../../src/errors.js';
 import { exportTarget, type ExportSource } from '../../src/store/export/export.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
@@ -74,6 +76,58 @@ describe('an export from a Postgres target', () => {
       } finally {
         await sink.close();
         await writer.end();
+        await target.dispose();
+      }
+    },
+  );
+
+  it.skipIf(!postgresUp)(
+    'stopped by its signal in the middle of a table, ends interrupted, writes nothing and holds the table no more',
+    async () => {
+      const target = await freshTarget('postgres');
+      const schema = new URL(target.url).searchParams.get('schema')!;
+      const sink = await openSink(target.url);
+      try {
+        await sink.query('SELECT 1');
+        const admin = new pg.Client({ connectionString: POSTGRES_URL });
+        await admin.connect();
+        try {
+          await admin.query(
+            `INSERT INTO "${schema}".catalog_brands (account, brand_id, name, raw, last_synced_at) ` +
+              `SELECT 'default', 'b' || i, 'Brand ' || i, '{}', now() FROM generate_series(1, ${BRANDS}) AS i`,
+          );
+        } finally {
+          await admin.end();
+        }
+        const stop = new AbortController();
+        let chunks = 0;
+        const source: ExportSource = {
+          query: (sql, params) => sink.query(sql, params),
+          scan: (sql, visit) =>
+            sink.scan!(sql, (rows) => {
+              visit(rows);
+              if (sql.includes('catalog_brands') && ++chunks === 1) stop.abort();
+            }),
+        };
+        const dir = tempDir();
+        const exported = exportTarget(
+          source,
+          { kind: 'duckdb', path: join(dir, 'stopped.duckdb') },
+          {
+            signal: stop.signal,
+          },
+        );
+        await expect(exported).rejects.toThrow(InterruptedError);
+        expect(chunks).toBe(1);
+        expect(readdirSync(dir)).toEqual([]);
+        // The cursor's transaction ended with the stop: no other connection holds the table it read.
+        const [held] = await sink.query(
+          `SELECT count(*) AS n FROM pg_locks WHERE relation = '"${schema}".catalog_brands'::regclass ` +
+            'AND pid <> pg_backend_pid()',
+        );
+        expect(Number(held!.n)).toBe(0);
+      } finally {
+        await sink.close();
         await target.dispose();
       }
     },
