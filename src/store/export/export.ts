@@ -84,7 +84,7 @@ export interface ExportReport {
  * primary key order (a SQLite table is its key's tree): an export taken while
  * a sync writes may mix rows from before and after a commit of that sync.
  * From PostgreSQL each table is read whole by one cursor, in the order its
- * rows lie, so as of one instant. A DuckDB target is read by DuckDB itself
+ * rows lie, each as of one instant. A DuckDB target is read by DuckDB itself
  * (see DuckdbFileSource).
  */
 export async function exportTarget(
