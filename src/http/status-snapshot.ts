@@ -2,13 +2,13 @@ import { toIsoMicros } from '../normalize/time.js';
 import { summarizeLags, type LagSummary } from '../store/runs/lag-summary.js';
 import { readRow } from '../store/row-reader.js';
 import { table } from '../schema/schema.js';
-import type { StatusReport } from '../store/sink.js';
+import type { StatusOptions, StatusReport } from '../store/sink.js';
 import { windowState, type WindowState } from './window-state.js';
 
 /** What the snapshot reads through: read-only SQL over the target, and the target's own status report. */
 export interface SnapshotSource {
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
-  status(): Promise<StatusReport>;
+  status(options?: StatusOptions): Promise<StatusReport>;
 }
 
 export interface SnapshotWindow {
@@ -270,7 +270,7 @@ function hourly(runs: readonly SnapshotRun[], now: number): HourOfRequests[] {
 /** Everything the status page shows, read from the target's tables at one moment. */
 export async function readSnapshot(source: SnapshotSource, options: SnapshotOptions): Promise<StatusSnapshot> {
   const now = options.now() / 1000;
-  const report = await source.status();
+  const report = await source.status({ tables: false });
   const scopes = await readScopes(source, now);
   const dead = options.holderIsDead ?? (() => false);
   const runs = (await readRuns(source, toIsoMicros(now - 7 * DAY))).map((r) =>

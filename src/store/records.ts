@@ -173,7 +173,19 @@ export interface RefreshSpend {
   spent: number;
 }
 
+/**
+ * What a status read counts. `tables` (the default): every table's rows, read
+ * whole, as `ivsync status` shows them. `false`: `tables` is left empty, for
+ * the readers that come often (the daemon after each tick, the status page
+ * every few seconds): a whole table's count grows with the history (at ten
+ * million sessions in Postgres, most of a status read), and neither shows it.
+ */
+export interface StatusOptions {
+  tables?: boolean;
+}
+
 export interface StatusReport {
+  /** Rows per table; empty when the read was asked for without them (StatusOptions). */
   tables: Record<string, number>;
   /**
    * Windows per status; `items` sums what their latest passes committed (a refresh that pages part of a window counts

@@ -14,6 +14,7 @@ import type {
   RefreshCheck,
   RunStart,
   RunEnd,
+  StatusOptions,
   StatusReport,
   DeliveryRecord,
   DeliveryResult,
@@ -232,8 +233,8 @@ export interface RunLog {
 }
 
 export interface StatusSource {
-  /** Counts, windows and runs for `ivsync status`. */
-  status(): Promise<StatusReport>;
+  /** Counts, windows and runs for `ivsync status`, the daemon's metrics and the status page. */
+  status(options?: StatusOptions): Promise<StatusReport>;
 }
 
 /** `verify_runs`, `verify_findings`, and what a verify reads of the stored history. */

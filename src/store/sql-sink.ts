@@ -104,7 +104,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
     startRun: (r) => runs.startRun(r),
     finishRun: (id, end) => runs.finishRun(id, end),
     abandonRuns: (holder, at, how) => runs.abandonRuns(holder, at, how),
-    status: () => status.status(),
+    status: (o) => status.status(o),
     startVerify: (r) => verify.startVerify(r),
     finishVerify: (id, end) => verify.finishVerify(id, end),
     storedPerWindow: (q) => verify.storedPerWindow(q),

@@ -10,6 +10,7 @@ import type {
   RefreshSpend,
   RefreshTier,
   RefreshTierState,
+  StatusOptions,
   StatusReport,
   StatusSource,
   WindowStatus,
@@ -97,14 +98,14 @@ export class SqlStatusSource implements StatusSource {
     this.#driver = driver;
   }
 
-  async status(): Promise<StatusReport> {
+  async status(options: StatusOptions = {}): Promise<StatusReport> {
     return this.#driver.read(async (tx) => {
       const count = async (from: string, where?: string) => {
         const [row] = await tx.all(`SELECT COUNT(*) AS n FROM ${from}${where === undefined ? '' : ` WHERE ${where}`}`);
         return Number(readValue(COUNT, row?.n) ?? 0);
       };
       const tables: Record<string, number> = {};
-      for (const def of TABLES) tables[def.name] = await count(def.name);
+      if (options.tables !== false) for (const def of TABLES) tables[def.name] = await count(def.name);
       const windows = await tx.all(
         `SELECT account, resource, api_version, status, COUNT(*) AS n, SUM(items) AS items FROM sync_windows
          GROUP BY account, resource, api_version, status ORDER BY account, resource, api_version, status`,
@@ -146,7 +147,7 @@ export class SqlStatusSource implements StatusSource {
         }),
         nonFinal,
         missing,
-        rejected: tables.rejected_items ?? 0,
+        rejected: tables.rejected_items ?? (await count('rejected_items')),
         refresh,
         changeLags: lags,
         lastDeliveryAt: readValue(TIME, delivery?.received_at) as string | null,
