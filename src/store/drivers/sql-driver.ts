@@ -198,5 +198,33 @@ export interface SqlDriver {
   migrate(migrations: readonly Migration[]): Promise<string[]>;
   /** Whether the target holds ivsync's migration bookkeeping (knex_migrations), read without creating anything. */
   isMigrated(): Promise<boolean>;
+  /**
+   * A table's rows as CSV text, a piece at a time, every piece as of one
+   * instant (PostgreSQL 14 or later: COPY over ranges of the table's pages,
+   * in the order its rows lie). False, with nothing read, where the target
+   * cannot. Absent on the other dialects.
+   */
+  copyCsv?(copy: CsvCopy): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** What SqlDriver.copyCsv reads, and where each piece goes. */
+export interface CsvCopy {
+  table: string;
+  columns: readonly string[];
+  /** About how many bytes of the table's pages each piece reads. */
+  pieceBytes: number;
+  /** The writer of the next piece, asked for once per piece, in order. */
+  piece(): CsvPiece;
+}
+
+/**
+ * One piece's CSV (RFC 4180: a NULL is an empty field, an empty text a
+ * quoted one, `""`; a value may hold a line break inside its quotes).
+ */
+export interface CsvPiece {
+  /** Takes the piece's next bytes (a row may span two chunks); resolves when more may come. */
+  write(chunk: Buffer): Promise<void>;
+  /** The piece is whole; resolves when the next may be read. */
+  end(): Promise<void>;
 }

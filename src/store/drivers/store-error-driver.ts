@@ -17,6 +17,7 @@ export function withStoreErrors(driver: SqlDriver): SqlDriver {
     read: (work) => driver.read(work).catch(rethrow),
     migrate: (migrations) => driver.migrate(migrations).catch(rethrow),
     isMigrated: () => driver.isMigrated().catch(rethrow),
+    ...(driver.copyCsv ? { copyCsv: (copy) => driver.copyCsv!(copy).catch(rethrow) } : {}),
     close: () => driver.close().catch(rethrow),
   };
 }

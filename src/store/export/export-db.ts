@@ -1,4 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { CsvCopy } from '../drivers/sql-driver.js';
 import { duckdbMemorySettings } from '../drivers/duckdb/duckdb-settings.js';
 import { lockHolder } from '../drivers/duckdb/duckdb-open.js';
 import { TargetLockedError } from '../drivers/target-locked-error.js';
@@ -16,6 +17,11 @@ export interface ExportSource {
    * with it in the order its rows lie, not in key order a chunk per query.
    */
   scan?(sql: string, visit: (rows: Record<string, unknown>[]) => void): Promise<void>;
+  /**
+   * A table's rows as CSV, a piece at a time, as of one instant (QueryableSink.copyCsv). Where present, a table
+   * is read with it first: DuckDB reads the text itself, and no value passes through JavaScript.
+   */
+  copyCsv?(copy: CsvCopy): Promise<boolean>;
 }
 
 /**

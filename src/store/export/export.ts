@@ -16,6 +16,7 @@ import { isDuckdbFile, SOURCE_CATALOG, withDuckdb, type DuckdbFileSource, type E
 import { copyView, countView, PIECE_ROWS } from './view-pieces.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
 import { releaseHeap } from './release-heap.js';
+import { appendCsvPieces, CSV_PIECE_BYTES, CsvLineTooLong } from './csv-pieces.js';
 
 export type { DuckdbFileSource, ExportSource } from './export-db.js';
 
@@ -47,6 +48,12 @@ export interface ExportOptions {
    * @default PIECE_ROWS
    */
   viewPieceRows?: number;
+  /**
+   * Bytes of a source table's pages each piece of CSV reads, where the source
+   * has them (ExportSource.copyCsv).
+   * @default CSV_PIECE_BYTES
+   */
+  csvPieceBytes?: number;
 }
 
 export interface ExportedRelation {
@@ -79,13 +86,14 @@ export interface ExportReport {
  *   renamed into place once every one is written: a failed export leaves
  *   the files of an earlier one as they were.
  *
- * Rows travel in chunks appended with DuckDB's Appender, so memory stays
- * flat for tables of any size. From SQLite each chunk is its own read in
+ * Rows travel in chunks appended with DuckDB's Appender, or in pieces of CSV
+ * that DuckDB reads, so memory stays flat for tables of any size. From SQLite each chunk is its own read in
  * primary key order (a SQLite table is its key's tree): an export taken while
  * a sync writes may mix rows from before and after a commit of that sync.
- * From PostgreSQL each table is read whole by one cursor, in the order its
- * rows lie, each as of one instant. A DuckDB target is read by DuckDB itself
- * (see DuckdbFileSource).
+ * From PostgreSQL each table is read as of one instant, in the order its rows
+ * lie: as CSV pieces that DuckDB reads itself (csv-pieces.ts), or where that
+ * cannot be, by one cursor. A DuckDB target is read by DuckDB itself (see
+ * DuckdbFileSource).
  */
 export async function exportTarget(
   source: ExportSource | DuckdbFileSource,
@@ -94,9 +102,11 @@ export async function exportTarget(
 ): Promise<ExportReport> {
   const chunkRows = options.chunkRows ?? 1000;
   const pieceRows = options.viewPieceRows ?? PIECE_ROWS;
+  const csvPieceBytes = options.csvPieceBytes ?? CSV_PIECE_BYTES;
   for (const [name, value] of [
     ['chunkRows', chunkRows],
     ['viewPieceRows', pieceRows],
+    ['csvPieceBytes', csvPieceBytes],
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1, got ${value}`);
   const signal = options.signal ?? new AbortController().signal;
@@ -104,6 +114,7 @@ export async function exportTarget(
     force: options.force === true,
     chunkRows,
     pieceRows,
+    csvPieceBytes,
     onProgress: options.onProgress,
     signal,
   };
@@ -124,6 +135,7 @@ interface ExportRun {
   force: boolean;
   chunkRows: number;
   pieceRows: number;
+  csvPieceBytes: number;
   onProgress: ExportOptions['onProgress'];
   signal: AbortSignal;
 }
@@ -132,7 +144,7 @@ async function exportDuckdb(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   path: string,
-  { force, chunkRows, pieceRows, onProgress, signal }: ExportRun,
+  { force, chunkRows, pieceRows, csvPieceBytes, onProgress, signal }: ExportRun,
 ): Promise<ExportReport> {
   if (existsSync(path) && !force) {
     throw new UserError('EXPORT_EXISTS', `${path} exists already: pass --force to replace it`);
@@ -150,7 +162,7 @@ async function exportDuckdb(
           await connection.run(createTableSql(def));
           const rows = isDuckdbFile(source)
             ? await insertAttached(connection, def)
-            : await appendTable(source, connection, def, chunkRows, signal);
+            : await appendTable(source, connection, def, { chunkRows, csvPieceBytes, signal, scratch: building });
           relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
         }
         for (const view of VIEWS) {
@@ -178,7 +190,7 @@ async function exportParquet(
   source: ExportSource | DuckdbFileSource,
   target: ExportTarget,
   dir: string,
-  { force, chunkRows, pieceRows, onProgress, signal }: ExportRun,
+  { force, chunkRows, pieceRows, csvPieceBytes, onProgress, signal }: ExportRun,
 ): Promise<ExportReport> {
   const names = [...TABLES.map((t) => t.name), ...VIEWS.map((v) => v.name)];
   const existing = names.map((name) => join(dir, `${name}.parquet`)).filter((file) => existsSync(file));
@@ -209,7 +221,7 @@ async function exportParquet(
             await connection.run(`COPY (${attachedSelect(def)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
           } else {
             await connection.run(createTableSql(def));
-            await appendTable(source, connection, def, chunkRows, signal);
+            await appendTable(source, connection, def, { chunkRows, csvPieceBytes, signal, scratch: prefix });
             await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
             // Written rows are on disk now; dropping the table keeps the staging file small.
             await connection.run(`DROP TABLE ${def.name}`);
@@ -290,27 +302,51 @@ async function insertAttached(connection: DuckDBConnection, def: TableDef): Prom
 }
 
 /**
- * Appends the rows of a table read in keyset chunks to the export's table of
- * that name; the rows appended. One transaction for the whole table: DuckDB
- * then writes each row group to the file as it fills, and the commit logs
- * only where they are. A commit per chunk sent every row through the WAL and
- * kept it in memory until a checkpoint: 1M sessions' fingerprints to Parquet
+ * Appends the rows of a table to the export's table of that name; the rows
+ * appended. Read as CSV pieces where the source has them (csv-pieces.ts),
+ * else in chunks of rows. One transaction for the whole table: DuckDB then
+ * writes each row group to the file as it fills, and the commit logs only
+ * where they are. A commit per chunk sent every row through the WAL and kept
+ * it in memory until a checkpoint: 1M sessions' fingerprints to Parquet
  * peaked at 464 MB that way, 400 MB in one transaction (192 MB pool).
  */
 async function appendTable(
   source: ExportSource,
   connection: DuckDBConnection,
   def: TableDef,
-  chunkRows: number,
-  signal: AbortSignal,
+  { chunkRows, csvPieceBytes, signal, scratch }: TableRead,
 ): Promise<number> {
+  if (source.copyCsv) {
+    try {
+      const rows = await inTransaction(connection, () =>
+        appendCsvPieces(source.copyCsv!.bind(source), connection, def, { pieceBytes: csvPieceBytes, scratch, signal }),
+      );
+      if (rows !== null) return rows;
+    } catch (error) {
+      // Rolled back: read again in chunks of rows, which takes a row of any length.
+      if (!(error instanceof CsvLineTooLong)) throw error;
+    }
+  }
+  const rows = await inTransaction(connection, () => appendChunks(source, connection, def, chunkRows, signal));
+  // The rows read for this table are garbage now: the next table, and the views, start without them.
+  if (rows > chunkRows) releaseHeap();
+  return rows;
+}
+
+/** How appendTable reads a table: `scratch` is the path prefix of the files it may write beside the export. */
+interface TableRead {
+  chunkRows: number;
+  csvPieceBytes: number;
+  signal: AbortSignal;
+  scratch: string;
+}
+
+async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await connection.run('BEGIN TRANSACTION');
   try {
-    const rows = await appendChunks(source, connection, def, chunkRows, signal);
+    const result = await work();
     await connection.run('COMMIT');
-    // The rows read for this table are garbage now: the next table, and the views, start without them.
-    if (rows > chunkRows) releaseHeap();
-    return rows;
+    return result;
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);
     throw error;

@@ -4,6 +4,7 @@ import type { ColumnType, TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
 import {
   EACH_CHUNK,
+  type CsvCopy,
   type KeyColumn,
   type OnConflict,
   type Row,
@@ -17,6 +18,7 @@ import { columnValue } from '../column-value.js';
 import { onConflictClause } from '../upsert-clause.js';
 import { AdvisoryLocks } from './advisory-locks.js';
 import { arrayLiteral } from './array-literal.js';
+import { copyCsvPieces } from './copy-csv.js';
 import { COPY_MIN_ROWS, copyRows } from './copy-rows.js';
 import { TableStatistics, type TableStatisticsOptions } from './table-statistics.js';
 import { sessionTriggerNames } from '../../session-triggers.js';
@@ -182,6 +184,13 @@ export class PostgresDriver implements SqlDriver {
     return this.#knex.transaction(async (trx) => {
       await trx.raw(SERVER_PLANS);
       return work(executor(trx));
+    });
+  }
+
+  copyCsv(copy: CsvCopy): Promise<boolean> {
+    return this.#knex.transaction((trx) => copyCsvPieces(trx, copy), {
+      isolationLevel: 'repeatable read',
+      readOnly: true,
     });
   }
 
