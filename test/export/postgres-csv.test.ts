@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -215,6 +215,61 @@ describe('an export from Postgres by CSV pieces', () => {
             'AND pid <> pg_backend_pid()',
         );
         expect(Number(held!.n)).toBe(0);
+      });
+    },
+  );
+
+  it.skipIf(!postgresUp)(
+    'stopped in the middle of a piece: reads the piece to its end, leaves no file and no file open',
+    async () => {
+      await withPostgresTarget(async (_target, schema, sink) => {
+        await asAdmin(
+          `INSERT INTO "${schema}".catalog_brands (account, brand_id, name, raw, last_synced_at) ` +
+            `SELECT 'default', 'b' || i, repeat('n', 200), '{}', now() FROM generate_series(1, 5000) AS i`,
+        );
+        const dir = tempDir();
+        // The files this process holds open under `dir`.
+        const openFiles = () =>
+          readdirSync('/proc/self/fd')
+            .map((fd) => {
+              try {
+                return readlinkSync(join('/proc/self/fd', fd));
+              } catch {
+                return '';
+              }
+            })
+            .filter((path) => path.startsWith(dir));
+        const stop = new AbortController();
+        let writes = 0;
+        // One piece for the whole table: its text comes in many chunks, and the stop comes after the second.
+        const source: ExportSource = {
+          query: (sql, params) => sink.query(sql, params),
+          copyCsv: (copy: CsvCopy) =>
+            sink.copyCsv!({
+              ...copy,
+              piece: () => {
+                const piece = copy.piece();
+                return {
+                  write: async (chunk) => {
+                    await piece.write(chunk);
+                    if (copy.table === 'catalog_brands' && ++writes === 2) stop.abort();
+                  },
+                  end: () => piece.end(),
+                };
+              },
+            }),
+        };
+        const exported = exportTarget(
+          source,
+          { kind: 'duckdb', path: join(dir, 'stopped.duckdb') },
+          { signal: stop.signal },
+        );
+        await expect(exported).rejects.toThrow(InterruptedError);
+        expect(writes).toBe(2);
+        expect(readdirSync(dir)).toEqual([]);
+        expect(openFiles()).toEqual([]);
+        // The connection the piece was read on is as good as new.
+        expect(await sink.query(`SELECT count(*)::int AS n FROM "${schema}".catalog_brands`)).toEqual([{ n: 5000 }]);
       });
     },
   );

@@ -43,6 +43,8 @@ export async function appendCsvPieces(
   let rows = 0;
   let pieces = 0;
   const files = new Set<string>();
+  // Open until their piece ends: one whose writing failed is closed when the copy is over.
+  const handles = new Set<FileHandle>();
   // The read of the piece before: a piece is read once the one before it is in, in the order they were written.
   let reading: Promise<void> = Promise.resolve();
   // The error of the export's own side (its file, its DuckDB), rather than what the source makes of it.
@@ -68,12 +70,16 @@ export async function appendCsvPieces(
           if (handle === null) {
             files.add(file);
             handle = await open(file, 'w');
+            handles.add(handle);
           }
           await handle.write(chunk);
         }),
       end: () =>
         mine(async () => {
-          await handle?.close();
+          if (handle !== null) {
+            handles.delete(handle);
+            await handle.close();
+          }
           await reading;
           // An empty piece wrote no file.
           if (handle !== null) reading = read(file);
@@ -90,6 +96,7 @@ export async function appendCsvPieces(
     throw own.length > 0 ? own[0] : error;
   } finally {
     await reading.catch(() => undefined);
+    await Promise.all([...handles].map((handle) => handle.close().catch(() => undefined)));
     await Promise.all([...files].map((file) => rm(file, { force: true })));
   }
 
