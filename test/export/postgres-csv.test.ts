@@ -29,8 +29,16 @@ async function asAdmin(sql: string): Promise<void> {
   }
 }
 
-/** The sink as an ExportSource whose CSV pieces `onPieceEnd` is told of (the table), each once it is whole. */
-function watchedSource(sink: QueryableSink, onPieceEnd: (table: string) => Promise<void> | void): ExportSource {
+/** What a test is told of the CSV pieces an export reads (the table each belongs to). */
+interface PieceWatch {
+  /** After each chunk of a piece is written. */
+  afterWrite?: (table: string) => void;
+  /** After each piece is whole. */
+  afterEnd?: (table: string) => Promise<void> | void;
+}
+
+/** The sink as an ExportSource whose CSV pieces `watch` is told of. */
+function watchedSource(sink: QueryableSink, watch: PieceWatch): ExportSource {
   return {
     query: (sql, params) => sink.query(sql, params),
     scan: (sql, visit) => sink.scan!(sql, visit),
@@ -40,10 +48,13 @@ function watchedSource(sink: QueryableSink, onPieceEnd: (table: string) => Promi
         piece: () => {
           const piece = copy.piece();
           return {
-            write: (chunk) => piece.write(chunk),
+            write: async (chunk) => {
+              await piece.write(chunk);
+              watch.afterWrite?.(copy.table);
+            },
             end: async () => {
               await piece.end();
-              await onPieceEnd(copy.table);
+              await watch.afterEnd?.(copy.table);
             },
           };
         },
@@ -89,8 +100,10 @@ describe('an export from Postgres by CSV pieces', () => {
         const dir = tempDir();
         const byCsv = join(dir, 'csv.duckdb');
         await exportTarget(
-          watchedSource(sink, (table) => {
-            if (table === 'authentications') pieces++;
+          watchedSource(sink, {
+            afterEnd: (table) => {
+              if (table === 'authentications') pieces++;
+            },
           }),
           { kind: 'duckdb', path: byCsv },
           { csvPieceBytes: PAGE_PIECES },
@@ -143,14 +156,16 @@ describe('an export from Postgres by CSV pieces', () => {
       let pieces = 0;
       // After the first piece another client adds rows (past every page counted), deletes rows of the last pages
       // and updates one in the middle.
-      const source = watchedSource(sink, async (table) => {
-        if (table !== 'catalog_brands' || ++pieces !== 1) return;
-        await asAdmin(
-          `INSERT INTO "${schema}".catalog_brands (account, brand_id, name, raw, last_synced_at) ` +
-            `SELECT 'default', 'c' || i, 'Late ' || i, '{}', now() FROM generate_series(1, 500) AS i; ` +
-            `DELETE FROM "${schema}".catalog_brands WHERE brand_id > 'b002900' AND brand_id < 'c'; ` +
-            `UPDATE "${schema}".catalog_brands SET name = 'Renamed' WHERE brand_id = 'b001500'`,
-        );
+      const source = watchedSource(sink, {
+        afterEnd: async (table) => {
+          if (table !== 'catalog_brands' || ++pieces !== 1) return;
+          await asAdmin(
+            `INSERT INTO "${schema}".catalog_brands (account, brand_id, name, raw, last_synced_at) ` +
+              `SELECT 'default', 'c' || i, 'Late ' || i, '{}', now() FROM generate_series(1, 500) AS i; ` +
+              `DELETE FROM "${schema}".catalog_brands WHERE brand_id > 'b002900' AND brand_id < 'c'; ` +
+              `UPDATE "${schema}".catalog_brands SET name = 'Renamed' WHERE brand_id = 'b001500'`,
+          );
+        },
       });
       const path = join(tempDir(), 'snapshot.duckdb');
       const report = await exportTarget(source, { kind: 'duckdb', path }, { csvPieceBytes: PAGE_PIECES });
@@ -198,8 +213,10 @@ describe('an export from Postgres by CSV pieces', () => {
         );
         const stop = new AbortController();
         let pieces = 0;
-        const source = watchedSource(sink, (table) => {
-          if (table === 'catalog_brands' && ++pieces === 2) stop.abort();
+        const source = watchedSource(sink, {
+          afterEnd: (table) => {
+            if (table === 'catalog_brands' && ++pieces === 2) stop.abort();
+          },
         });
         const dir = tempDir();
         const exported = exportTarget(
@@ -242,23 +259,11 @@ describe('an export from Postgres by CSV pieces', () => {
         const stop = new AbortController();
         let writes = 0;
         // One piece for the whole table: its text comes in many chunks, and the stop comes after the second.
-        const source: ExportSource = {
-          query: (sql, params) => sink.query(sql, params),
-          copyCsv: (copy: CsvCopy) =>
-            sink.copyCsv!({
-              ...copy,
-              piece: () => {
-                const piece = copy.piece();
-                return {
-                  write: async (chunk) => {
-                    await piece.write(chunk);
-                    if (copy.table === 'catalog_brands' && ++writes === 2) stop.abort();
-                  },
-                  end: () => piece.end(),
-                };
-              },
-            }),
-        };
+        const source = watchedSource(sink, {
+          afterWrite: (table) => {
+            if (table === 'catalog_brands' && ++writes === 2) stop.abort();
+          },
+        });
         const exported = exportTarget(
           source,
           { kind: 'duckdb', path: join(dir, 'stopped.duckdb') },
