@@ -48,6 +48,7 @@ export const exportCommand: CliCommand<ExportArgs> = {
     // opened to check the target (its close folds the WAL into the file), lets go of it first.
     if (from.kind === 'duckdb') await sink.close();
     let relations: ExportedRelation[];
+    let removed: string[];
     try {
       // DuckDB's native library loads only for an export, not for every command.
       beforeLoadingDuckdb();
@@ -60,12 +61,15 @@ export const exportCommand: CliCommand<ExportArgs> = {
         onProgress: (r) => logger.debug({ relation: r.name, kind: r.kind, rows: r.rows }, 'exported'),
       });
       relations = report.relations;
+      removed = report.removed;
     } finally {
       if (from.kind !== 'duckdb') await sink.close();
     }
     const where = to.kind === 'duckdb' ? to.path : to.dir;
+    // Disk given back: what exports killed before their end had left beside the destination.
+    if (removed.length > 0) logger.info({ removed }, 'removed the work directories of exports that stopped');
     if (config.json) {
-      io.stdout.write(`${JSON.stringify({ to: args.to, relations })}\n`);
+      io.stdout.write(`${JSON.stringify({ to: args.to, relations, removed })}\n`);
     } else {
       io.stdout.write(
         renderTable(

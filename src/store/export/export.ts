@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InterruptedError, UserError } from '../../errors.js';
@@ -14,6 +13,7 @@ import { copyView, countView, PIECE_ROWS } from './view-pieces.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
 import { appendTable } from './append-table.js';
 import { CSV_PIECE_BYTES } from './csv-pieces.js';
+import { WorkDir } from './work-dir.js';
 
 export type { DuckdbFileSource, ExportSource } from './export-db.js';
 
@@ -66,6 +66,11 @@ export interface ExportedRelation {
 export interface ExportReport {
   target: ExportTarget;
   relations: ExportedRelation[];
+  /**
+   * The work directories of exports that stopped without removing them (killed, or the machine down), removed from
+   * beside the destination before this one began (work-dir.ts).
+   */
+  removed: string[];
 }
 
 /**
@@ -75,13 +80,18 @@ export interface ExportReport {
  * - `duckdb:PATH`: one DuckDB file holding the tables with their column types
  *   (BOOLEAN, DOUBLE, BIGINT, JSON, VARCHAR, and TIMESTAMPTZ for times,
  *   whatever the source stores them as) and the views recreated as views, so
- *   they read the copied tables. Built beside PATH and renamed into place, so
- *   a failed export never leaves a half-written file.
+ *   they read the copied tables. Built in the export's work directory beside
+ *   PATH and renamed into place, so a failed export never leaves a
+ *   half-written file.
  * - `parquet:DIR`: one `<name>.parquet` per table and per view (views
  *   materialized at export time); times are UTC timestamps in microseconds
- *   (isAdjustedToUTC). Each is written under a partial name, and all are
- *   renamed into place once every one is written: a failed export leaves
- *   the files of an earlier one as they were.
+ *   (isAdjustedToUTC). Each is written in the export's work directory, and
+ *   all are renamed into place once every one is written: a failed export
+ *   leaves the files of an earlier one as they were.
+ *
+ * Everything written before the result is in place is in one work directory
+ * beside it, removed however the export ends; one a killed export left is
+ * removed by the next export there (work-dir.ts, ExportReport.removed).
  *
  * Rows travel in chunks appended with DuckDB's Appender, or in pieces of CSV
  * that DuckDB reads, so memory stays flat for tables of any size. From SQLite each chunk is its own read in
@@ -146,8 +156,8 @@ async function exportDuckdb(
   if (existsSync(path) && !force) {
     throw new UserError('EXPORT_EXISTS', `${path} exists already: pass --force to replace it`);
   }
-  await mkdir(dirname(path), { recursive: true });
-  const building = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  const { work, removed } = await WorkDir.make(dirname(path));
+  const building = work.file('export.duckdb');
   const relations: ExportedRelation[] = [];
   try {
     await withDuckdb(
@@ -155,17 +165,18 @@ async function exportDuckdb(
       source,
       async (db) => {
         let { connection } = db;
+        const read = { chunkRows, csvPieceBytes, signal, scratch: work.file('csv') };
         for (const def of TABLES) {
           await connection.run(createTableSql(def));
           const rows = isDuckdbFile(source)
             ? await insertAttached(connection, def)
-            : await appendTable(source, connection, def, { chunkRows, csvPieceBytes, signal, scratch: building });
+            : await appendTable(source, connection, def, read);
           relations.push(report({ name: def.name, kind: 'table', rows }, onProgress));
         }
         for (const view of VIEWS) {
           connection = await db.forView();
           await connection.run(`CREATE VIEW ${view.name} AS ${viewSql(view, 'duckdb')}`);
-          const { rows, pieces } = await countView(connection, view, pieceRows, dirname(path));
+          const { rows, pieces } = await countView(connection, view, pieceRows, work.path);
           relations.push(report({ name: view.name, kind: 'view', rows, ...piecesOf(pieces) }, onProgress));
         }
         // Marks the file as an export: opened as a target, it is read as it is and never written (target-kind.ts).
@@ -178,9 +189,9 @@ async function exportDuckdb(
     await removeDuckdbFile(path);
     await rename(building, path);
   } finally {
-    await removeDuckdbFile(building);
+    await work.remove();
   }
-  return { target, relations };
+  return { target, relations, removed };
 }
 
 async function exportParquet(
@@ -198,12 +209,11 @@ async function exportParquet(
         `--force to replace`,
     );
   }
-  await mkdir(dir, { recursive: true });
-  const prefix = join(dir, `.ivsync-export-${randomBytes(4).toString('hex')}`);
+  const { work, removed } = await WorkDir.make(dir);
   // The rows are staged in a DuckDB file rather than in memory, so a large table spills to disk.
-  const staging = `${prefix}.duckdb`;
+  const staging = work.file('staging.duckdb');
   // Each relation's file until all are written: `<name>.parquet` is then renamed into place.
-  const partial = (name: string) => `${prefix}.${name}.parquet.partial`;
+  const partial = (name: string) => work.file(`${name}.parquet`);
   const relations: ExportedRelation[] = [];
   try {
     await withDuckdb(
@@ -218,7 +228,7 @@ async function exportParquet(
             await connection.run(`COPY (${attachedSelect(def)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
           } else {
             await connection.run(createTableSql(def));
-            await appendTable(source, connection, def, { chunkRows, csvPieceBytes, signal, scratch: prefix });
+            await appendTable(source, connection, def, { chunkRows, csvPieceBytes, signal, scratch: work.file('csv') });
             await connection.run(`COPY ${def.name} TO ${quote(file)} ${PARQUET_OPTIONS}`);
             // Written rows are on disk now; dropping the table keeps the staging file small.
             await connection.run(`DROP TABLE ${def.name}`);
@@ -233,7 +243,7 @@ async function exportParquet(
         for (const view of VIEWS) {
           const connection = await db.forView();
           const file = partial(view.name);
-          const pieces = await copyView(connection, view, file, pieceRows, { scratch: dir, tableFile: partial });
+          const pieces = await copyView(connection, view, file, pieceRows, { scratch: work.path, tableFile: partial });
           // A later view may read this one (v_session_timeline reads session_history).
           await connection.run(`CREATE VIEW ${view.name} AS SELECT * FROM read_parquet(${quote(file)})`);
           relations.push(
@@ -255,10 +265,9 @@ async function exportParquet(
     signal.throwIfAborted();
     for (const name of names) await rename(partial(name), join(dir, `${name}.parquet`));
   } finally {
-    await removeDuckdbFile(staging);
-    await Promise.all(names.map((name) => rm(partial(name), { force: true })));
+    await work.remove();
   }
-  return { target, relations };
+  return { target, relations, removed };
 }
 
 function piecesOf(pieces: number): Pick<ExportedRelation, 'pieces'> {
