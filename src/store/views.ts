@@ -30,7 +30,8 @@ const UTC_DAY: Record<Dialect, string> = {
   duckdb: "CAST(created_at AT TIME ZONE 'UTC' AS DATE)",
 };
 
-const authenticationColumns = table('authentications')
+/** The columns of v_latest_authentications: every column of authentications. */
+export const LATEST_AUTHENTICATION_COLUMNS = table('authentications')
   .columns.map((c) => c.name)
   .join(', ');
 
@@ -252,7 +253,9 @@ export const VIEWS: readonly DialectViewDef[] = [
       'final session (oldest by created_epoch), else the latest non-final one. Missing sessions are left out.',
     // Ranked by key alone, then the rows fetched: a window over every column (raw JSON included) held
     // the whole table in the window's state, which would not fit DuckDB's pool at a million sessions.
-    sql: `SELECT ${authenticationColumns} FROM authentications WHERE service_id IN (${LATEST_AUTHENTICATION_KEYS})`,
+    sql:
+      `SELECT ${LATEST_AUTHENTICATION_COLUMNS} FROM authentications ` +
+      `WHERE service_id IN (${LATEST_AUTHENTICATION_KEYS})`,
   },
   {
     name: 'v_fingerprint_pairs',

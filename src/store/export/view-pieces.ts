@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { LATEST_AUTHENTICATION_KEYS, viewSql, type DialectViewDef } from '../views.js';
+import { LATEST_AUTHENTICATION_COLUMNS, LATEST_AUTHENTICATION_KEYS, viewSql, type DialectViewDef } from '../views.js';
 import { ClusteredCopies, Cut, Scratch } from './clustered-copies.js';
 import { countRows, PARQUET_OPTIONS, quote } from './duckdb-sql.js';
 
@@ -30,25 +30,29 @@ export interface ViewPieces {
 }
 
 /**
- * A view whose rows are the rows of `table` whose `key` (unique) is among
- * those `keys` selects. Its rows are wide (`raw`), so they are not sorted:
- * the pieces pick the keys from a clustered copy of the narrow columns
- * `keys` reads, with each row's position, and the view is then run over the
- * picked rows a range of positions at a time, in the table's own order. The
- * keys select one row per group (a customer item), so the view over the
- * picked rows keeps them all.
+ * A view `SELECT columns FROM table WHERE key IN (keys)`, `key` unique: its
+ * rows are rows of `table`, picked. They are wide (`raw`), so they are not
+ * sorted: the pieces pick the keys from a clustered copy of the narrow
+ * columns `keys` reads, with each row's position, and the picked rows are
+ * then read by position, a range at a time, in the table's own order.
  */
 export interface Picks {
   table: string;
   key: string;
   keys: string;
+  columns: string;
 }
 
 export const VIEW_PIECES: Readonly<Record<string, ViewPieces>> = {
   v_latest_authentications: {
     column: 'customer_item_id',
     relations: ['authentications'],
-    picks: { table: 'authentications', key: 'service_id', keys: LATEST_AUTHENTICATION_KEYS },
+    picks: {
+      table: 'authentications',
+      key: 'service_id',
+      keys: LATEST_AUTHENTICATION_KEYS,
+      columns: LATEST_AUTHENTICATION_COLUMNS,
+    },
   },
   session_history: { column: 'service_id', relations: ['session_versions', 'authentications', 'fingerprints'] },
   v_result_turnaround: { column: 'service_id', relations: ['session_history', 'authentications', 'fingerprints'] },
@@ -177,23 +181,23 @@ export async function copyView(
   }
   const scratch = new Scratch(files.scratch, view.name);
   try {
+    if (spec.picks !== undefined) {
+      const tableFile = files.tableFile?.(spec.picks.table);
+      if (tableFile === undefined) throw new Error(`${view.name} picks rows of a table with no Parquet file`);
+      await copyPicked(connection, spec.relations, spec.picks, { cut, pieceRows, scratch, tableFile }, file);
+      return cut.pieces;
+    }
     const parts: string[] = [];
     const copyPart = () => {
       const part = scratch.file('piece');
       parts.push(part);
       return connection.run(`COPY (${sql}) TO ${quote(part)} ${PARQUET_OPTIONS}`);
     };
-    if (spec.picks === undefined) {
-      // A view cut by the same column was joined in its pieces' order (joinParts): its file is clustered already.
-      const inOrder = new Set(spec.relations.filter((r) => cutInOrder(r, spec.column)));
-      const copies = new ClusteredCopies(connection, cut, spec.relations, sql, scratch, { inOrder });
-      await eachPiece(connection, cut, copies, copyPart);
-    } else {
-      const tableFile = files.tableFile?.(spec.picks.table);
-      if (tableFile === undefined) throw new Error(`${view.name} picks rows of a table with no Parquet file`);
-      await copyPicked(connection, spec.relations, spec.picks, { cut, pieceRows, scratch, tableFile }, copyPart);
-    }
-    await joinParts(connection, parts, file, spec.picks === undefined);
+    // A view cut by the same column was joined in its pieces' order (joinParts): its file is clustered already.
+    const inOrder = new Set(spec.relations.filter((r) => cutInOrder(r, spec.column)));
+    const copies = new ClusteredCopies(connection, cut, spec.relations, sql, scratch, { inOrder });
+    await eachPiece(connection, cut, copies, copyPart);
+    await joinParts(connection, parts, file);
     return cut.pieces;
   } finally {
     await scratch.removeAll();
@@ -209,18 +213,21 @@ interface PickedCut {
 }
 
 /**
- * A view with `picks`: its keys picked piece by piece, their rows' positions
- * written to a file, then `copyPart` run with the table bound to the picked
- * rows of each range of `pieceRows` positions. The positions go to Parquet,
- * not to a temporary table: at 10M sessions a temporary table of the 3.5M
- * positions raised the export's RSS from 172 to 318 MB as it filled.
+ * A view with `picks` into `file`: its keys picked piece by piece, their
+ * rows' positions written to a file; from those, a flag per row of the
+ * table, in the table's order, a range of `pieceRows` positions at a time;
+ * then the table's rows whose flag is set, in one statement that reads the
+ * table's Parquet file beside the flags (a POSITIONAL JOIN: no hash of the
+ * picked positions, which at 10M sessions does not fit the view pool, and
+ * the wide rows written once). Each flag carries its position, and a row
+ * read beside another position fails the copy rather than pick wrongly.
  */
 async function copyPicked(
   connection: DuckDBConnection,
   relations: readonly string[],
   picks: Picks,
   { cut, pieceRows, scratch, tableFile }: PickedCut,
-  copyPart: () => Promise<unknown>,
+  file: string,
 ): Promise<void> {
   const positioned = { relation: picks.table, file: tableFile, as: POSITION };
   const copies = new ClusteredCopies(connection, cut, relations, pickSql(picks, picks.key), scratch, {
@@ -232,20 +239,36 @@ async function copyPicked(
     pickedFiles.push(file);
     return connection.run(`COPY (${pickSql(picks, POSITION)}) TO ${quote(file)} ${PARQUET_OPTIONS}`);
   });
+  // In the order of the positions, so that each range of them reads its own row groups.
   const picked = scratch.file('picked');
   await connection.run(
-    `COPY (SELECT * FROM read_parquet([${pickedFiles.map(quote).join(', ')}])) TO ${quote(picked)} ${PARQUET_OPTIONS}`,
+    `COPY (SELECT * FROM read_parquet([${pickedFiles.map(quote).join(', ')}]) ORDER BY ${POSITION}) ` +
+      `TO ${quote(picked)} ${PARQUET_OPTIONS}`,
   );
   await scratch.remove(pickedFiles);
   const table = `read_parquet(${quote(tableFile)}, file_row_number = true)`;
   const rows = await countRows(connection, table);
+  const flagParts: string[] = [];
   for (let from = 0; from < rows; from += pieceRows) {
-    const within = (column: string) => `${column} >= ${from} AND ${column} < ${from + pieceRows}`;
-    const rowsPicked =
-      `(SELECT * EXCLUDE (file_row_number) FROM ${table} WHERE ${within('file_row_number')} AND file_row_number IN ` +
-      `(SELECT ${POSITION} FROM read_parquet(${quote(picked)}) WHERE ${within(POSITION)}))`;
-    await inPiece(connection, new Map([[picks.table, rowsPicked]]), 'true', copyPart);
+    const to = Math.min(rows, from + pieceRows);
+    const part = scratch.file('flags');
+    flagParts.push(part);
+    await connection.run(
+      `COPY (SELECT range AS position, range IN (SELECT ${POSITION} FROM read_parquet(${quote(picked)}) ` +
+        `WHERE ${POSITION} >= ${from} AND ${POSITION} < ${to}) AS picked FROM range(${from}, ${to}) ORDER BY range) ` +
+        `TO ${quote(part)} ${PARQUET_OPTIONS}`,
+    );
   }
+  const flags = scratch.file('flags');
+  await joinParts(connection, flagParts, flags);
+  await scratch.remove(flagParts);
+  const columns = picks.columns.split(', ').map((c) => `t.${c}`);
+  const misplaced = "error('the picked rows of a view were read out of their positions')";
+  await connection.run(
+    `COPY (SELECT ${columns.join(', ')} FROM ${table} t POSITIONAL JOIN read_parquet(${quote(flags)}) f ` +
+      `WHERE f.picked AND (CASE WHEN t.file_row_number = f.position THEN true ELSE ${misplaced} END)) ` +
+      `TO ${quote(file)} ${PARQUET_OPTIONS}`,
+  );
 }
 
 /** `select` of the rows of `picks.table` that its keys pick. */
@@ -260,16 +283,11 @@ function cutInOrder(view: string, column: string): boolean {
 }
 
 /**
- * The pieces' files into one: in their order, unless the rows are wide (a view with `picks`). A view in its pieces'
- * order lies in ranges of its column, so a later view cut by it reads it as it is (cutInOrder): it is ordered where
- * the view is, and clustered where it is not.
+ * The pieces' files into one, in their order. A view in its pieces' order lies in ranges of its column, so a later
+ * view cut by it reads it as it is (cutInOrder): it is ordered where the view is, and clustered where it is not.
  */
-async function joinParts(connection: DuckDBConnection, parts: readonly string[], file: string, inOrder: boolean) {
+async function joinParts(connection: DuckDBConnection, parts: readonly string[], file: string) {
   const list = parts.map(quote).join(', ');
-  if (!inOrder) {
-    await connection.run(`COPY (SELECT * FROM read_parquet([${list}])) TO ${quote(file)} ${PARQUET_OPTIONS}`);
-    return;
-  }
   // Rows in the order of the pieces; DuckDB cuts row groups by bytes only when it may reorder.
   await connection.run('SET preserve_insertion_order = true');
   try {
