@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { pidAlive } from '../pid-alive.js';
 
 /** The names of exports' work directories: hidden, so that a listing of the destination shows the exports only. */
 export const WORK_DIR_PREFIX = '.ivsync-export-';
@@ -86,7 +87,7 @@ async function removeStale(parent: string): Promise<string[]> {
 
 async function isStale(dir: string): Promise<boolean> {
   const owner = await readOwner(dir);
-  if (owner && owner.host === hostname()) return owner.pid === process.pid || !isRunning(owner.pid);
+  if (owner && owner.host === hostname()) return owner.pid === process.pid || !pidAlive(owner.pid);
   return Date.now() - (await lastChange(dir)) > FOREIGN_STALE_MS;
 }
 
@@ -99,16 +100,6 @@ async function readOwner(dir: string): Promise<Owner | null> {
   } catch {
     // Made but not yet named (or named by something else): judged by its age alone.
     return null;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user has that pid, so it runs.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
