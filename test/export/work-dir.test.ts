@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/schema/schema.js';
 import { exportTarget } from '../../src/store/export/export.js';
 import { parseExportTarget } from '../../src/store/export/export-target.js';
-import { FOREIGN_STALE_MS, WORK_DIR_PREFIX } from '../../src/store/export/work-dir.js';
+import { FOREIGN_STALE_MS, WORK_DIR_PREFIX, WorkDir } from '../../src/store/export/work-dir.js';
 import { openSink } from '../../src/store/open-sink.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
 import { runIvsync, spawnChild, spawnIvsync } from '../helpers/run-cli.js';
@@ -37,8 +37,10 @@ describe("an export's work directory", () => {
     // A process that has ended: its pid runs no more.
     const ended = spawnSync(process.execPath, ['-e', '0']).pid;
     const running = spawnChild(process.execPath, ['-e', 'setInterval(() => {}, 60_000)'], {});
+    const dir = tempDir();
+    // Another export of this process, still running.
+    const { work: ours } = await WorkDir.make(dir);
     try {
-      const dir = tempDir();
       const here = hostname();
       const stale = [
         workDir(dir, 'ended', { host: here, pid: ended }),
@@ -53,6 +55,7 @@ describe("an export's work directory", () => {
         utimesSync(old, longAgo, longAgo);
       }
       const kept = [
+        ours.path,
         workDir(dir, 'running', { host: here, pid: running.pid! }),
         workDir(dir, 'elsewhere-new', { host: 'another-machine', pid: 1 }),
         workDir(dir, 'unnamed-new', null),
@@ -68,6 +71,7 @@ describe("an export's work directory", () => {
         [...EXPORTED, ...kept.map((k) => k.slice(dir.length + 1)), `${WORK_DIR_PREFIX}notes.txt`].sort(),
       );
     } finally {
+      await ours.remove();
       running.kill('SIGKILL');
       await running.exited;
       await sink.close();

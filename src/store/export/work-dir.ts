@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pidAlive } from '../pid-alive.js';
 
 /** The names of exports' work directories: hidden, so that a listing of the destination shows the exports only. */
@@ -16,6 +16,9 @@ const OWNER_FILE = 'owner.json';
  * this long: a running export writes a file at least every piece.
  */
 export const FOREIGN_STALE_MS = 24 * 60 * 60 * 1000;
+
+/** The work directories of this process's exports still running: another export of it keeps them. */
+const running = new Set<string>();
 
 interface Owner {
   host: string;
@@ -32,7 +35,8 @@ interface Owner {
  * A process killed mid-export (SIGKILL, the machine's power) cannot remove
  * it; the next export into the same directory does, when the process that
  * made it is gone: one of this machine whose pid no longer runs (or is this
- * process's own, as a container's first process is each time), or one of
+ * process's own, as a container's first process is each time, but not one
+ * of this process's running exports), or one of
  * any machine whose directory has not changed for FOREIGN_STALE_MS. Another
  * export that is running keeps its own.
  */
@@ -52,6 +56,7 @@ export class WorkDir {
     const removed = await removeStale(parent);
     const path = join(parent, `${WORK_DIR_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
     await mkdir(path);
+    running.add(resolve(path));
     const owner: Owner = { host: hostname(), pid: process.pid };
     await writeFile(join(path, OWNER_FILE), `${JSON.stringify(owner)}\n`);
     return { work: new WorkDir(path), removed };
@@ -65,6 +70,7 @@ export class WorkDir {
   /** Removes the directory and whatever is left in it. */
   async remove(): Promise<void> {
     await rm(this.path, { recursive: true, force: true });
+    running.delete(resolve(this.path));
   }
 }
 
@@ -87,7 +93,9 @@ async function removeStale(parent: string): Promise<string[]> {
 
 async function isStale(dir: string): Promise<boolean> {
   const owner = await readOwner(dir);
-  if (owner && owner.host === hostname()) return owner.pid === process.pid || !pidAlive(owner.pid);
+  if (owner && owner.host === hostname()) {
+    return owner.pid === process.pid ? !running.has(resolve(dir)) : !pidAlive(owner.pid);
+  }
   return Date.now() - (await lastChange(dir)) > FOREIGN_STALE_MS;
 }
 
