@@ -1,19 +1,20 @@
 /**
  * The export of a long history without the hour of its backfill: a target
- * migrated by ivsync (a DuckDB file, or a Postgres schema), filled by its own
+ * migrated by ivsync (a SQLite or DuckDB file, or a Postgres schema), filled by its own
  * database with rows shaped like `sessions` sessions (70% authentications
  * with a 600-byte `raw`, 30% fingerprints, a version per 50 sessions, a
  * refresh row per 10, 3 accounts) in the order a crawl stores them, then
  * `ivsync export` to Parquet and to DuckDB, each in its own child process,
  * so its peak RSS and CPU time are its own.
  *
- *   npm run bench -- export-scale [--sessions 10000000] [--target duckdb|postgres] [--keep]
+ *   npm run bench -- export-scale [--sessions 10000000] [--target duckdb|sqlite|postgres] [--keep]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { sqlType } from '../src/schema/column-sql-type.js';
 import { TABLES, type ColumnDef, type TableDef } from '../src/schema/schema.js';
@@ -23,7 +24,7 @@ import { runCli, type CommandFigure } from './scale-bench.js';
 import { dropSchema } from './target-backfill.js';
 
 /** Where the history is filled: a DuckDB file, or a schema of the Postgres server at `url`. */
-export type ExportScaleTarget = { kind: 'duckdb' } | { kind: 'postgres'; url: string };
+export type ExportScaleTarget = { kind: 'duckdb' } | { kind: 'sqlite' } | { kind: 'postgres'; url: string };
 
 export interface ExportScaleRun {
   target: ExportScaleTarget['kind'];
@@ -59,8 +60,10 @@ function scattered(n: string, count: number): string {
 
 type FillDialect = ExportScaleTarget['kind'];
 
-/** `seconds` after `at`, in the dialect's SQL. */
+/** `seconds` after `at`, in the dialect's SQL: SQLite's as the text the driver stores (time.ts toIsoMicros). */
 function plusSeconds(dialect: FillDialect, at: string, seconds: string): string {
+  if (dialect === 'sqlite')
+    return `strftime('%Y-%m-%dT%H:%M:%S', '${at}', '+' || (${seconds}) || ' seconds') || '.000000Z'`;
   return dialect === 'duckdb'
     ? `TIMESTAMPTZ '${at}' + INTERVAL (${seconds}) SECOND`
     : `TIMESTAMPTZ '${at}' + make_interval(secs => ${seconds})`;
@@ -71,7 +74,8 @@ function valueOf(dialect: FillDialect, table: TableDef, column: ColumnDef, sessi
   const authentications = rowsOf('authentications', sessions);
   const fingerprints = Math.max(1, rowsOf('fingerprints', sessions));
   const hex = (n: string) => (dialect === 'duckdb' ? `printf('%x', ${n})` : `to_hex(${n})`);
-  const id = (prefix: string, n: string) => `'${prefix}-' || lpad(${hex(n)}, 10, '0')`;
+  const id = (prefix: string, n: string) =>
+    dialect === 'sqlite' ? `'${prefix}-' || printf('%010x', ${n})` : `'${prefix}-' || lpad(${hex(n)}, 10, '0')`;
   switch (column.name) {
     case 'service_id':
       return table.name === 'fingerprints'
@@ -91,8 +95,10 @@ function valueOf(dialect: FillDialect, table: TableDef, column: ColumnDef, sessi
       return 'NULL';
     case 'created_epoch':
       return '1600000000 + i * 3.0';
-    case 'raw':
-      return `'{"service_id":"' || i || '","pad":"' || repeat('x', 600) || '"}'`;
+    case 'raw': {
+      const pad = dialect === 'sqlite' ? `printf('%.600c', 'x')` : `repeat('x', 600)`;
+      return `'{"service_id":"' || i || '","pad":"' || ${pad} || '"}'`;
+    }
     case 'valid_from':
       return plusSeconds(dialect, '2024-01-01', 'i');
     case 'valid_to':
@@ -134,6 +140,10 @@ function fillStatements(dialect: FillDialect, sessions: number): string[] {
       (c) => `CAST(${valueOf(dialect, table, c, sessions)} AS ${sqlType(c.type, dialect)})`,
     );
     const columns = table.columns.map((c) => c.name).join(', ');
+    if (dialect === 'sqlite') {
+      const series = `WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < ${rows - 1})`;
+      return `INSERT INTO ${table.name} (${columns}) ${series} SELECT ${values.join(', ')} FROM r`;
+    }
     const from = dialect === 'duckdb' ? `range(${rows}) r(i)` : `generate_series(0::bigint, ${rows - 1}) r(i)`;
     return `INSERT INTO ${table.name} (${columns}) SELECT ${values.join(', ')} FROM ${from}`;
   });
@@ -150,6 +160,25 @@ async function fillDuckdb(file: string, sessions: number): Promise<void> {
   } finally {
     connection.closeSync();
     instance.closeSync();
+  }
+}
+
+/**
+ * A SQLite target at `file`, migrated by ivsync and filled by SQLite in one transaction, then analyzed. Its
+ * booleans are SQLite's 0 and 1, its times the text the driver writes.
+ */
+async function fillSqlite(file: string, sessions: number): Promise<void> {
+  await (await openSink(`sqlite:${file}`)).close();
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.transaction(() => {
+      for (const statement of fillStatements('sqlite', sessions)) db.exec(statement);
+    })();
+    db.exec('ANALYZE');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
   }
 }
 
@@ -188,6 +217,10 @@ export async function exportScaleRun(options: {
       const file = join(dir, 'target.duckdb');
       await fillDuckdb(file, options.sessions);
       db = `duckdb:${file}`;
+    } else if (target.kind === 'sqlite') {
+      const file = join(dir, 'target.sqlite');
+      await fillSqlite(file, options.sessions);
+      db = `sqlite:${file}`;
     } else {
       await fillPostgres(target.url, schema, options.sessions);
       const url = new URL(target.url);
@@ -202,7 +235,7 @@ export async function exportScaleRun(options: {
       exports.push(await runCli(label, ['export', '--to', to, '--json'], env, dir, () => 0));
     }
     if (options.keep === true)
-      console.log(JSON.stringify({ exportScaleKept: target.kind === 'duckdb' ? dir : schema }));
+      console.log(JSON.stringify({ exportScaleKept: target.kind === 'postgres' ? schema : dir }));
     return { target: target.kind, sessions: options.sessions, fillSeconds, exports };
   } finally {
     if (options.keep !== true) {

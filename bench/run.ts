@@ -108,9 +108,9 @@ if (sections.includes('soak')) {
   console.log(`\n${renderSoak(await soakRun({ minutes: at > 0 ? Number(process.argv[at + 1]) : 30 }))}`);
 }
 
-// Only when named (`npm run bench -- export-scale [--sessions 10000000] [--target duckdb|postgres] [--keep]`): the
-// export of a target filled by its own database, without the backfill a real history of that size takes (an hour at
-// 10M). A Postgres target is a schema of the server IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL names.
+// Only when named (`npm run bench -- export-scale [--sessions 10000000] [--target duckdb|sqlite|postgres] [--keep]`):
+// the export of a target filled by its own database, without the backfill a real history of that size takes (an hour
+// at 10M). A Postgres target is a schema of the server IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL names.
 if (sections.includes('export-scale')) {
   const { exportScaleRun, exportScaleTable } = await import('./export-scale.js');
   const at = process.argv.indexOf('--sessions');
@@ -118,11 +118,13 @@ if (sections.includes('export-scale')) {
   const kindAt = process.argv.indexOf('--target');
   const kind = kindAt > 0 ? process.argv[kindAt + 1] : 'duckdb';
   const postgresUrl = process.env.IVS_BENCH_POSTGRES_URL ?? process.env.IVS_TEST_POSTGRES_URL;
-  if (kind !== 'duckdb' && kind !== 'postgres') throw new Error(`--target is duckdb or postgres, got ${kind}`);
+  if (kind !== 'duckdb' && kind !== 'sqlite' && kind !== 'postgres') {
+    throw new Error(`--target is duckdb, sqlite or postgres, got ${kind}`);
+  }
   if (kind === 'postgres' && !postgresUrl) {
     throw new Error('export-scale --target postgres needs IVS_BENCH_POSTGRES_URL or IVS_TEST_POSTGRES_URL');
   }
-  const target = kind === 'duckdb' ? ({ kind } as const) : ({ kind, url: postgresUrl! } as const);
+  const target = kind === 'postgres' ? ({ kind, url: postgresUrl! } as const) : ({ kind } as const);
   const run = await exportScaleRun({ sessions, target, keep: process.argv.includes('--keep') });
   console.log(`\nThe export of ${sessions} sessions, a ${kind} target filled in ${run.fillSeconds.toFixed(0)} s\n`);
   console.log(exportScaleTable([run]));
