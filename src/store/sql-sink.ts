@@ -8,7 +8,7 @@ import { SqlRunLog } from './runs/run-log.js';
 import { SqlSessionStore } from './pages/session-store.js';
 import type { Sink } from './sink.js';
 import type { Migration } from './migration/migration-step.js';
-import type { CsvCopy, SqlDriver } from './drivers/sql-driver.js';
+import type { CsvCopy, KeysetRead, SqlDriver } from './drivers/sql-driver.js';
 import { SqlStatusSource } from './runs/status-report.js';
 import { SqlVerifyStore } from './verify/verify-store.js';
 import { withStoreErrors } from './drivers/store-error-driver.js';
@@ -47,6 +47,8 @@ export interface QueryableSink extends Sink {
   scan?(sql: string, visit: ScanVisit): Promise<void>;
   /** A table's rows as CSV, a piece at a time, as of one instant (SqlDriver.copyCsv): Postgres targets only. */
   copyCsv?(copy: CsvCopy): Promise<boolean>;
+  /** A keyset-paged read's rows as arrays, a chunk at a time, the next read ahead (SqlDriver.keysetChunks). */
+  keysetChunks?(read: KeysetRead): AsyncIterable<unknown[][]>;
 }
 
 /** Takes one chunk of a scan's rows (QueryableSink.scan). */
@@ -119,6 +121,7 @@ export function createSqlSink(rawDriver: SqlDriver, options: SqlSinkOptions): Qu
       ? { scan: (sql: string, visit: ScanVisit) => storeErrors.read((tx) => tx.each(sql, [], visit)) }
       : {}),
     ...(storeErrors.copyCsv ? { copyCsv: (copy: CsvCopy) => storeErrors.copyCsv!(copy) } : {}),
+    ...(storeErrors.keysetChunks ? { keysetChunks: (read: KeysetRead) => storeErrors.keysetChunks!(read) } : {}),
     close: async () => {
       try {
         await driver.close();

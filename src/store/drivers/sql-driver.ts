@@ -205,7 +205,25 @@ export interface SqlDriver {
    * cannot. Absent on the other dialects.
    */
   copyCsv?(copy: CsvCopy): Promise<boolean>;
+  /**
+   * The rows of a keyset-paged read, as arrays in the order of its columns, a
+   * chunk at a time, each chunk its own read, the next read on another thread
+   * while the caller takes this one. Present on SQLite file targets only.
+   */
+  keysetChunks?(read: KeysetRead): AsyncIterable<unknown[][]>;
   close(): Promise<void>;
+}
+
+/** A read in key order a chunk at a time (keyset paging), as SqlDriver.keysetChunks runs it. */
+export interface KeysetRead {
+  /** The first chunk's statement. */
+  first: string;
+  /** Each next chunk's, with a `?` per key column: the key of the last row read. */
+  next: string;
+  /** Where the key's columns are in a row, in the order of `next`'s placeholders. */
+  keyAt: readonly number[];
+  /** The LIMIT of both statements: a shorter chunk is the last. */
+  chunkRows: number;
 }
 
 /** What SqlDriver.copyCsv reads, and where each piece goes. */

@@ -18,6 +18,16 @@ export function withStoreErrors(driver: SqlDriver): SqlDriver {
     migrate: (migrations) => driver.migrate(migrations).catch(rethrow),
     isMigrated: () => driver.isMigrated().catch(rethrow),
     ...(driver.copyCsv ? { copyCsv: (copy) => driver.copyCsv!(copy).catch(rethrow) } : {}),
+    ...(driver.keysetChunks ? { keysetChunks: (read) => rethrowing(driver.keysetChunks!(read), rethrow) } : {}),
     close: () => driver.close().catch(rethrow),
   };
+}
+
+/** The chunks of `chunks`, its errors turned by `rethrow`. */
+async function* rethrowing<T>(chunks: AsyncIterable<T>, rethrow: (error: unknown) => never): AsyncGenerator<T> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    rethrow(error);
+  }
 }

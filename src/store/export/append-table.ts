@@ -4,7 +4,7 @@ import { withAppender } from '../drivers/duckdb/duckdb-appender.js';
 import { appendCsvPieces, CsvLineTooLong } from './csv-pieces.js';
 import type { ExportSource } from './export-db.js';
 import { exportValue, type ExportValue } from './export-value.js';
-import { keyOf, keysetPage } from './keyset-page.js';
+import { keyOf, keysetPage, keysetRead } from './keyset-page.js';
 import { releaseHeap } from './release-heap.js';
 
 /**
@@ -77,6 +77,19 @@ async function appendChunks(
       appender.flushSync();
       rows += chunk.length;
     };
+    if (source.keysetChunks) {
+      const { columns } = def;
+      for await (const chunk of source.keysetChunks(keysetRead(def, chunkRows))) {
+        signal.throwIfAborted();
+        for (const row of chunk) {
+          for (let i = 0; i < columns.length; i++) append(appender, exportValue(columns[i]!, def.name, row[i]));
+          appender.endRow();
+        }
+        appender.flushSync();
+        rows += chunk.length;
+      }
+      return rows;
+    }
     if (source.scan) {
       // In the order the rows lie, with no index: a crawl stores sessions in the order of their times, so a read in
       // key order took a table page per row, at random.

@@ -1,5 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { CsvCopy } from '../drivers/sql-driver.js';
+import type { CsvCopy, KeysetRead } from '../drivers/sql-driver.js';
 import { duckdbMemorySettings } from '../drivers/duckdb/duckdb-settings.js';
 import { lockHolder } from '../drivers/duckdb/duckdb-open.js';
 import { TargetLockedError } from '../drivers/target-locked-error.js';
@@ -22,6 +22,11 @@ export interface ExportSource {
    * is read with it first: DuckDB reads the text itself, and no value passes through JavaScript.
    */
   copyCsv?(copy: CsvCopy): Promise<boolean>;
+  /**
+   * A table's rows in key order as arrays, a chunk at a time, the next chunk read on another thread while this
+   * one is appended (QueryableSink.keysetChunks). Where present, a table is read with it rather than by `query`.
+   */
+  keysetChunks?(read: KeysetRead): AsyncIterable<unknown[][]>;
 }
 
 /**

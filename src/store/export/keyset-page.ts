@@ -1,4 +1,5 @@
 import type { TableDef } from '../../schema/schema.js';
+import type { KeysetRead } from '../drivers/sql-driver.js';
 
 /**
  * The SQL of one chunk of a table read in primary key order, after the key
@@ -28,4 +29,15 @@ export function keysetPage(
 /** The primary key values of a row, to continue after it. */
 export function keyOf(def: TableDef, row: Readonly<Record<string, unknown>>): unknown[] {
   return def.primaryKey.map((k) => row[k]);
+}
+
+/** The whole of a table read in primary key order, `chunkRows` at a time, as SqlDriver.keysetChunks takes it. */
+export function keysetRead(def: TableDef, chunkRows: number): KeysetRead {
+  const names = def.columns.map((c) => c.name);
+  return {
+    first: keysetPage(def, null, chunkRows).sql,
+    next: keysetPage(def, def.primaryKey, chunkRows).sql,
+    keyAt: def.primaryKey.map((k) => names.indexOf(k)),
+    chunkRows,
+  };
 }

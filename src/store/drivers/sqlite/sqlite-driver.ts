@@ -6,11 +6,19 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import PQueue from 'p-queue';
 import { BackgroundCheckpointer, truncateWal, walPastBound } from './sqlite-checkpointer.js';
+import { SqliteReadAhead } from './sqlite-read-ahead.js';
 import { WAL_FLOOR_BYTES } from '../wal-bound.js';
 import { unsupportedNode, UnsupportedNodeError, type NodeVersions } from './node-support.js';
 import type { TableDef } from '../../../schema/schema.js';
 import type { Migration } from '../../migration/migration-step.js';
-import { EACH_CHUNK, type OnConflict, type Row, type SqlDriver, type SqlExecutor } from '../sql-driver.js';
+import {
+  EACH_CHUNK,
+  type KeysetRead,
+  type OnConflict,
+  type Row,
+  type SqlDriver,
+  type SqlExecutor,
+} from '../sql-driver.js';
 import { applyWithKnex, hasSessionTriggers, isBusy, migrationsUpToDate } from './sqlite-migrations.js';
 import { baselineFits, createFromBaseline } from './sqlite-new-target.js';
 import { columnValue } from '../column-value.js';
@@ -144,6 +152,9 @@ export class SqliteDriver implements SqlDriver {
   /** The database file, while bulk commits are checkpointed in the background. */
   #background: string | null;
   #checkpointer: BackgroundCheckpointer | null = null;
+  /** The reader of keysetChunks, started on first use. */
+  #readAhead: SqliteReadAhead | null = null;
+  readonly keysetChunks?: (read: KeysetRead) => AsyncIterable<unknown[][]>;
   /** SqlExecutor.childrenFollowSessions: whether the session triggers are there; null until a transaction looks. */
   #childrenFollow: boolean | null = null;
   /** Rows written by the transaction under way. */
@@ -159,6 +170,10 @@ export class SqliteDriver implements SqlDriver {
   ) {
     this.#filename = filename;
     this.#path = filename === ':memory:' ? null : filename;
+    if (this.#path !== null) {
+      const path = this.#path;
+      this.keysetChunks = (read) => this.#keysetChunks(path, read);
+    }
     this.#busyTimeoutMs = options.busyTimeoutMs;
     this.#configure = options.configure;
     this.#knexLog = options.knexLog;
@@ -227,10 +242,20 @@ export class SqliteDriver implements SqlDriver {
       // The worker's connection goes first, so that closing the last one folds the WAL in and removes it.
       await this.#checkpointer?.close();
       this.#checkpointer = null;
+      await this.#readAhead?.close();
+      this.#readAhead = null;
       this.#closed = true;
       this.#db?.close();
       this.#db = null;
     });
+  }
+
+  /** SqlDriver.keysetChunks, on a database file (one in memory has no file another connection could read). */
+  #keysetChunks(path: string, read: KeysetRead): AsyncIterable<unknown[][]> {
+    // The file exists once this connection has opened it.
+    this.#connection();
+    this.#readAhead ??= new SqliteReadAhead(path);
+    return this.#readAhead.chunks(read);
   }
 
   #withConnection<T>(work: (db: Database.Database) => Promise<T>): Promise<T> {
