@@ -83,6 +83,8 @@ export class SqliteReadAhead {
   #idle: NodeJS.Timeout | null = null;
   #reads = 0;
   #reading = false;
+  /** The worker last told to end, until it has. */
+  #ending: { worker: Worker; exited: Promise<void> } | null = null;
   /** The answer awaited, at most one. */
   #waiting: { id: number; settle: (answer: Answer) => void } | null = null;
 
@@ -117,16 +119,16 @@ export class SqliteReadAhead {
     }
   }
 
+  /** Ends the worker and waits for its end, so that its connection is closed before the caller's own. */
   async close(): Promise<void> {
     if (this.#idle !== null) clearTimeout(this.#idle);
     this.#idle = null;
-    const worker = this.#worker;
-    if (worker === null) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    // Awaited: the process waits for the worker's end.
-    worker.ref();
     this.#stop();
-    await exited;
+    const ending = this.#ending;
+    if (ending === null) return;
+    // Awaited: the process waits for the worker's end.
+    ending.worker.ref();
+    await ending.exited;
   }
 
   /** The worker, started if there is none. */
@@ -156,11 +158,18 @@ export class SqliteReadAhead {
     return worker;
   }
 
-  /** Ends the worker, without waiting for it. */
+  /** Tells the worker to end, without waiting for it. */
   #stop(): void {
     const worker = this.#worker;
+    if (worker === null) return;
     this.#worker = null;
-    worker?.postMessage({ close: true });
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const ending = { worker, exited };
+    this.#ending = ending;
+    void exited.then(() => {
+      if (this.#ending === ending) this.#ending = null;
+    });
+    worker.postMessage({ close: true });
   }
 
   #ask(worker: Worker, id: number, message: unknown): Promise<Answer> {
