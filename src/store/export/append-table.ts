@@ -68,39 +68,35 @@ async function appendChunks(
 ): Promise<number> {
   return withAppender(connection, def.name, undefined, async (appender) => {
     let rows = 0;
-    const appendChunk = (chunk: readonly Record<string, unknown>[]) => {
+    const { columns } = def;
+    // Rows come as objects (`query`, `scan`) or as arrays in the order of the columns (`keysetChunks`).
+    const appendChunk = <R>(chunk: readonly R[], valueOf: (row: R, at: number) => unknown) => {
       signal.throwIfAborted();
       for (const row of chunk) {
-        for (const column of def.columns) append(appender, exportValue(column, def.name, row[column.name]));
+        for (let i = 0; i < columns.length; i++) append(appender, exportValue(columns[i]!, def.name, valueOf(row, i)));
         appender.endRow();
       }
       appender.flushSync();
       rows += chunk.length;
     };
+    const byName = (row: Record<string, unknown>, at: number) => row[columns[at]!.name];
     if (source.keysetChunks) {
-      const { columns } = def;
-      for await (const chunk of source.keysetChunks(keysetRead(def, chunkRows))) {
-        signal.throwIfAborted();
-        for (const row of chunk) {
-          for (let i = 0; i < columns.length; i++) append(appender, exportValue(columns[i]!, def.name, row[i]));
-          appender.endRow();
-        }
-        appender.flushSync();
-        rows += chunk.length;
-      }
+      for await (const chunk of source.keysetChunks(keysetRead(def, chunkRows)))
+        appendChunk(chunk, (row, at) => row[at]);
       return rows;
     }
     if (source.scan) {
       // In the order the rows lie, with no index: a crawl stores sessions in the order of their times, so a read in
       // key order took a table page per row, at random.
-      await source.scan(`SELECT ${def.columns.map((c) => c.name).join(', ')} FROM ${def.name}`, appendChunk);
+      const sql = `SELECT ${columns.map((c) => c.name).join(', ')} FROM ${def.name}`;
+      await source.scan(sql, (chunk) => appendChunk(chunk, byName));
       return rows;
     }
     let after: unknown[] | null = null;
     for (;;) {
       const page = keysetPage(def, after, chunkRows);
       const chunk = await source.query(page.sql, page.params);
-      appendChunk(chunk);
+      appendChunk(chunk, byName);
       if (chunk.length < chunkRows) return rows;
       after = keyOf(def, chunk[chunk.length - 1]!);
     }

@@ -36,6 +36,7 @@ export function keysetRead(def: TableDef, chunkRows: number): KeysetRead {
   const names = def.columns.map((c) => c.name);
   return {
     first: keysetPage(def, null, chunkRows).sql,
+    // Any values of the key's length: only the statement's text is kept, its placeholders bound by the reader.
     next: keysetPage(def, def.primaryKey, chunkRows).sql,
     keyAt: def.primaryKey.map((k) => names.indexOf(k)),
     chunkRows,
